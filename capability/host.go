@@ -1,0 +1,151 @@
+package capability
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// ErrInvalidHost is wrapped by every error of [NormalizeHost] and
+// [ParseTarget].
+var ErrInvalidHost = errors.New("invalid host")
+
+// MaxHostLength bounds a host name in bytes after mapping (RFC 1035: 253 in
+// presentation form without the trailing dot).
+const MaxHostLength = 253
+
+// lookup is the UTS #46 profile net/http uses before dialing
+// (idna.Lookup): mapping, full-width and circled forms folded, strict
+// domain-name rules off so that "_" and similar pass as they do on the wire.
+var lookup = idna.Lookup
+
+// NormalizeHost returns the canonical ASCII form of a URL host, as the
+// dialer will see it:
+//
+//   - brackets around an IPv6 literal are removed and the address compressed
+//     ("[0:0:0:0:0:0:0:1]" becomes "::1");
+//   - an IPv6 zone ("fe80::1%eth0") is refused;
+//   - a name is mapped through IDNA UTS #46 to ASCII ("１２７.０.０.１" becomes
+//     "127.0.0.1", "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ" becomes "localhost", "Bücher.example"
+//     becomes "xn--bcher-kva.example"), lowercased, and one trailing dot
+//     removed;
+//   - an IPv4 literal is returned in dotted-decimal form; a host whose last
+//     label is a number but which is not four canonical decimal octets
+//     ("127.1", "0x7f000001", "2130706433", "0177.0.0.1", "0") is refused,
+//     because resolvers disagree about what it names.
+//
+// A host that is empty, cannot be mapped, contains a port, a space, a '%',
+// a '/', '@' or a control character, or is longer than [MaxHostLength] is
+// refused with an error wrapping [ErrInvalidHost]. The error never quotes
+// the host beyond a short, sanitized prefix.
+func NormalizeHost(host string) (string, error) {
+	if host == "" {
+		return "", fmt.Errorf("%w: empty host", ErrInvalidHost)
+	}
+	if strings.HasPrefix(host, "[") || strings.Contains(host, ":") {
+		h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if strings.HasPrefix(host, "[") != strings.HasSuffix(host, "]") {
+			return "", fmt.Errorf("%w: unbalanced brackets", ErrInvalidHost)
+		}
+		if strings.Contains(h, "%") {
+			return "", fmt.Errorf("%w: IPv6 zone identifiers are not allowed", ErrInvalidHost)
+		}
+		addr, err := netip.ParseAddr(h)
+		if err != nil || !addr.Is6() {
+			return "", fmt.Errorf("%w: %q is not an IPv6 address", ErrInvalidHost, Sanitize(h))
+		}
+		return addr.String(), nil
+	}
+	for _, r := range host {
+		if r < 0x21 || r == 0x7f || r == '%' || r == '/' || r == '@' || r == '\\' || r == '?' || r == '#' {
+			return "", fmt.Errorf("%w: host contains a forbidden character", ErrInvalidHost)
+		}
+	}
+	// net/http maps only a non-ASCII host (idnaASCII in net/http); an ASCII
+	// host goes to the resolver as written, so mapping it here too would
+	// refuse names such as "_service.example" that the dialer accepts.
+	ascii := host
+	if !isASCII(host) {
+		var err error
+		if ascii, err = lookup.ToASCII(host); err != nil {
+			return "", fmt.Errorf("%w: %q cannot be mapped to ASCII (IDNA)", ErrInvalidHost, Sanitize(host))
+		}
+	}
+	ascii = strings.ToLower(strings.TrimSuffix(ascii, "."))
+	if ascii == "" || strings.HasPrefix(ascii, ".") || strings.Contains(ascii, "..") {
+		return "", fmt.Errorf("%w: empty label", ErrInvalidHost)
+	}
+	if len(ascii) > MaxHostLength {
+		return "", fmt.Errorf("%w: longer than %d bytes", ErrInvalidHost, MaxHostLength)
+	}
+	for i := 0; i < len(ascii); i++ {
+		c := ascii[i]
+		if c <= 0x20 || c >= 0x7f || c == '%' || c == '/' || c == '@' || c == ':' || c == '\\' || c == '[' || c == ']' {
+			return "", fmt.Errorf("%w: host contains a forbidden character after mapping", ErrInvalidHost)
+		}
+	}
+	if addr, err := netip.ParseAddr(ascii); err == nil {
+		return addr.String(), nil
+	}
+	if endsInNumber(ascii) {
+		// WHATWG URL parsing, browsers and glibc's resolver read such a host
+		// as an IPv4 address in inet_aton form ("127.1", "0x7f000001",
+		// "2130706433", "0177.0.0.1", "0"); Go's resolver says NXDOMAIN.
+		// Either way it is not a name anyone registers: refuse it by name.
+		return "", fmt.Errorf("%w: %q is a non-canonical IPv4 form; write the address as four decimal octets", ErrInvalidHost, Sanitize(ascii))
+	}
+	return ascii, nil
+}
+
+// endsInNumber reports whether the last label of host is all decimal digits
+// or a 0x-prefixed hexadecimal number: the WHATWG "ends in a number" test.
+func endsInNumber(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(last, "0x"); ok {
+		for i := 0; i < len(h); i++ {
+			if !strings.ContainsRune("0123456789abcdef", rune(h[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < len(last); i++ {
+		if last[i] < '0' || last[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// Sanitize returns s cut to 64 bytes with non-printable and non-ASCII bytes
+// replaced by '?', for quoting an untrusted host in a message.
+func Sanitize(s string) string {
+	const max = 64
+	var b strings.Builder
+	for i := 0; i < len(s) && b.Len() < max; i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f {
+			c = '?'
+		}
+		b.WriteByte(c)
+	}
+	if len(s) > max {
+		b.WriteString("…")
+	}
+	return b.String()
+}

@@ -1,0 +1,112 @@
+package capability
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// Kind is a capability kind.
+type Kind string
+
+// KindNetwork is the capability to open a network connection to a target.
+const KindNetwork Kind = "network"
+
+// TargetSchemaV1 names the (host, port) target of a network capability in
+// rules files and audit lines.
+const TargetSchemaV1 = "network.target.v1"
+
+// Target is a normalised network target: Host is the output of
+// [NormalizeHost] (never bracketed), Port is 1–65535.
+type Target struct {
+	Host string `json:"host"`
+	Port uint16 `json:"port"`
+}
+
+// String returns host:port, with an IPv6 host bracketed ("[::1]:8080").
+func (t Target) String() string {
+	return net.JoinHostPort(t.Host, strconv.Itoa(int(t.Port)))
+}
+
+// IsIP reports whether the target's host is an IP literal.
+func (t Target) IsIP() bool {
+	_, err := netip.ParseAddr(t.Host)
+	return err == nil
+}
+
+// Requirement is one capability a prepared call needs before it may run.
+type Requirement struct {
+	Kind   Kind   `json:"capability"`
+	Target Target `json:"target"`
+}
+
+// Network returns the network requirement for t.
+func Network(t Target) Requirement { return Requirement{Kind: KindNetwork, Target: t} }
+
+// String returns "network example.com:443".
+func (r Requirement) String() string { return string(r.Kind) + " " + r.Target.String() }
+
+// ParsePort parses a decimal port 1–65535. Signs, spaces, leading zeros
+// beyond "0" itself and any other form are refused.
+func ParsePort(s string) (uint16, error) {
+	if s == "" || len(s) > 5 || s[0] == '0' {
+		return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+	}
+	return uint16(n), nil
+}
+
+// ParseTarget parses "host", "host:port", "[v6]" or "[v6]:port" into a
+// normalised target, using defaultPort when no port is given. A bare IPv6
+// address without brackets is accepted when it is unambiguous (no port).
+func ParseTarget(hostport string, defaultPort uint16) (Target, error) {
+	host, portStr := hostport, ""
+	switch {
+	case strings.HasPrefix(hostport, "["):
+		end := strings.Index(hostport, "]")
+		if end < 0 {
+			return Target{}, fmt.Errorf("%w: unbalanced brackets", ErrInvalidHost)
+		}
+		host = hostport[:end+1]
+		rest := hostport[end+1:]
+		if rest != "" {
+			if !strings.HasPrefix(rest, ":") {
+				return Target{}, fmt.Errorf("%w: unexpected text after ']'", ErrInvalidHost)
+			}
+			portStr = rest[1:]
+			if portStr == "" {
+				return Target{}, fmt.Errorf("empty port")
+			}
+		}
+	case strings.Count(hostport, ":") == 1:
+		i := strings.LastIndex(hostport, ":")
+		host, portStr = hostport[:i], hostport[i+1:]
+		if portStr == "" {
+			return Target{}, fmt.Errorf("empty port")
+		}
+	}
+	h, err := NormalizeHost(host)
+	if err != nil {
+		return Target{}, err
+	}
+	port := defaultPort
+	if portStr != "" {
+		if port, err = ParsePort(portStr); err != nil {
+			return Target{}, err
+		}
+	}
+	if port == 0 {
+		return Target{}, fmt.Errorf("no port given")
+	}
+	return Target{Host: h, Port: port}, nil
+}

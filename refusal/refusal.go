@@ -1,0 +1,126 @@
+// Package refusal names why ocfetch refused or failed a request.
+//
+// Every refusal in ocfetch is an [*Error]: a stable [Code] that scripts and
+// models branch on, a message that names the profile, port, file, scheme or
+// host involved, and a hint that says what to change. By contract a message
+// and a hint never contain the path, query, headers or body of a request:
+// they are safe to show a model, print, and write to the audit log.
+//
+//	err := refusal.New(refusal.HTTPSRequired, "scheme http is not allowed for example.com").
+//		WithHint("use https://")
+//	var r *refusal.Error
+//	if errors.As(err, &r) { fmt.Println(r.Code) } // https_required
+package refusal
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable reason. Codes are extended, never
+// renamed: scripts and audit logs depend on them.
+type Code string
+
+// The reason codes of DESIGN.md, in policy order.
+const (
+	InvalidArguments          Code = "invalid_arguments"
+	SchemeNotAllowed          Code = "scheme_not_allowed"
+	HTTPSRequired             Code = "https_required"
+	CredentialsInURL          Code = "credentials_in_url"
+	InvalidHost               Code = "invalid_host"
+	AddressNotPublic          Code = "address_not_public"
+	LocalProfileNotPermissive Code = "local_profile_not_permissive"
+	LocalPortMissing          Code = "local_port_missing"
+	LocalPortNotAllowed       Code = "local_port_not_allowed"
+	LocalAllowlistMissing     Code = "local_allowlist_missing"
+	LocalAllowlistInvalid     Code = "local_allowlist_invalid"
+	SettingsInvalid           Code = "settings_invalid"
+	RulesInvalid              Code = "rules_invalid"
+	NotApproved               Code = "not_approved"
+	DeniedByRule              Code = "denied_by_rule"
+	RedirectOffTarget         Code = "redirect_off_target"
+	TooManyRedirects          Code = "too_many_redirects"
+	Timeout                   Code = "timeout"
+	TLSError                  Code = "tls_error"
+	ConnectionFailed          Code = "connection_failed"
+	ResponseTooLarge          Code = "response_too_large"
+	ResponseHeadersTooLarge   Code = "response_headers_too_large"
+	TooManyConnections        Code = "too_many_connections"
+	InternalError             Code = "internal_error"
+)
+
+// Policy reports whether c is a refusal by policy (exit code 3) rather than a
+// failure of the request itself (network, TLS, timeout, size: exit code 4).
+func (c Code) Policy() bool {
+	switch c {
+	case Timeout, TLSError, ConnectionFailed, ResponseTooLarge, ResponseHeadersTooLarge, InternalError:
+		return false
+	}
+	return true
+}
+
+// Error is a named refusal or failure. Message and Hint are secret-free by
+// contract (see the package documentation); Err, when set, is the underlying
+// cause for errors.Is/As and is never printed by Error, because causes such as
+// *url.Error carry the full URL.
+type Error struct {
+	Code    Code
+	Message string
+	Hint    string
+	Err     error
+}
+
+// New returns a refusal with code and a secret-free message.
+func New(code Code, message string) *Error {
+	return &Error{Code: code, Message: message}
+}
+
+// Newf is New with a formatted message. The arguments must be secret-free.
+func Newf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns a copy of e that tells the user what to change.
+func (e *Error) WithHint(hint string) *Error {
+	c := *e
+	c.Hint = hint
+	return &c
+}
+
+// Wrap returns a copy of e that carries cause for errors.Is/As. The cause's
+// text is never part of Error().
+func (e *Error) Wrap(cause error) *Error {
+	c := *e
+	c.Err = cause
+	return &c
+}
+
+// Error returns "code: message", the hint not included.
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is a refusal with the same code, so that
+// errors.Is(err, refusal.New(refusal.NotApproved, "")) matches by code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// As returns the first *Error in err's chain.
+func As(err error) (*Error, bool) {
+	var r *Error
+	if errors.As(err, &r) {
+		return r, true
+	}
+	return nil, false
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or "" if none.
+func CodeOf(err error) Code {
+	if r, ok := As(err); ok {
+		return r.Code
+	}
+	return ""
+}
