@@ -75,6 +75,10 @@ type Result struct {
 	// Structured holds machine-readable fields of a successful result
 	// (for Fetch: status, url, headers, format, truncated, ...).
 	Structured any `json:"structured,omitempty"`
+	// Status and Bytes feed the audit line of a call that reached a server:
+	// the HTTP status delivered and the body bytes read (0 when none).
+	Status int   `json:"status,omitempty"`
+	Bytes  int64 `json:"bytes,omitempty"`
 	// IsError marks a refusal or failure; Reason, Message and Hint say which.
 	IsError bool         `json:"is_error,omitempty"`
 	Reason  refusal.Code `json:"reason,omitempty"`
