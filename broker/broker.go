@@ -1,0 +1,215 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// Broker runs tool calls for one workspace. The zero value is not usable:
+// Workspace and Profile must be set.
+type Broker struct {
+	// Workspace is where rules are read and saved and the audit log lives.
+	Workspace workspace.Workspace
+	// Profile is the resolved risk profile. Strict accepts saved allow
+	// rules only.
+	Profile risk.Profile
+	// Approver decides uncovered requirements. If nil, NonInteractive.
+	Approver Approver
+	// Audit receives one line per call. If nil, nothing is recorded.
+	Audit *audit.Log
+	// Logger receives diagnostics (domain BROKER). If nil, they are dropped.
+	Logger *slog.Logger
+	// Now returns the current time. If nil, time.Now.
+	Now func() time.Time
+}
+
+// decision is how a call's requirements were settled, for the audit line.
+type decision struct {
+	allowed   bool
+	decidedBy string // rule, once, always, denied, profile, policy, unanswered
+	rule      string
+	err       *refusal.Error
+}
+
+// Call prepares, decides, runs and audits one call of t. It never returns
+// nil and never a Go error: every refusal and failure is an error result
+// with a reason code.
+func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.Result {
+	start := b.now()
+	id := uuid.New()
+	summary := t.AuditSummary(argsJSON)
+	name := toolName(ctx, t)
+	log := diag.For(b.logger(), diag.DomainBroker).With("execution_id", id.String(), "summary", summary)
+
+	req, artifact, err := t.PrepareCall(ctx, id, argsJSON)
+	if err != nil {
+		res := tool.ErrorResult(err)
+		log.Log(ctx, diag.L2, "call refused at prepare", "reason", res.Reason)
+		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: "policy"}, res, start)
+		return res
+	}
+	var primary *capability.Requirement
+	if len(req.Requirements) > 0 {
+		primary = &req.Requirements[0]
+	}
+	d := b.decide(ctx, log, name, summary, req)
+	if !d.allowed {
+		res := tool.ErrorResult(d.err)
+		b.audit(ctx, log, id, name, summary, primary, d, res, start)
+		return res
+	}
+	res, err := t.InvokableRun(tool.WithArtifact(ctx, id, artifact), argsJSON)
+	if err != nil {
+		res = tool.ErrorResult(err)
+	}
+	if res == nil {
+		res = tool.ErrorResult(refusal.New(refusal.InternalError, name+" returned no result"))
+	}
+	b.audit(ctx, log, id, name, summary, primary, d, res, start)
+	return res
+}
+
+// decide settles every requirement of req; the first refusal wins.
+func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
+	d := decision{allowed: true, decidedBy: "policy"}
+	if len(req.Requirements) == 0 {
+		return d
+	}
+	set, err := rules.Load(b.Workspace)
+	if err != nil {
+		r, ok := refusal.As(err)
+		if !ok {
+			r = refusal.Newf(refusal.RulesInvalid, "cannot read %s", b.Workspace.RulesPath()).Wrap(err)
+		}
+		return decision{decidedBy: "policy", err: r}
+	}
+	for _, need := range req.Requirements {
+		d = b.decideOne(ctx, log, name, summary, set, need)
+		if !d.allowed {
+			return d
+		}
+	}
+	return d
+}
+
+func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, set *rules.Set, need capability.Requirement) decision {
+	target := need.Target.String()
+	if m, ok := set.Decide(need); ok {
+		ruleText := fmt.Sprintf("%s %s:%d", m.Rule.Decision, m.Rule.Target.Host, m.Rule.Target.Port)
+		if m.Decision == rules.Deny {
+			log.Log(ctx, diag.L2, "denied by rule", "target", target, "rule", ruleText)
+			return decision{decidedBy: "rule", rule: ruleText, err: refusal.Newf(refusal.DeniedByRule,
+				"%s is denied by the rule %q in %s", target, ruleText, b.Workspace.RulesPath()).
+				WithHint(fmt.Sprintf("remove the rule with: ocfetch rules remove %s:%d", m.Rule.Target.Host, m.Rule.Target.Port))}
+		}
+		log.Log(ctx, diag.L2, "allowed by rule", "target", target, "rule", ruleText)
+		return decision{allowed: true, decidedBy: "rule", rule: ruleText}
+	}
+	allowHint := fmt.Sprintf("allow it with: ocfetch rules allow %s", target)
+	if b.Profile == risk.Strict {
+		log.Log(ctx, diag.L2, "not approved: profile strict accepts saved rules only", "target", target)
+		return decision{decidedBy: "profile", err: refusal.Newf(refusal.NotApproved,
+			"%s is not covered by a saved rule, and profile strict accepts saved rules only", target).WithHint(allowHint)}
+	}
+	approver := b.Approver
+	if approver == nil {
+		approver = NonInteractive()
+	}
+	answer, err := approver.Approve(ctx, ApprovalRequest{Tool: name, Summary: summary, Requirement: need, Profile: b.Profile})
+	if err != nil {
+		log.Log(ctx, diag.L1, "approver failed", "target", target, "err", err)
+		answer = Unanswered
+	}
+	log.Log(ctx, diag.L2, "approval answered", "target", target, "answer", answer.String())
+	switch answer {
+	case Once:
+		return decision{allowed: true, decidedBy: "once"}
+	case Always:
+		rule := rules.Rule{
+			Capability: need.Kind,
+			Target:     rules.RuleTarget{Schema: capability.TargetSchemaV1, Host: need.Target.Host, Port: need.Target.Port},
+			Decision:   rules.Allow,
+		}
+		ruleText := fmt.Sprintf("allow %s", target)
+		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
+			// The user approved this call; only the saving failed. Run it,
+			// and say so where the operator looks.
+			log.Log(ctx, diag.L1, "approved always, but the rule was not saved", "target", target, "err", err)
+			return decision{allowed: true, decidedBy: "once"}
+		}
+		return decision{allowed: true, decidedBy: "always", rule: ruleText}
+	case Deny:
+		return decision{decidedBy: "denied", err: refusal.Newf(refusal.NotApproved,
+			"%s was denied by the user", target).WithHint(allowHint)}
+	}
+	return decision{decidedBy: "unanswered", err: refusal.Newf(refusal.NotApproved,
+		"%s is not covered by a saved rule and nobody could be asked", target).
+		WithHint(allowHint + " (or pass --yes to approve this call once)")}
+}
+
+func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name, summary string, req *capability.Requirement, d decision, res *tool.Result, start time.Time) {
+	if b.Audit == nil {
+		return
+	}
+	e := audit.Entry{
+		Time:        start.UTC(),
+		ExecutionID: id.String(),
+		Tool:        name,
+		Summary:     summary,
+		Requirement: req,
+		DecidedBy:   d.decidedBy,
+		Rule:        d.rule,
+		Status:      res.Status,
+		Bytes:       res.Bytes,
+		DurationMS:  b.now().Sub(start).Milliseconds(),
+	}
+	switch {
+	case d.allowed:
+		e.Decision = "allow"
+	case d.decidedBy == "policy":
+		e.Decision = "refused"
+	default:
+		e.Decision = "deny"
+	}
+	e.Outcome = "ok"
+	if res.IsError {
+		e.Outcome = string(res.Reason)
+	}
+	if err := b.Audit.Append(e); err != nil {
+		log.Log(ctx, diag.L1, "audit line not written", "err", err)
+	}
+}
+
+func (b *Broker) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+func (b *Broker) logger() *slog.Logger {
+	if b.Logger != nil {
+		return b.Logger
+	}
+	return diag.Discard()
+}
+
+func toolName(ctx context.Context, t tool.Tool) string {
+	info, err := t.Info(ctx)
+	if err != nil || info == nil || info.Name == "" {
+		return "tool"
+	}
+	return info.Name
+}

@@ -1,0 +1,19 @@
+// Package broker runs one tool call end to end: prepare, decide, bind, run,
+// audit.
+//
+// The decision for each capability requirement of a prepared call is, in
+// order: a saved deny rule refuses (denied_by_rule); a saved allow rule
+// admits; profile strict refuses anything else (not_approved); otherwise the
+// [Approver] is asked, and its answer once / always / deny is final for this
+// call ("always" also saves an allow rule in the workspace). Whatever
+// happens, exactly one audit line is appended, and it never holds the path,
+// query, headers or body of the request.
+//
+//	b := &broker.Broker{
+//		Workspace: ws,
+//		Profile:   risk.Standard,
+//		Approver:  broker.NonInteractive(),
+//		Audit:     audit.Open(ws),
+//	}
+//	res := b.Call(ctx, fetch.NewFetch(client, opts), `{"url":"https://example.com/"}`)
+package broker
