@@ -1,0 +1,152 @@
+package egress
+
+import (
+	"encoding/binary"
+	"net/netip"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+//go:generate go run ../internal/cmd/rangesgen -v4 testdata/iana-ipv4-special-registry-1.csv -v6 testdata/iana-ipv6-special-registry-1.csv -supplement testdata/ocfetch-supplement.csv -o ranges_gen.go
+
+// Range is a block of addresses that is not public: a prefix and the name
+// a refusal gives it ({169.254.0.0/16, "link local"}).
+type Range struct {
+	Prefix netip.Prefix
+	Name   string
+}
+
+// String returns "169.254.0.0/16 (link local)".
+func (r Range) String() string {
+	if !r.Prefix.IsValid() {
+		return r.Name
+	}
+	return r.Prefix.String() + " (" + r.Name + ")"
+}
+
+// v4Span and v6Span are the generated lookup tables' rows: a run of
+// addresses, inclusive, refused as rangeTable[r].
+type v4Span struct {
+	first, last uint32
+	r           uint8
+}
+
+type v6Span struct {
+	firstHi, firstLo, lastHi, lastLo uint64
+	r                                uint8
+}
+
+// Ranges that are not rows of the IANA registries.
+var (
+	invalidRange = Range{Name: "invalid address"}
+	zoneName     = "address with an IPv6 zone" // the Name of a zoned address's Range
+)
+
+// NonPublicRange returns the special-purpose range that contains addr, and
+// true, or false if addr is public.
+//
+// addr is Unmap()ed first, so ::ffff:169.254.169.254 is classified as
+// 169.254.169.254. The tables are generated from the IANA IPv4 and IPv6
+// Special-Purpose Address Registries (every row, whatever its "Globally
+// Reachable" column says) plus IPv4 multicast 224.0.0.0/4 and all of IPv6
+// outside global unicast 2000::/3; the range returned is the most specific
+// one (255.255.255.255 is in 255.255.255.255/32 "limited broadcast", not
+// only in 240.0.0.0/4 "reserved"). Forms that embed an IPv4 address (6to4
+// 2002::/16, Teredo 2001::/32, NAT64 64:ff9b::/96, IPv4-compatible ::/96)
+// are refused as their whole prefix, whatever they embed.
+//
+// The invalid netip.Addr{} is not public ("invalid address", zero Prefix),
+// and neither is an address with a zone: a zone makes the address mean
+// something only on one link (the range returned is the address's own /128
+// unless a registry range already contains it).
+//
+// It does not allocate and takes a few tens of nanoseconds at most.
+func NonPublicRange(addr netip.Addr) (Range, bool) {
+	if addr.Zone() != "" {
+		plain := addr.WithZone("")
+		if r, ok := NonPublicRange(plain); ok {
+			return r, true
+		}
+		return Range{Prefix: netip.PrefixFrom(plain, plain.BitLen()), Name: zoneName}, true
+	}
+	addr = addr.Unmap()
+	switch {
+	case addr.Is4():
+		b := addr.As4()
+		return lookup4(binary.BigEndian.Uint32(b[:]))
+	case addr.Is6():
+		b := addr.As16()
+		hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+		if hi>>61 == 1 { // 2000::/3, global unicast
+			return lookup6(v6GlobalSpans[:], hi, lo)
+		}
+		return lookup6(v6OtherSpans[:], hi, lo)
+	}
+	return invalidRange, true
+}
+
+// lookup4 finds the span containing x by binary search.
+func lookup4(x uint32) (Range, bool) {
+	lo, hi := 0, len(v4Spans)
+	for lo < hi { // find the first span that starts after x
+		m := int(uint(lo+hi) >> 1)
+		if v4Spans[m].first <= x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo > 0 && x <= v4Spans[lo-1].last {
+		return rangeTable[v4Spans[lo-1].r], true
+	}
+	return Range{}, false
+}
+
+func lookup6(spans []v6Span, xh, xl uint64) (Range, bool) {
+	lo, hi := 0, len(spans)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		s := &spans[m]
+		if s.firstHi < xh || (s.firstHi == xh && s.firstLo <= xl) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo > 0 {
+		s := &spans[lo-1]
+		if xh < s.lastHi || (xh == s.lastHi && xl <= s.lastLo) {
+			return rangeTable[s.r], true
+		}
+	}
+	return Range{}, false
+}
+
+// publicHint is the hint of every address_not_public refusal.
+const publicHint = "ocfetch fetches only public internet addresses; a service on this machine can be reached only through local mode (permissive profile and the port listed in .oc_chat/local_fetch.json)"
+
+// CheckPublic returns nil if addr is public, else an [*refusal.Error] with
+// code address_not_public, a message naming the address and its range
+// ("169.254.169.254 is in 169.254.0.0/16 (link local)") and a hint.
+func CheckPublic(addr netip.Addr) error {
+	r, ok := NonPublicRange(addr)
+	if !ok {
+		return nil
+	}
+	return notPublic(addr, r)
+}
+
+func notPublic(addr netip.Addr, r Range) *refusal.Error {
+	var e *refusal.Error
+	switch {
+	case !addr.IsValid():
+		e = refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public")
+	case r.Name == zoneName:
+		// The zone is whatever a resolver or caller wrote: quote it sanitized.
+		e = refusal.Newf(refusal.AddressNotPublic, "%s has an IPv6 zone and is not public", capability.Sanitize(addr.String()))
+	default:
+		e = refusal.Newf(refusal.AddressNotPublic, "%s is in %s", capability.Sanitize(addr.String()), r)
+	}
+	return e.WithHint(publicHint)
+}
