@@ -1,0 +1,194 @@
+package content
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Options configure Convert. The zero value converts HTML to Markdown with
+// main-content extraction and leaves relative links relative.
+type Options struct {
+	// Format is what to produce; "" means Markdown.
+	Format Format
+	// BaseURL is the final URL of the response (after redirects). Relative
+	// links and image sources in HTML are made absolute against it (or
+	// against the page's own <base href>, itself resolved against BaseURL).
+	// If nil, relative links are left as they are.
+	BaseURL *url.URL
+	// FullPage turns off main-content extraction for Markdown and Text: the
+	// whole page (less scripts, styles and other non-content elements) is
+	// converted. By default the main content is extracted, falling back to
+	// the whole page when extraction finds too little.
+	FullPage bool
+}
+
+// Document is a converted body.
+type Document struct {
+	// Text is what the model reads: always valid UTF-8.
+	Text string
+	// Format is what Text is, which is not always what was asked for:
+	// Markdown or Text converted from HTML, Text for pretty-printed JSON,
+	// plain text, PDF text and descriptions of binary bodies, Markdown for
+	// a Markdown body, Raw for a text body returned as received.
+	Format Format
+	// MediaType is the body's media type, lower case and without
+	// parameters: from contentType, or sniffed when that is empty or
+	// unusable.
+	MediaType string
+	// Title is the document title when one is known (HTML <title> or the
+	// extracted article's title), else "".
+	Title string
+	// Notes tell the model about anything lossy or surprising in the
+	// conversion, e.g. "invalid UTF-8 replaced: 3 bytes shown as U+FFFD" or
+	// "binary content not shown". Nil when there is nothing to say.
+	Notes []string
+}
+
+// Convert turns a response body into what a model reads.
+//
+// contentType is the response's Content-Type header (may be ""). The body
+// is decoded to UTF-8 first (see the package documentation for the charset
+// rules), then by media type:
+//   - HTML: Markdown or plain text of the main content (or whole page), or
+//     the decoded page itself for Raw;
+//   - JSON: pretty-printed (as received for Raw);
+//   - Markdown, plain text and other text types: passed through;
+//   - PDF: its text (Raw gives the same description as other binaries);
+//   - anything else: a one-line description (type, size), never the bytes.
+//
+// Asking for Raw of a binary type is not an error: the Document describes
+// the body and says so in Notes. Convert returns an error only when ctx is
+// done (ctx.Err()) or opts.Format is not a valid Format (wrapping
+// ErrUnsupportedFormat). Work is bounded for any body up to the fetch cap
+// (5 MiB), pathological HTML included.
+func Convert(ctx context.Context, body []byte, contentType string, opts Options) (Document, error) {
+	format := opts.Format
+	if format == "" {
+		format = Markdown
+	}
+	if !format.valid() {
+		return Document{}, fmt.Errorf("%w %q: use %s", ErrUnsupportedFormat, truncateForMessage(string(format)), formatsList)
+	}
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
+
+	mt := mediaType(contentType, body)
+	kind := classify(mt, body)
+	doc := Document{MediaType: mt}
+
+	switch kind {
+	case kindBinary:
+		doc.Text, doc.Format = describeBinary(mt, body), Text
+		doc.Notes = []string{"binary content not shown"}
+		return doc, nil
+	case kindPDF:
+		if format == Raw {
+			doc.Text, doc.Format = describeBinary(mt, body), Text
+			doc.Notes = []string{"binary content not shown: raw format is for text types; ask for text to read the PDF's text"}
+			return doc, nil
+		}
+		return convertPDF(ctx, body, doc)
+	}
+
+	dec := decodeToUTF8(body, contentType, kind == kindHTML)
+	doc.Notes = dec.notes
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
+
+	if format == Raw {
+		doc.Text, doc.Format = string(dec.text), Raw
+		if kind == kindHTML {
+			doc.Title = rawTitle(dec.text)
+		}
+		return doc, nil
+	}
+
+	switch kind {
+	case kindHTML:
+		return convertHTML(ctx, dec.text, format, opts, doc)
+	case kindJSON:
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, bytes.TrimSpace(dec.text), "", "  "); err != nil {
+			doc.Text = string(dec.text)
+			doc.Notes = append(doc.Notes, "body is not valid JSON: shown as received")
+		} else {
+			doc.Text = buf.String()
+		}
+		doc.Format = Text
+	case kindMarkdown:
+		doc.Text, doc.Format = string(dec.text), Markdown
+	default:
+		doc.Text, doc.Format = string(dec.text), Text
+	}
+	return doc, nil
+}
+
+type bodyKind int
+
+const (
+	kindText bodyKind = iota
+	kindHTML
+	kindJSON
+	kindMarkdown
+	kindPDF
+	kindBinary
+)
+
+// mediaType returns the lower-case media type of contentType, or of the
+// sniffed body when contentType is empty or unparseable.
+func mediaType(contentType string, body []byte) string {
+	if contentType != "" {
+		if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+			return mt
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(http.DetectContentType(body))
+	return mt
+}
+
+func classify(mt string, body []byte) bodyKind {
+	switch mt {
+	case "text/html", "application/xhtml+xml":
+		return kindHTML
+	case "application/json", "text/json", "application/x-ndjson":
+		return kindJSON
+	case "text/markdown", "text/x-markdown":
+		return kindMarkdown
+	case "application/pdf", "application/x-pdf":
+		return kindPDF
+	case "application/javascript", "application/ecmascript", "application/xml",
+		"application/x-yaml", "application/yaml", "application/toml",
+		"application/x-sh", "application/sql", "application/graphql",
+		"application/x-www-form-urlencoded", "image/svg+xml":
+		return kindText
+	}
+	switch {
+	case strings.HasSuffix(mt, "+json"):
+		return kindJSON
+	case strings.HasSuffix(mt, "+xml"), strings.HasPrefix(mt, "text/"):
+		return kindText
+	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"),
+		strings.HasPrefix(mt, "video/"), strings.HasPrefix(mt, "font/"):
+		return kindBinary
+	}
+	// A generic or unknown type (application/octet-stream, …): trust the
+	// bytes. Text that sniffs as text is shown; everything else is not.
+	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(body))
+	switch {
+	case sniffed == "text/html":
+		return kindHTML
+	case sniffed == "application/pdf":
+		return kindPDF
+	case strings.HasPrefix(sniffed, "text/"):
+		return kindText
+	}
+	return kindBinary
+}

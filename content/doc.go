@@ -1,0 +1,63 @@
+// Package content turns a response body into what a model reads, and
+// pages through the result.
+//
+// [Convert] decodes the body to UTF-8 and converts it by media type:
+// HTML to Markdown (the default) or plain text, with main-content
+// extraction (a readability port) falling back to the whole page; JSON
+// pretty-printed; text and Markdown passed through; PDF to its text;
+// images and other binary bodies described by type and size, never
+// dumped. [Paginate] then cuts the converted text into windows of
+// max_length runes from start_index, the way the MCP fetch server does, so
+// a model can read a long page in turns. Convert once per fetch and
+// paginate the Document's Text as often as needed.
+//
+// Wiring, in a fetch tool:
+//
+//	format, err := content.ParseFormat(args.Format) // "" → content.Markdown
+//	if err != nil { /* invalid_arguments */ }
+//	doc, err := content.Convert(ctx, body, resp.Header.Get("Content-Type"),
+//		content.Options{Format: format, BaseURL: resp.Request.URL})
+//	if err != nil { return err } // ctx done
+//	page := content.Paginate(doc.Text, args.StartIndex, args.MaxLength)
+//	switch {
+//	case page.PastEnd():
+//		// tell the model there is no more content (page.Total runes in all)
+//	case page.Truncated:
+//		// append: "call again with start_index = page.NextStartIndex"
+//	}
+//
+// # Charset
+//
+// The encoding comes from a byte order mark, else the Content-Type
+// charset, else (HTML only) a <meta> charset in the first 1024 bytes, else
+// UTF-8 when the bytes are valid UTF-8, else windows-1252 with a note.
+// Invalid input never fails a conversion: bad bytes become U+FFFD and
+// Document.Notes says how many.
+//
+// # HTML
+//
+// The page is parsed once with golang.org/x/net/html. One walk then
+// removes what is never content (script, style, noscript, template, title,
+// iframe, svg, canvas, form controls, comments, hidden elements) and makes
+// links and image sources absolute against Options.BaseURL (or the page's
+// <base href>); links to "#fragment" stay as they are, and data: images and
+// javascript: links are dropped. Extraction (codeberg.org/readeck/
+// go-readability/v2) works on that tree in place, and the Markdown
+// converter (github.com/JohannesKaufmann/html-to-markdown/v2 with its table
+// plugin) or the plain-text renderer reads the extracted node directly: no
+// render and re-parse. Tables come out as Markdown tables, <pre> as fenced
+// code blocks. When extraction finds too little (under 250 characters of a
+// longer page, or under 5% of the page's text), the page is parsed again
+// and converted whole. Pages of more than 50,000 elements skip extraction.
+//
+// x/net/html refuses documents nested deeper than 512 elements; such a
+// page is flattened below depth 256 (its text kept) and parsed again, with
+// a note, so pathological input still converts in bounded time.
+//
+// # Formats
+//
+// Document.Format says what was produced, which may differ from what was
+// asked: JSON, text and PDF give Text, a Markdown body gives Markdown, and
+// Raw of a binary type gives a Text description with the note "binary
+// content not shown" rather than an error.
+package content

@@ -1,0 +1,83 @@
+package content
+
+import "unicode/utf8"
+
+// Page is one window of a converted document, counted in runes (Unicode
+// code points), the way the MCP fetch server counts `start_index` and
+// `max_length`.
+type Page struct {
+	// Content is the window's text. It never splits a UTF-8 sequence.
+	Content string
+	// StartIndex is the rune index Content starts at (the request, with a
+	// negative index taken as 0).
+	StartIndex int
+	// NextStartIndex is the index right after Content: pass it as
+	// start_index to read on. When Truncated is false it equals Total.
+	NextStartIndex int
+	// Truncated reports that text remains after Content.
+	Truncated bool
+	// Remaining is the number of runes after Content.
+	Remaining int
+	// Total is the number of runes in the whole document.
+	Total int
+}
+
+// PastEnd reports that the request started at or beyond the end of a
+// non-empty document: Content is empty and there is nothing more to read.
+// Callers should say so to the model ("no more content; the document has
+// Total characters") rather than return a silent empty page.
+func (p Page) PastEnd() bool { return p.Total > 0 && p.StartIndex >= p.Total }
+
+// Paginate returns the window of text starting at rune startIndex and at
+// most maxLength runes long. maxLength <= 0 means no limit; a negative
+// startIndex is taken as 0; a startIndex at or beyond the end gives an empty
+// Content with NextStartIndex == Total and PastEnd true.
+//
+// Paginate is O(len(text)) and allocates nothing: Content is a substring.
+// Concatenating the Content of successive pages, each started at the
+// previous NextStartIndex, gives back text exactly.
+func Paginate(text string, startIndex, maxLength int) Page {
+	if startIndex < 0 {
+		startIndex = 0
+	}
+	p := Page{StartIndex: startIndex}
+
+	// Byte offset of rune startIndex, counting as we go.
+	start, runes := runeOffset(text, 0, startIndex)
+	if runes < startIndex { // ran off the end
+		p.Total = runes
+		p.NextStartIndex = runes
+		return p
+	}
+	end := len(text)
+	if maxLength > 0 {
+		var n int
+		end, n = runeOffset(text, start, maxLength)
+		runes += n
+	} else {
+		runes += utf8.RuneCountInString(text[start:])
+	}
+	p.Content = text[start:end]
+	p.NextStartIndex = runes
+	p.Remaining = utf8.RuneCountInString(text[end:])
+	p.Total = runes + p.Remaining
+	p.Truncated = p.Remaining > 0
+	return p
+}
+
+// runeOffset advances n runes from byte offset from and returns the byte
+// offset reached and how many runes were passed (fewer than n only at the
+// end of s). ASCII bytes take the fast path.
+func runeOffset(s string, from, n int) (off, passed int) {
+	i := from
+	for passed < n && i < len(s) {
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		passed++
+	}
+	return i, passed
+}

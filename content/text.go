@@ -1,0 +1,356 @@
+package content
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+var textBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// renderText renders the tree under n as readable plain text: blocks on
+// their own lines (paragraphs, headings, lists and tables separated by a
+// blank line), "- " and "1. " list bullets indented by nesting, table
+// cells separated by " | ", <pre> kept verbatim, white space elsewhere
+// collapsed, no markup. Link targets and images without alt text are not
+// shown.
+func renderText(n *html.Node) string {
+	buf := textBufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			textBufPool.Put(buf)
+		}
+	}()
+	w := textWriter{buf: buf, atLineStart: true}
+	w.node(n, 0)
+	return string(bytes.TrimSpace(buf.Bytes()))
+}
+
+type textWriter struct {
+	buf          *bytes.Buffer
+	newlines     int    // line breaks owed before the next text (0–2)
+	space        bool   // a space is owed before the next text
+	atLineStart  bool   // nothing written on the current line yet
+	indent       string // written at the start of each line
+	cell         int    // >0 inside a table cell: breaks become spaces
+	pre          int    // >0 inside <pre>: text is verbatim
+	wroteAnyText bool
+}
+
+// breakLines asks for n line breaks (1: new line, 2: blank line) before the
+// next text.
+func (w *textWriter) breakLines(n int) {
+	if w.cell > 0 {
+		w.space = true
+		return
+	}
+	if w.wroteAnyText && n > w.newlines {
+		w.newlines = n
+	}
+}
+
+func (w *textWriter) flush() {
+	if w.newlines > 0 {
+		if !w.atLineStart {
+			w.buf.WriteByte('\n')
+		}
+		if w.newlines > 1 {
+			w.buf.WriteByte('\n')
+		}
+		w.newlines, w.space, w.atLineStart = 0, false, true
+	}
+	if w.atLineStart {
+		w.buf.WriteString(w.indent)
+		w.atLineStart = false
+		w.space = false
+	} else if w.space {
+		w.buf.WriteByte(' ')
+		w.space = false
+	}
+}
+
+// word writes s (no white space in it) after any owed breaks or space.
+func (w *textWriter) word(s string) {
+	w.flush()
+	w.buf.WriteString(s)
+	w.wroteAnyText = true
+}
+
+func (w *textWriter) text(s string) {
+	if w.pre > 0 {
+		w.preText(s)
+		return
+	}
+	start := -1
+	for i, r := range s {
+		if isCollapsibleSpace(r) {
+			if start >= 0 {
+				w.word(s[start:i])
+				start = -1
+			}
+			if w.wroteAnyText {
+				w.space = true
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		w.word(s[start:])
+	}
+}
+
+// preText writes preformatted text, keeping its line breaks and indenting
+// each line with the current indent.
+func (w *textWriter) preText(s string) {
+	for len(s) > 0 {
+		line, rest, found := strings.Cut(s, "\n")
+		if line != "" {
+			w.flush()
+			w.buf.WriteString(line)
+			w.wroteAnyText = true
+		}
+		if found {
+			if w.atLineStart && w.newlines == 0 {
+				w.buf.WriteString(w.indent)
+			}
+			w.buf.WriteByte('\n')
+			w.atLineStart, w.newlines, w.space = true, 0, false
+			w.wroteAnyText = true
+		}
+		s = rest
+	}
+}
+
+func isCollapsibleSpace(r rune) bool {
+	return r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\f' || (r > utf8.RuneSelf && r != '\u00a0' && unicode.IsSpace(r))
+}
+
+// maxTextDepth bounds recursion; parsed trees are at most ~512 deep.
+const maxTextDepth = 1024
+
+func (w *textWriter) node(n *html.Node, depth int) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data)
+		return
+	case html.DocumentNode:
+		w.children(n, depth)
+		return
+	case html.ElementNode:
+	default:
+		return
+	}
+	if depth > maxTextDepth || removedTag[n.DataAtom] || n.DataAtom == atom.Head {
+		return
+	}
+	switch n.DataAtom {
+	case atom.Br:
+		if w.cell > 0 {
+			w.space = true
+		} else {
+			w.flushLineBreak()
+		}
+	case atom.Hr:
+		w.breakLines(2)
+		w.word("----")
+		w.breakLines(2)
+	case atom.Img:
+		if alt, ok := attr(n, "alt"); ok {
+			w.text(alt)
+		}
+	case atom.Pre:
+		w.breakLines(2)
+		w.pre++
+		w.children(n, depth)
+		w.pre--
+		w.breakLines(2)
+	case atom.Ul, atom.Ol, atom.Menu:
+		w.list(n, depth)
+	case atom.Table:
+		w.table(n, depth)
+	case atom.Td, atom.Th:
+		// A cell outside a row structure (or a lone cell): keep it apart.
+		w.space = true
+		w.children(n, depth)
+		w.space = true
+	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Blockquote, atom.Dl, atom.Figure, atom.Address, atom.Fieldset:
+		w.breakLines(2)
+		w.children(n, depth)
+		w.breakLines(2)
+	case atom.Dd:
+		w.breakLines(1)
+		saved := w.indent
+		w.indent += "  "
+		w.children(n, depth)
+		w.indent = saved
+		w.breakLines(1)
+	default:
+		if isBlockAtom(n.DataAtom) {
+			w.breakLines(1)
+			w.children(n, depth)
+			w.breakLines(1)
+			return
+		}
+		w.children(n, depth)
+	}
+}
+
+// flushLineBreak writes an explicit line break (<br>), even on an empty line.
+func (w *textWriter) flushLineBreak() {
+	if !w.wroteAnyText {
+		return
+	}
+	if w.newlines > 0 {
+		w.flush()
+	}
+	w.buf.WriteByte('\n')
+	w.atLineStart, w.space = true, false
+}
+
+func (w *textWriter) children(n *html.Node, depth int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.node(c, depth+1)
+	}
+}
+
+func (w *textWriter) list(n *html.Node, depth int) {
+	nested := w.indent != "" || hasAncestor(n, atom.Li)
+	if nested {
+		w.breakLines(1)
+	} else {
+		w.breakLines(2)
+	}
+	ordered := n.DataAtom == atom.Ol
+	num := 1
+	if ordered {
+		if s, ok := attr(n, "start"); ok {
+			if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+				num = v
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.DataAtom != atom.Li {
+			w.node(c, depth+1)
+			continue
+		}
+		w.breakLines(1)
+		bullet := "- "
+		if ordered {
+			bullet = strconv.Itoa(num) + ". "
+			num++
+		}
+		if w.cell > 0 {
+			w.word(strings.TrimSpace(bullet))
+		} else {
+			w.flushForBullet()
+			w.buf.WriteString(bullet)
+		}
+		saved := w.indent
+		w.indent += strings.Repeat(" ", len(bullet))
+		w.children(c, depth+1)
+		w.indent = saved
+		w.breakLines(1)
+	}
+	if nested {
+		w.breakLines(1)
+	} else {
+		w.breakLines(2)
+	}
+}
+
+// flushForBullet starts a fresh line at the current indent for a bullet.
+func (w *textWriter) flushForBullet() {
+	if w.wroteAnyText && !w.atLineStart && w.newlines == 0 {
+		w.newlines = 1
+	}
+	w.flush()
+	w.wroteAnyText = true
+}
+
+func (w *textWriter) table(n *html.Node, depth int) {
+	w.breakLines(2)
+	var rows []*html.Node
+	collectRows(n, &rows, 0)
+	for _, tr := range rows {
+		w.breakLines(1)
+		first := true
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
+				continue
+			}
+			if !first {
+				w.word("|")
+				w.space = true
+			}
+			first = false
+			w.cell++
+			w.children(c, depth+1)
+			w.cell--
+			w.space = true
+		}
+		w.space = false
+		w.breakLines(1)
+	}
+	if cap := findChild(n, atom.Caption); cap != nil {
+		w.breakLines(1)
+		w.children(cap, depth+1)
+	}
+	w.breakLines(2)
+}
+
+// collectRows finds the rows of a table, not those of tables nested in it.
+func collectRows(n *html.Node, rows *[]*html.Node, depth int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.Tr:
+			*rows = append(*rows, c)
+		case atom.Thead, atom.Tbody, atom.Tfoot:
+			if depth < 4 {
+				collectRows(c, rows, depth+1)
+			}
+		}
+	}
+}
+
+func findChild(n *html.Node, a atom.Atom) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.DataAtom == a {
+			return c
+		}
+	}
+	return nil
+}
+
+func hasAncestor(n *html.Node, a atom.Atom) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.DataAtom == a {
+			return true
+		}
+	}
+	return false
+}
+
+func isBlockAtom(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Body, atom.Center, atom.Details,
+		atom.Dialog, atom.Dir, atom.Div, atom.Dt, atom.Figcaption, atom.Footer,
+		atom.Form, atom.Header, atom.Hgroup, atom.Html, atom.Legend, atom.Li, atom.Main,
+		atom.Nav, atom.Section, atom.Summary, atom.Tr, atom.Caption, atom.Option,
+		atom.Thead, atom.Tbody, atom.Tfoot, atom.Noscript, atom.Search:
+		return true
+	}
+	return false
+}
