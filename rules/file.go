@@ -1,0 +1,277 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// SchemaVersion is the rules.json schema this package reads and writes.
+const SchemaVersion = 1
+
+// Load reads <root>/.oc_chat/rules.json. A missing file is an empty set.
+//
+// Load fails closed: a file that is not a regular file, is larger than
+// 64 KiB, cannot be read, or is not exactly a schema 1 rules document is
+// a *refusal.Error with code rules_invalid that names the file and says
+// what is wrong. Exactly means: valid UTF-8 JSON, one object, no trailing
+// data, no duplicate or unknown keys (keys are case-sensitive),
+// "schema_version": 1, a "rules" array whose every rule has a known
+// capability ("network"), target schema ("network.target.v1"), a host that
+// parses as an exact host or "*.domain", a port 1–65535 written as a JSON
+// integer, and a decision "allow" or "deny". Hosts are accepted in any form
+// that normalises ("Bücher.Example." loads as "xn--bcher-kva.example").
+func Load(ws workspace.Workspace) (*Set, error) {
+	path := ws.RulesPath()
+	data, err := workspace.ReadSmallFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(path); lerr == nil {
+			// The name exists but does not lead to a file: a dangling
+			// symlink. An empty set would silently drop deny rules.
+			return nil, invalid(path, "is a symlink to a file that does not exist").Wrap(err)
+		}
+		return &Set{}, nil
+	}
+	if err != nil {
+		return nil, refusal.Newf(refusal.RulesInvalid, "rules file %v", err).
+			WithHint("make " + path + " a regular file of at most 64 KiB, or remove it").Wrap(err)
+	}
+	return parse(path, data)
+}
+
+// The on-disk shapes. Pointers and raw messages tell a missing or null
+// member from a zero one.
+type fileV1 struct {
+	SchemaVersion json.RawMessage `json:"schema_version"`
+	Rules         *[]fileRule     `json:"rules"`
+}
+
+type fileRule struct {
+	Capability *string     `json:"capability"`
+	Target     *fileTarget `json:"target"`
+	Decision   *string     `json:"decision"`
+}
+
+type fileTarget struct {
+	Schema *string         `json:"schema"`
+	Host   *string         `json:"host"`
+	Port   json.RawMessage `json:"port"`
+}
+
+// knownKeys are every key of the schema. encoding/json matches keys
+// case-insensitively (and folds 'ſ' to 's'); requiring each key to be
+// exactly one of these, while DisallowUnknownFields checks it is at the
+// right level, makes the match exact. No two of them fold together.
+var knownKeys = map[string]bool{
+	"schema_version": true, "rules": true,
+	"capability": true, "target": true, "decision": true,
+	"schema": true, "host": true, "port": true,
+}
+
+// maxDepth bounds nesting; the schema needs 4.
+const maxDepth = 8
+
+// parse decodes a rules.json document read from path.
+func parse(path string, data []byte) (*Set, error) {
+	if !utf8.Valid(data) {
+		return nil, invalid(path, "not valid UTF-8")
+	}
+	if err := checkKeys(data); err != nil {
+		return nil, invalid(path, "%v", err)
+	}
+	var f fileV1
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, invalid(path, "%s", describeJSONError(err))
+	}
+	switch {
+	case f.SchemaVersion == nil:
+		return nil, invalid(path, "schema_version is missing (want %d)", SchemaVersion)
+	case string(f.SchemaVersion) != strconv.Itoa(SchemaVersion):
+		return nil, invalid(path, "schema_version %s is not supported (want %d)", capability.Sanitize(string(f.SchemaVersion)), SchemaVersion)
+	case f.Rules == nil:
+		return nil, invalid(path, "\"rules\" is missing or null (want an array, [] for none)")
+	}
+	rules := make([]Rule, 0, len(*f.Rules))
+	for i, fr := range *f.Rules {
+		r, err := fr.rule()
+		if err != nil {
+			return nil, invalid(path, "rule %d: %v", i+1, err)
+		}
+		rules = append(rules, r)
+	}
+	s, err := NewSet(rules...)
+	if err != nil {
+		return nil, invalid(path, "%v", err)
+	}
+	return s, nil
+}
+
+// rule checks presence and JSON types; NewSet checks values.
+func (fr fileRule) rule() (Rule, error) {
+	switch {
+	case fr.Capability == nil:
+		return Rule{}, errors.New("capability is missing")
+	case fr.Target == nil:
+		return Rule{}, errors.New("target is missing")
+	case fr.Target.Schema == nil:
+		return Rule{}, errors.New("target.schema is missing")
+	case fr.Target.Host == nil:
+		return Rule{}, errors.New("target.host is missing")
+	case fr.Target.Port == nil || string(fr.Target.Port) == "null":
+		return Rule{}, errors.New("target.port is missing")
+	case fr.Decision == nil:
+		return Rule{}, errors.New("decision is missing")
+	}
+	// A port is a JSON integer 1–65535: not a string, not 443.0, not 4.43e2.
+	port, err := capability.ParsePort(string(fr.Target.Port))
+	if err != nil {
+		return Rule{}, fmt.Errorf("target.port %s is not an integer 1–65535", capability.Sanitize(string(fr.Target.Port)))
+	}
+	return Rule{
+		Capability: capability.Kind(*fr.Capability),
+		Target:     RuleTarget{Schema: *fr.Target.Schema, Host: *fr.Target.Host, Port: port},
+		Decision:   Decision(*fr.Decision),
+	}, nil
+}
+
+// checkKeys walks the document's tokens: it is one JSON value with no
+// trailing data, no object has a duplicate key, every key is exactly one of
+// the schema's, and nesting is bounded.
+func checkKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := walk(dec, 0); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("empty or truncated JSON")
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("trailing data after the JSON object (at byte %d)", dec.InputOffset())
+	}
+	return nil
+}
+
+func walk(dec *json.Decoder, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return syntaxError(err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	if depth >= maxDepth {
+		return fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	if d == '{' {
+		seen := make(map[string]bool)
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return syntaxError(err)
+			}
+			k, _ := kt.(string)
+			if !knownKeys[k] {
+				return fmt.Errorf("unknown field %s", strconv.Quote(capability.Sanitize(k)))
+			}
+			if seen[k] {
+				return fmt.Errorf("duplicate field %q", k)
+			}
+			seen[k] = true
+			if err := walk(dec, depth+1); err != nil {
+				return err
+			}
+		}
+	} else {
+		for dec.More() {
+			if err := walk(dec, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing delimiter
+		return syntaxError(err)
+	}
+	return nil
+}
+
+func syntaxError(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, se.Error())
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return io.EOF
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the document"
+		}
+		return fmt.Sprintf("%s: a JSON %s where %s is expected", field, te.Value, jsonKind(te.Type))
+	}
+	// Unknown fields, wrong nesting: encoding/json's text quotes only the key.
+	return err.Error()
+}
+
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		if t == reflect.TypeFor[json.RawMessage]() {
+			return "a value"
+		}
+		return "an array"
+	case reflect.Struct:
+		return "an object"
+	}
+	return t.Kind().String()
+}
+
+// encode renders rules (normalised, sorted) as rules.json: indented, one
+// rule a line so that a diff shows one line per rule change, and a trailing
+// newline.
+func encode(rules []Rule) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n  \"schema_version\": %d,\n  \"rules\": [", SchemaVersion)
+	for i, r := range rules {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n    {\"capability\": %s, \"target\": {\"schema\": %s, \"host\": %s, \"port\": %d}, \"decision\": %s}",
+			quote(string(r.Capability)), quote(r.Target.Schema), quote(r.Target.Host), r.Target.Port, quote(string(r.Decision)))
+	}
+	if len(rules) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]\n}\n")
+	return b.Bytes()
+}
+
+func quote(s string) string {
+	q, _ := json.Marshal(s) // a string always marshals
+	return string(q)
+}

@@ -1,0 +1,277 @@
+package rules
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// Decision is what a rule decides.
+type Decision string
+
+// The two decisions.
+const (
+	Allow Decision = "allow"
+	Deny  Decision = "deny"
+)
+
+// Valid reports whether d is [Allow] or [Deny].
+func (d Decision) Valid() bool { return d == Allow || d == Deny }
+
+// Rule is one saved decision, as written in rules.json.
+type Rule struct {
+	Capability capability.Kind `json:"capability"`
+	Target     RuleTarget      `json:"target"`
+	Decision   Decision        `json:"decision"`
+}
+
+// RuleTarget is a rule's network.target.v1 target: Host is an exact host or
+// "*.domain" (see capability.HostPattern), Port is 1–65535.
+type RuleTarget struct {
+	Schema string `json:"schema"`
+	Host   string `json:"host"`
+	Port   uint16 `json:"port"`
+}
+
+// NewRule returns the network rule deciding d for pattern and port.
+func NewRule(d Decision, pattern capability.HostPattern, port uint16) Rule {
+	return Rule{
+		Capability: capability.KindNetwork,
+		Target:     RuleTarget{Schema: capability.TargetSchemaV1, Host: pattern.String(), Port: port},
+		Decision:   d,
+	}
+}
+
+// String returns the rule as "allow example.com:443", "deny *.example.com:8443"
+// or "allow [::1]:8080": the form the audit log and messages quote.
+func (r Rule) String() string {
+	return string(r.Decision) + " " + net.JoinHostPort(r.Target.Host, strconv.Itoa(int(r.Target.Port)))
+}
+
+// normalize validates r and returns it with its host in normal form
+// ("Bücher.Example" becomes "xn--bcher-kva.example") and its parsed
+// pattern.
+func normalize(r Rule) (Rule, capability.HostPattern, error) {
+	if r.Capability != capability.KindNetwork {
+		return r, capability.HostPattern{}, fmt.Errorf("unknown capability %q (want %q)", capability.Sanitize(string(r.Capability)), capability.KindNetwork)
+	}
+	if r.Target.Schema != capability.TargetSchemaV1 {
+		return r, capability.HostPattern{}, fmt.Errorf("unknown target schema %q (want %q)", capability.Sanitize(r.Target.Schema), capability.TargetSchemaV1)
+	}
+	p, err := capability.ParseHostPattern(r.Target.Host)
+	if err != nil {
+		return r, capability.HostPattern{}, fmt.Errorf("host: %w", err)
+	}
+	if r.Target.Port == 0 {
+		return r, capability.HostPattern{}, fmt.Errorf("port 0 is not 1–65535")
+	}
+	if !r.Decision.Valid() {
+		return r, capability.HostPattern{}, fmt.Errorf("decision %q is not %q or %q", capability.Sanitize(string(r.Decision)), Allow, Deny)
+	}
+	r.Target.Host = p.String()
+	return r, p, nil
+}
+
+// compareRules is the stable order of rules.json and [Set.Rules]:
+// capability, host, port, then decision.
+func compareRules(a, b Rule) int {
+	if c := strings.Compare(string(a.Capability), string(b.Capability)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Target.Host, b.Target.Host); c != 0 {
+		return c
+	}
+	if a.Target.Port != b.Target.Port {
+		if a.Target.Port < b.Target.Port {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(string(a.Decision), string(b.Decision))
+}
+
+// key indexes rules: for exact rules the host, for wildcard rules the
+// suffix after "*.".
+type key struct {
+	kind capability.Kind
+	host string
+	port uint16
+}
+
+// slot holds the rules saved for one key: normally one, but a hand-edited
+// file may hold both an allow and a deny for the same target.
+type slot struct {
+	allow, deny *Rule
+}
+
+// Set is a loaded, immutable rule set. Lookups cost O(labels of the host),
+// independent of the number of rules. The zero value and nil are empty
+// sets. A Set is safe for concurrent use.
+type Set struct {
+	rules []Rule // normalised, sorted
+	exact map[key]slot
+	wild  map[key]slot
+}
+
+// Match is the outcome of [Set.Decide]: the decision and the rule that
+// decided it.
+type Match struct {
+	Decision Decision
+	Rule     Rule
+}
+
+// String returns the deciding rule, "allow example.com:443".
+func (m Match) String() string { return m.Rule.String() }
+
+// NewSet validates and normalises rules into a Set. An invalid rule is an
+// error naming its index; it is a plain error (not a refusal), for callers
+// that build sets in memory. Duplicate and conflicting rules are kept:
+// [Set.Decide] lets deny win.
+func NewSet(rules ...Rule) (*Set, error) {
+	type parsed struct {
+		r Rule
+		p capability.HostPattern
+	}
+	ps := make([]parsed, 0, len(rules))
+	for i, r := range rules {
+		nr, p, err := normalize(r)
+		if err != nil {
+			return nil, fmt.Errorf("rule %d: %w", i+1, err)
+		}
+		ps = append(ps, parsed{nr, p})
+	}
+	slices.SortStableFunc(ps, func(a, b parsed) int { return compareRules(a.r, b.r) })
+	s := &Set{
+		rules: make([]Rule, len(ps)),
+		exact: make(map[key]slot),
+		wild:  make(map[key]slot),
+	}
+	for i, x := range ps {
+		s.rules[i] = x.r
+		r := &s.rules[i]
+		m := s.exact
+		if x.p.Wildcard {
+			m = s.wild
+		}
+		k := key{r.Capability, x.p.Host, r.Target.Port}
+		sl := m[k]
+		if r.Decision == Deny {
+			sl.deny = r
+		} else {
+			sl.allow = r
+		}
+		m[k] = sl
+	}
+	return s, nil
+}
+
+// Len returns the number of rules.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.rules)
+}
+
+// Rules returns a copy of the rules, normalised and in the stable order of
+// rules.json (capability, host, port, decision).
+func (s *Set) Rules() []Rule {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.rules)
+}
+
+// Decide returns the saved decision for req, and false when no rule
+// matches. A rule matches when its capability and port equal the
+// requirement's and its host pattern matches the requirement's host.
+//
+// Deny wins: if any matching rule denies, the decision is [Deny], even when
+// an exact allow rule also matches. Among the matching rules of the
+// deciding kind, the most specific one is reported: an exact host beats a
+// longer wildcard ("*.api.example.com"), which beats a shorter one
+// ("*.example.com").
+//
+// req.Target.Host should be normalised (capability.ParseTarget); a host that
+// is not is normalised here, so that "EXAMPLE.com." or "bücher.example"
+// cannot slip past a deny rule, and a host that does not normalise matches
+// nothing.
+func (s *Set) Decide(req capability.Requirement) (Match, bool) {
+	if s == nil || len(s.rules) == 0 {
+		return Match{}, false
+	}
+	host := req.Target.Host
+	if !isNormalASCII(host) {
+		h, err := capability.NormalizeHost(host)
+		if err != nil {
+			return Match{}, false
+		}
+		host = h
+	}
+	var allow *Rule
+	// Candidates in order of specificity: the exact host, then the
+	// wildcards for each proper suffix, longest first. The first deny is
+	// the most specific deny, and deny wins, so it decides at once.
+	if sl, ok := s.exact[key{req.Kind, host, req.Target.Port}]; ok {
+		if sl.deny != nil {
+			return Match{Deny, *sl.deny}, true
+		}
+		allow = sl.allow
+	}
+	if len(s.wild) > 0 {
+		for i := 0; i < len(host); i++ {
+			if host[i] != '.' {
+				continue
+			}
+			sl, ok := s.wild[key{req.Kind, host[i+1:], req.Target.Port}]
+			if !ok {
+				continue
+			}
+			if sl.deny != nil {
+				return Match{Deny, *sl.deny}, true
+			}
+			if allow == nil {
+				allow = sl.allow
+			}
+		}
+	}
+	if allow != nil {
+		return Match{Allow, *allow}, true
+	}
+	return Match{}, false
+}
+
+// isNormalASCII reports whether host is certainly already in the form
+// capability.NormalizeHost returns for a name: lowercase letters, digits,
+// '-', '_' and single dots, no trailing dot, no IP-literal ambiguity
+// (an IPv6 literal contains ':' and is sent to NormalizeHost; a
+// non-canonical IPv4 form cannot match a rule, whose hosts are normalised).
+func isNormalASCII(host string) bool {
+	if host == "" || len(host) > capability.MaxHostLength || host[len(host)-1] == '.' || host[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
+		case c == '.':
+			if host[i-1] == '.' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// invalid returns the rules_invalid refusal for the file at path.
+func invalid(path string, format string, args ...any) *refusal.Error {
+	return refusal.Newf(refusal.RulesInvalid, "rules file %s: %s", path, fmt.Sprintf(format, args...)).
+		WithHint("fix or remove " + path + " (it must be {\"schema_version\": 1, \"rules\": [...]}); `ocfetch rules list` shows whether it loads")
+}

@@ -1,0 +1,98 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// filePerm is rules.json's mode: rules are not secret, and a user edits them.
+const filePerm = 0o644
+
+// Add saves r in the workspace's rules.json, replacing every rule for the
+// same capability, host pattern and port (so saving deny over an allow
+// flips it). r's host may be in any form that normalises.
+//
+// The cycle is locked (an flock on rules.json.lock, waiting until ctx is
+// done) and the file is replaced atomically, so concurrent Adds and Removes
+// from any goroutine or process all take effect and a reader or a crash
+// sees the old file or the new one, never a torn one. If the existing file
+// does not load, Add refuses with its rules_invalid error and writes
+// nothing. An invalid r is refused with invalid_arguments (invalid_host for
+// its host); a store that would outgrow 64 KiB is refused with
+// rules_invalid.
+func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
+	nr, _, err := normalize(r)
+	if err != nil {
+		code := refusal.InvalidArguments
+		if errorIsHost(err) {
+			code = refusal.InvalidHost
+		}
+		return refusal.Newf(code, "rule %s: %v", capability.Sanitize(r.String()), err).Wrap(err)
+	}
+	return update(ctx, ws, func(rules []Rule) []Rule {
+		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, nr) })
+		return append(rules, nr)
+	})
+}
+
+// Remove deletes every rule (allow or deny) for host and port, where host
+// is an exact host or "*.domain" as in rules.json, and reports whether one
+// existed. When none did, the file is not written. Locking, atomicity and
+// failing closed are as for [Add].
+func Remove(ctx context.Context, ws workspace.Workspace, host string, port uint16) (bool, error) {
+	p, err := capability.ParseHostPattern(host)
+	if err != nil {
+		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", capability.Sanitize(host), err).Wrap(err)
+	}
+	target := NewRule(Allow, p, port)
+	removed := false
+	err = update(ctx, ws, func(rules []Rule) []Rule {
+		n := len(rules)
+		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, target) })
+		removed = len(rules) != n
+		return rules
+	})
+	return removed, err
+}
+
+// sameTarget reports whether a and b (both normalised) are for the same
+// capability, host pattern and port.
+func sameTarget(a, b Rule) bool {
+	return a.Capability == b.Capability && a.Target.Host == b.Target.Host && a.Target.Port == b.Target.Port
+}
+
+// update runs one locked read-modify-write cycle of rules.json. It writes
+// only if change altered the rules.
+func update(ctx context.Context, ws workspace.Workspace, change func([]Rule) []Rule) error {
+	path := ws.RulesPath()
+	unlock, err := workspace.LockFile(ctx, path)
+	if err != nil {
+		return fmt.Errorf("rules: %w", err)
+	}
+	defer unlock()
+	set, err := Load(ws)
+	if err != nil {
+		return err // rules_invalid: refuse to write over what we cannot read
+	}
+	old := set.Rules()
+	rules := change(set.Rules())
+	slices.SortStableFunc(rules, compareRules)
+	if slices.Equal(old, rules) {
+		return nil
+	}
+	data := encode(rules)
+	if len(data) > workspace.MaxSmallFileSize {
+		return refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
+			path, len(data), len(rules), workspace.MaxSmallFileSize).
+			WithHint("remove rules you no longer need (`ocfetch rules list`, `ocfetch rules remove HOST[:PORT]`), or cover subdomains with one \"*.domain\" rule")
+	}
+	if err := workspace.WriteFileAtomic(path, data, filePerm); err != nil {
+		return fmt.Errorf("rules: save: %w", err)
+	}
+	return nil
+}
