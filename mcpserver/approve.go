@@ -1,0 +1,124 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// The choices of the approval form, in the order they are offered.
+const (
+	choiceOnce   = "once"
+	choiceAlways = "always"
+	choiceDeny   = "deny"
+)
+
+// decisionField is the one property of the approval form.
+const decisionField = "decision"
+
+// approvalMessage is the question put to the user. It shows the tool, the
+// call's summary ("<METHOD> <host>", from the tool's AuditSummary) and the
+// network target: never the path, query, headers or body of the request.
+func approvalMessage(req broker.ApprovalRequest, ws workspace.Workspace) string {
+	return fmt.Sprintf("%s wants %s (%s).\n"+
+		"Allow it once, always (saves an allow rule for %s in %s), or deny?",
+		req.Tool, req.Summary, req.Requirement, req.Requirement.Target, ws.RulesPath())
+}
+
+// elicitParams is the form elicitation for req: one required string
+// "decision", one of once / always / deny.
+func elicitParams(req broker.ApprovalRequest, ws workspace.Workspace) *mcp.ElicitParams {
+	target := req.Requirement.Target.String()
+	return &mcp.ElicitParams{
+		Mode:    "form",
+		Message: approvalMessage(req, ws),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				decisionField: map[string]any{
+					"type":        "string",
+					"title":       "Allow network access to " + target + "?",
+					"description": "once: this call only; always: this call and later ones (saves a rule); deny: refuse this call.",
+					"enum":        []string{choiceOnce, choiceAlways, choiceDeny},
+					"enumNames":   []string{"Allow once", "Always allow " + target, "Deny"},
+				},
+			},
+			"required": []string{decisionField},
+		},
+	}
+}
+
+// answerOf maps the user's response onto the broker's answers. Only an
+// accepted form naming once or always approves; an accepted "deny", a
+// decline, a cancel and anything malformed are Deny: the call is refused
+// with not_approved. A nil result (nobody answered) is Unanswered.
+func answerOf(res *mcp.ElicitResult) broker.Answer {
+	if res == nil {
+		return broker.Unanswered
+	}
+	if res.Action != "accept" {
+		return broker.Deny
+	}
+	switch v, _ := res.Content[decisionField].(string); v {
+	case choiceOnce:
+		return broker.Once
+	case choiceAlways:
+		return broker.Always
+	}
+	return broker.Deny
+}
+
+// sessionApprover asks the user of one session by elicitation, synchronously
+// (protocol versions before 2026-07-28). It is built per call: it needs the
+// session of that call.
+type sessionApprover struct {
+	session *mcp.ServerSession
+	ws      workspace.Workspace
+}
+
+// Approve sends the elicitation and waits for the answer. An error (the
+// client failed, the call was cancelled) is returned as such: the broker
+// refuses the call with not_approved.
+func (a *sessionApprover) Approve(ctx context.Context, req broker.ApprovalRequest) (broker.Answer, error) {
+	res, err := a.session.Elicit(ctx, elicitParams(req, a.ws))
+	if err != nil {
+		return broker.Unanswered, fmt.Errorf("elicitation: %w", err)
+	}
+	return answerOf(res), nil
+}
+
+// answeredApprover replays the user's answer carried by a retried call on
+// the multi round-trip protocol. It answers only for the target the
+// question was about; any other requirement is Unanswered.
+type answeredApprover struct {
+	target string
+	res    *mcp.ElicitResult
+}
+
+func (a *answeredApprover) Approve(_ context.Context, req broker.ApprovalRequest) (broker.Answer, error) {
+	if req.Requirement.Target.String() != a.target {
+		return broker.Unanswered, nil
+	}
+	return answerOf(a.res), nil
+}
+
+// answered returns the approver holding the answer of a retried call: the
+// call must carry this server's state for these arguments and workspace,
+// naming the target, and an elicitation result for the approval question.
+func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
+	if c.state == nil || c.state.Target == "" || c.state.Root != ws.Root {
+		return nil, false
+	}
+	r, ok := c.inputResponse(inputApproval)
+	if !ok {
+		return nil, false
+	}
+	res, ok := r.(*mcp.ElicitResult)
+	if !ok {
+		return nil, false
+	}
+	return &answeredApprover{target: c.state.Target, res: res}, true
+}

@@ -1,0 +1,70 @@
+package mcpserver
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// DefaultFetchTimeout is the Timeout of the guarded fetch client when
+// [Options.Egress] does not set one.
+const DefaultFetchTimeout = 30 * time.Second
+
+// Options configure [NewServer] and [Serve]. A nil *Options is the zero
+// value: stdio on os.Stdin/os.Stdout, the workspace root from the client's
+// roots or the current directory, the profile from settings.json, no logs.
+type Options struct {
+	// Root is the --root flag. If set, it is the workspace root for every
+	// call and the client's roots are never asked for. If empty, the root
+	// is the client's first file:// root (MCP roots) when the client
+	// declares roots, else the current directory at startup.
+	Root string
+	// Profile is the --profile flag ("" when unset): an explicit risk
+	// profile that overrides settings.json. An invalid name fails NewServer.
+	Profile string
+
+	// HTTPAddr selects the transport of [Serve]: empty means stdio; else
+	// streamable HTTP on HTTPAddr, which must be a loopback address
+	// ("127.0.0.1:8080", "[::1]:0", "localhost:8080"). Anything else is
+	// refused with [ErrNotLoopback].
+	HTTPAddr string
+	// Listener, if set, is used by [Serve] instead of listening on
+	// HTTPAddr (which may then be empty); its address must be loopback too.
+	// Serve closes it.
+	Listener net.Listener
+	// Ready, if set, is called by [Serve] with the bound HTTP address once
+	// the server accepts connections (useful with port 0).
+	Ready func(addr net.Addr)
+
+	// Stdin and Stdout carry the stdio transport. If nil, os.Stdin and
+	// os.Stdout. Nothing but protocol messages is ever written to Stdout.
+	Stdin  io.Reader
+	Stdout io.Writer
+
+	// Logger receives diagnostics (domain MCP and the broker's and fetch's
+	// domains). It must not write to Stdout. If nil, they are dropped.
+	Logger *slog.Logger
+
+	// Egress configures the one guarded HTTP client the server builds for
+	// the fetch tool (egress.NewClient). If nil, egress defaults with a
+	// Timeout of [DefaultFetchTimeout]. Tests inject a Resolver, Dial and
+	// RootCAs here.
+	Egress *egress.Options
+	// MaxBodyBytes bounds the response body read by fetch (after
+	// decompression). 0 means fetch's default.
+	MaxBodyBytes int64
+
+	// Version is reported as the server's version. "" means "dev".
+	Version string
+
+	// newTool builds the tool for one call; nil means the fetch tool. Tests
+	// set it (export_test.go) to exercise approval without a network.
+	newTool func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool
+}

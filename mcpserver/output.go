@@ -1,0 +1,77 @@
+package mcpserver
+
+import (
+	"encoding/json"
+
+	"github.com/ocfetch/ocfetch/fetch"
+)
+
+// Output is the structured content of a delivered fetch result, as DESIGN.md's
+// MCP contract states it. The page content itself is in the text content
+// only (fetch.Render), so it is not sent twice.
+type Output struct {
+	// Status is the HTTP status of the final response (any status is a
+	// delivered result, as with curl).
+	Status int `json:"status"`
+	// URL is the final URL, after redirects on the approved target.
+	URL string `json:"url"`
+	// Headers is the bounded header summary, names lowercased.
+	Headers map[string]string `json:"headers"`
+	// Format is the format of the content: markdown, text or raw.
+	Format string `json:"format"`
+	// Truncated reports that more content follows; call again with
+	// start_index = NextStartIndex to read on.
+	Truncated bool `json:"truncated"`
+	// NextStartIndex is the start_index of the next window; 0 when nothing
+	// remains.
+	NextStartIndex int `json:"next_start_index"`
+	// Bytes is the number of response body bytes read, after decompression.
+	Bytes int64 `json:"bytes"`
+}
+
+// outputFrom projects the tool's structured result onto [Output]. ok is
+// false for a result that carries no fetch.Output.
+func outputFrom(v any) (Output, bool) {
+	var fo fetch.Output
+	switch o := v.(type) {
+	case fetch.Output:
+		fo = o
+	case *fetch.Output:
+		if o == nil {
+			return Output{}, false
+		}
+		fo = *o
+	default:
+		return Output{}, false
+	}
+	h := fo.Headers
+	if h == nil {
+		h = map[string]string{}
+	}
+	return Output{
+		Status:         fo.Status,
+		URL:            fo.URL,
+		Headers:        h,
+		Format:         string(fo.Format),
+		Truncated:      fo.Truncated,
+		NextStartIndex: fo.NextStartIndex,
+		Bytes:          fo.Bytes,
+	}, true
+}
+
+// outputSchema is the tool's declared output schema: the JSON Schema of
+// [Output]. A test checks real results against it.
+var outputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "status": {"type": "integer", "minimum": 100, "maximum": 999, "description": "HTTP status code of the final response. A 4xx or 5xx status is a delivered result, not an error."},
+    "url": {"type": "string", "description": "Final URL of the response, after redirects on the approved host and port."},
+    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Bounded response header summary (content-type, content-length, location, last-modified, etag, server), names lowercased; absent headers are omitted."},
+    "format": {"type": "string", "enum": ["markdown", "text", "raw"], "description": "Format of the returned content."},
+    "truncated": {"type": "boolean", "description": "True when more content follows: call again with start_index set to next_start_index."},
+    "next_start_index": {"type": "integer", "minimum": 0, "description": "start_index to read on with when truncated; 0 when nothing remains."},
+    "bytes": {"type": "integer", "minimum": 0, "description": "Response body bytes read, after decompression."}
+  },
+  "required": ["status", "url", "headers", "format", "truncated", "next_start_index", "bytes"],
+  "additionalProperties": false
+}`)

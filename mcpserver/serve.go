@@ -1,0 +1,161 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrNotLoopback is returned by [Serve] for an HTTP address that is not a
+// loopback address: the streamable HTTP transport has no authentication, so
+// it is only ever offered to this machine.
+var ErrNotLoopback = errors.New("mcpserver: --http must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT)")
+
+// MaxHTTPRequestBytes bounds one HTTP request body of the streamable
+// transport, as the stdio transport bounds a line (16 MiB): oversized tool
+// arguments then reach the tool and get an error result like on stdio.
+const MaxHTTPRequestBytes = mcp.DefaultMaxLineLength
+
+// Serve builds the server ([NewServer]) and serves it until ctx is done or
+// the client goes away: over stdio when opts.HTTPAddr (and opts.Listener)
+// are empty, else over streamable HTTP on a loopback address. It writes
+// nothing but protocol messages to Stdout; diagnostics go to opts.Logger.
+// A cancelled ctx is a clean end (nil); so is the client closing stdin.
+func Serve(ctx context.Context, opts *Options) error {
+	if opts == nil {
+		opts = &Options{}
+	}
+	ms, err := NewServer(opts)
+	if err != nil {
+		return err
+	}
+	if opts.HTTPAddr == "" && opts.Listener == nil {
+		return serveStdio(ctx, ms, opts)
+	}
+	return serveHTTP(ctx, ms, opts)
+}
+
+func serveStdio(ctx context.Context, ms *mcp.Server, opts *Options) error {
+	// Closing the reader is what unblocks a pending read when the session
+	// ends, so a reader that can be closed is passed as is (os.Stdin too).
+	var in io.ReadCloser = os.Stdin
+	if opts.Stdin != nil {
+		rc, ok := opts.Stdin.(io.ReadCloser)
+		if !ok {
+			rc = io.NopCloser(opts.Stdin)
+		}
+		in = rc
+	}
+	var out io.Writer = os.Stdout
+	if opts.Stdout != nil {
+		out = opts.Stdout
+	}
+	t := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}}
+	err := ms.Run(ctx, t)
+	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return fmt.Errorf("mcpserver: stdio: %w", err)
+}
+
+// LoopbackListen listens on addr, which must name a loopback address:
+// a literal in 127.0.0.0/8 or ::1 (IPv4-mapped forms included), or
+// "localhost", which is taken as 127.0.0.1 without asking DNS. An empty
+// host (all interfaces), any other name or address is [ErrNotLoopback].
+func LoopbackListen(ctx context.Context, addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotLoopback, err)
+	}
+	ip, ok := loopbackHost(host)
+	if !ok {
+		return nil, ErrNotLoopback
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(ip.String(), port))
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: listen: %w", err)
+	}
+	return ln, nil
+}
+
+func loopbackHost(host string) (netip.Addr, bool) {
+	if strings.EqualFold(host, "localhost") {
+		return netip.AddrFrom4([4]byte{127, 0, 0, 1}), true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	ip = ip.Unmap()
+	return ip, ip.IsLoopback()
+}
+
+func isLoopbackAddr(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	ip, ok := netip.AddrFromSlice(tcp.IP)
+	return ok && ip.Unmap().IsLoopback()
+}
+
+func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
+	ln := opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = LoopbackListen(ctx, opts.HTTPAddr); err != nil {
+			return err
+		}
+	}
+	defer ln.Close()
+	if !isLoopbackAddr(ln.Addr()) {
+		return ErrNotLoopback
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
+		Logger:              opts.Logger,
+		MaxRequestBodyBytes: MaxHTTPRequestBytes,
+		// DNS rebinding protection (a non-localhost Host header is
+		// refused) stays on; cross-origin requests from browsers are
+		// refused below.
+	})
+	srv := &http.Server{
+		Handler:           http.NewCrossOriginProtection().Handler(h),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	if opts.Logger != nil {
+		srv.ErrorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if opts.Ready != nil {
+		opts.Ready(ln.Addr())
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("mcpserver: http: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+	}
+	<-errc
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

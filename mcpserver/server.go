@@ -1,0 +1,292 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// ServerName is the MCP implementation name the server reports.
+const ServerName = "ocfetch"
+
+// server holds what every call of one *mcp.Server shares.
+type server struct {
+	opts    Options
+	log     *slog.Logger
+	client  *http.Client
+	newTool func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool
+	// fixed is the workspace of every call when --root is given.
+	fixed *workspace.Workspace
+	// cwd is the fallback workspace: the current directory at startup.
+	cwd   workspace.Workspace
+	roots *rootsCache
+	state *stateSigner
+}
+
+// NewServer returns an MCP server with the one tool, fetch, wired through
+// the broker: every call is prepared, decided (saved rules, then the user by
+// elicitation), run through the guarded egress client and audited exactly as
+// `ocfetch get` does it.
+//
+// It fails when opts.Root is set but is not a directory, when the current
+// directory cannot be used as the fallback root, and when opts.Profile is
+// not a profile name. It never starts a goroutine or touches the network;
+// connect the server with [Serve], [mcp.Server.Run] or [mcp.Server.Connect].
+func NewServer(opts *Options) (*mcp.Server, error) {
+	s, err := newServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.toolInfo()
+	if err != nil {
+		return nil, err
+	}
+	version := s.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	ms := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "ocfetch — least-privilege web fetch", Version: version}, &mcp.ServerOptions{
+		Instructions:            s.instructions(),
+		Logger:                  s.log,
+		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		RootsListChangedHandler: s.roots.changed, //nolint:staticcheck // roots remain the documented source of the workspace root
+	})
+	ms.AddTool(info, s.handle)
+	return ms, nil
+}
+
+func newServer(opts *Options) (*server, error) {
+	s := &server{roots: newRootsCache()}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = diag.Discard()
+	}
+	s.log = diag.For(s.log, diag.DomainMCP)
+	if s.opts.Profile != "" {
+		if _, err := risk.Parse(s.opts.Profile); err != nil {
+			return nil, fmt.Errorf("mcpserver: --profile: %w", err)
+		}
+	}
+	if s.opts.Root != "" {
+		ws, err := workspace.Resolve(s.opts.Root)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: --root: %w", err)
+		}
+		s.fixed = &ws
+	} else {
+		ws, err := workspace.Resolve()
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: fallback root: %w", err)
+		}
+		s.cwd = ws
+	}
+	eo := egress.Options{Timeout: DefaultFetchTimeout}
+	if s.opts.Egress != nil {
+		eo = *s.opts.Egress
+		if eo.Timeout == 0 {
+			eo.Timeout = DefaultFetchTimeout
+		}
+	}
+	if eo.Logger == nil {
+		eo.Logger = s.opts.Logger
+	}
+	s.client = egress.NewClient(&eo)
+	s.newTool = s.opts.newTool
+	if s.newTool == nil {
+		logger := s.opts.Logger
+		maxBody := s.opts.MaxBodyBytes
+		s.newTool = func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool {
+			return fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: p, MaxBodyBytes: maxBody, Logger: logger})
+		}
+	}
+	st, err := newStateSigner()
+	if err != nil {
+		return nil, err
+	}
+	s.state = st
+	return s, nil
+}
+
+// toolInfo builds the MCP description of the tool from the tool's own Info,
+// so the schema a model sees is the one PrepareCall enforces.
+func (s *server) toolInfo() (*mcp.Tool, error) {
+	t := s.newTool(s.cwdOrFixed(), risk.Standard, s.client)
+	info, err := t.Info(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: tool info: %w", err)
+	}
+	return &mcp.Tool{
+		Name:         info.Name,
+		Title:        "Fetch a web page",
+		Description:  info.Description,
+		InputSchema:  info.InputSchema,
+		OutputSchema: outputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:          "Fetch a web page",
+			ReadOnlyHint:   false, // POST is allowed
+			OpenWorldHint:  ptr(true),
+			IdempotentHint: false,
+		},
+	}, nil
+}
+
+func (s *server) cwdOrFixed() workspace.Workspace {
+	if s.fixed != nil {
+		return *s.fixed
+	}
+	return s.cwd
+}
+
+// instructions says which workspace root is in use. They are sent at
+// initialization, before the client's roots can be listed, so without
+// --root they state the rule rather than a path that might change.
+func (s *server) instructions() string {
+	var root string
+	if s.fixed != nil {
+		root = fmt.Sprintf("Workspace root: %s (from --root).", s.fixed.Root)
+	} else {
+		root = fmt.Sprintf("Workspace root: the client's first file:// root (MCP roots) when the client declares roots, else the current directory %s.", s.cwd.Root)
+	}
+	return "ocfetch serves one tool, fetch: a bounded HTTP GET or POST with least privilege. " +
+		"Public hosts need https; each new host:port needs the user's approval (asked by elicitation when the client supports it) or a saved rule (`ocfetch rules allow HOST:PORT`). " +
+		"A refusal is an error result whose text starts with a reason code such as not_approved or https_required; it is final for that call. " +
+		root + " Its .oc_chat/ holds the rules, the local-mode ports, the settings and the audit log."
+}
+
+// handle serves tools/call. Every outcome is a CallToolResult: a refusal or
+// failure is isError with "reason: message", never a protocol error, and a
+// panic below becomes internal_error rather than a dead server.
+func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("tool call panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res, err = errorResult(tool.ErrorResult(refusal.New(refusal.InternalError, "internal error"))), nil
+		}
+	}()
+	c := s.newCall(req)
+	ws, needRoots, rerr := s.workspaceFor(ctx, c)
+	if rerr != nil {
+		return errorResult(tool.ErrorResult(rerr)), nil
+	}
+	if needRoots {
+		return c.inputRequired(inputRoots, &mcp.ListRootsParams{}, callState{})
+	}
+	profile, perr := risk.Resolve(ws, s.opts.Profile)
+	if perr != nil {
+		return errorResult(tool.ErrorResult(perr)), nil
+	}
+	t := s.newTool(ws, profile, s.client)
+	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger}
+
+	switch {
+	case !c.caps.elicitation:
+		b.Approver = broker.NonInteractive()
+	case !c.multiRoundTrip:
+		b.Approver = &sessionApprover{session: req.Session, ws: ws}
+	default:
+		if a, ok := c.answered(ws); ok {
+			b.Approver = a
+			break
+		}
+		// On the multi round-trip protocol the server may not ask
+		// mid-call: the question goes back in the result and the client
+		// calls again with the answer. A dry run of the broker (no audit,
+		// no run) tells whether the question would be asked at all.
+		if ask, ok := s.probe(ctx, b, t, c.args); ok {
+			return c.inputRequired(inputApproval, elicitParams(ask, ws), callState{Root: ws.Root, Target: ask.Requirement.Target.String()})
+		}
+		b.Approver = broker.NonInteractive()
+	}
+	return toCallToolResult(b.Call(ctx, t, c.args)), nil
+}
+
+// probe runs b's decision for args without auditing or running anything and
+// returns the approval request the approver would have been shown, if any.
+func (s *server) probe(ctx context.Context, b *broker.Broker, t tool.Tool, args string) (broker.ApprovalRequest, bool) {
+	var asked *broker.ApprovalRequest
+	dry := &broker.Broker{
+		Workspace: b.Workspace,
+		Profile:   b.Profile,
+		Approver: broker.ApproverFunc(func(_ context.Context, r broker.ApprovalRequest) (broker.Answer, error) {
+			asked = &r
+			return broker.Unanswered, nil
+		}),
+	}
+	dry.Call(ctx, dryRunTool{t}, args)
+	if asked == nil {
+		return broker.ApprovalRequest{}, false
+	}
+	return *asked, true
+}
+
+// dryRunTool prepares like the tool it wraps but never runs.
+type dryRunTool struct{ tool.Tool }
+
+func (dryRunTool) InvokableRun(context.Context, string) (*tool.Result, error) {
+	return &tool.Result{}, nil
+}
+
+// noYesHint is the part of the broker's not_approved hint that only makes
+// sense on the command line.
+const noYesHint = " (or pass --yes to approve this call once)"
+
+// toCallToolResult maps a broker result onto MCP: text content always;
+// structured content and no isError for a delivered response; isError with
+// "reason: message" and the hint for anything else.
+func toCallToolResult(r *tool.Result) *mcp.CallToolResult {
+	if r.IsError {
+		return errorResult(r)
+	}
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Content}}}
+	if o, ok := outputFrom(r.Structured); ok {
+		out.StructuredContent = o
+	}
+	return out
+}
+
+func errorResult(r *tool.Result) *mcp.CallToolResult {
+	reason := r.Reason
+	if reason == "" {
+		reason = refusal.InternalError
+	}
+	hint, _ := strings.CutSuffix(r.Hint, noYesHint)
+	text := string(reason) + ": " + r.Message
+	if hint != "" {
+		text += "\nhint: " + hint
+	}
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		Meta:    mcp.Meta{"ocfetch/reason": string(reason)},
+	}
+}
+
+// argsOf returns the raw arguments as the tool's PrepareCall expects them:
+// absent arguments are an empty object, anything else is passed through
+// untouched for the tool's strict decoder to judge.
+func argsOf(raw json.RawMessage) string {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+func ptr[T any](v T) *T { return &v }
