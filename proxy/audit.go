@@ -1,0 +1,62 @@
+package proxy
+
+import (
+	"context"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/diag"
+)
+
+// AuditTool is the Tool field of the proxy's audit lines.
+const AuditTool = "proxy"
+
+// record writes the audit line of one tunnel or request and logs the one
+// canonical diagnostic line of its decision. The summary is
+// "CONNECT example.com" or "GET example.com": never a path or query.
+func (s *Server) record(x *exchange) {
+	decision := "allow"
+	switch {
+	case x.v.err != nil && x.v.decidedBy == "rule":
+		decision = "deny"
+	case !x.admitted:
+		decision = "refused"
+	}
+	outcome := "ok"
+	if x.outcome != "" {
+		outcome = string(x.outcome)
+	}
+	decidedBy := x.v.decidedBy
+	if decidedBy == "" {
+		decidedBy = "policy"
+	}
+	dur := s.now().Sub(x.start)
+	s.log.Log(context.Background(), diag.L2, "proxy exchange",
+		"summary", x.req.summary(), "decision", decision, "outcome", outcome,
+		"status", x.status, "up", x.up, "down", x.down, "ms", dur.Milliseconds())
+	if s.audit == nil {
+		return
+	}
+	e := audit.Entry{
+		Time:        x.start.UTC(),
+		ExecutionID: x.id.String(),
+		Tool:        AuditTool,
+		Summary:     x.req.summary(),
+		Decision:    decision,
+		DecidedBy:   decidedBy,
+		Rule:        x.v.rule,
+		Outcome:     outcome,
+		Status:      x.status,
+		Bytes:       x.down,
+		BytesUp:     x.up,
+		BytesDown:   x.down,
+		DurationMS:  dur.Milliseconds(),
+	}
+	if x.req.target.Host != "" {
+		req := capability.Network(x.req.target)
+		e.Requirement = &req
+	}
+	if err := s.audit.Append(e); err != nil {
+		s.log.Log(context.Background(), diag.L1, "audit line not written", "err", err)
+	}
+}

@@ -1,0 +1,136 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// serveConn serves one client connection: any number of absolute-form
+// requests (keep-alive), or one CONNECT tunnel. It owns cc and its
+// semaphore token.
+func (s *Server) serveConn(cc *clientConn) {
+	defer func() {
+		cc.close()
+		s.forget(cc)
+		<-s.sem
+		s.wg.Done()
+	}()
+	for first := true; ; first = false {
+		// A new connection must send its head within the handshake
+		// timeout; a kept-alive one may wait IdleTimeout for the next.
+		wait := s.handshake
+		if !first {
+			wait = s.idle
+		}
+		cc.state.Store(stateIdle)
+		if s.closing.Load() {
+			return
+		}
+		cc.c.SetReadDeadline(s.now().Add(wait))
+		req, err := readHead(cc.br, cc.head, s.maxHead)
+		cc.state.Store(stateActive)
+		if err != nil {
+			s.headError(cc, err, first)
+			return
+		}
+		cc.c.SetReadDeadline(time.Time{})
+		if !s.serveRequest(cc, req) {
+			return
+		}
+	}
+}
+
+// headError answers a request head that could not be read: 431 when it was
+// too large, 400 when it was malformed; a connection closed or timed out
+// between requests is simply closed.
+func (s *Server) headError(cc *clientConn, err error, first bool) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, errHeadTooLarge):
+		s.writeRefusal(cc, http.StatusRequestHeaderFieldsTooLarge, headTooLarge(s.maxHead))
+		s.log.Log(context.Background(), diag.L2, "request head too large", "limit", s.maxHead)
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+	case errors.As(err, &ne) && ne.Timeout():
+		if first {
+			s.log.Log(context.Background(), diag.L2, "no request head within the handshake timeout", "timeout", s.handshake)
+		}
+	default:
+		s.writeRefusal(cc, http.StatusBadRequest, refusal.New(refusal.InvalidArguments, "malformed request head").
+			WithHint("send an HTTP/1.1 CONNECT or absolute-form request"))
+		s.log.Log(context.Background(), diag.L2, "malformed request head")
+	}
+}
+
+// writeRefusal answers the client with r (cc.bw bounds the write with a
+// deadline).
+func (s *Server) writeRefusal(cc *clientConn, status int, r *refusal.Error) {
+	writeRefusal(cc.bw, status, r)
+	cc.bw.Flush()
+}
+
+// exchange is what one request or tunnel leaves for its audit line.
+type exchange struct {
+	id       uuid.UUID
+	start    time.Time
+	req      parsedRequest
+	v        verdict
+	status   int
+	up, down int64
+	outcome  refusal.Code // "" when the exchange completed
+	admitted bool
+}
+
+// serveRequest serves one request head and reports whether the connection
+// may carry another request.
+func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool) {
+	x := &exchange{id: uuid.New(), start: s.now()}
+	defer s.record(x)
+
+	p, rerr := parseRequest(req)
+	x.req = p
+	if rerr != nil {
+		x.req.method = sanitizeMethod(req.Method)
+		x.status = statusFor(rerr)
+		x.outcome = rerr.Code
+		s.writeRefusal(cc, x.status, rerr)
+		return false
+	}
+	ctx := s.base
+	x.v = s.admit(ctx, p.target)
+	if x.v.err != nil {
+		x.status = statusFor(x.v.err)
+		x.outcome = x.v.err.Code
+		s.writeRefusal(cc, x.status, x.v.err)
+		return false
+	}
+	x.admitted = true
+	if p.kind == kindConnect {
+		s.tunnel(cc, x)
+		return false
+	}
+	return s.forward(cc, req, x)
+}
+
+// sanitizeMethod returns m if it is a plain token of at most 16 bytes, else
+// "?": an audit line never carries attacker-chosen text.
+func sanitizeMethod(m string) string {
+	if m == "" || len(m) > 16 {
+		return "?"
+	}
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return "?"
+		}
+	}
+	return m
+}

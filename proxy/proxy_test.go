@@ -1,0 +1,536 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
+)
+
+// TestClientThroughProxy drives Go's http.Client through the proxy: https
+// by CONNECT and http in absolute form, for every admission path the
+// contract names.
+func TestClientThroughProxy(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive})
+	site := httptest.NewServer(http.HandlerFunc(echoHandler))
+	defer site.Close()
+	sitePort := localPort(t, site)
+	other := httptest.NewServer(http.HandlerFunc(echoHandler))
+	defer other.Close()
+	otherPort := localPort(t, other)
+
+	w.rule(rules.Allow, publicHost, 443)
+	w.rule(rules.Allow, publicHost, 80)
+	w.rule(rules.Allow, "*.example.test", 443)
+	w.rule(rules.Deny, deniedHost, 443)
+	w.rule(rules.Allow, privateHost, 443)
+	w.rule(rules.Allow, "localhost", sitePort)
+	w.rule(rules.Allow, "127.0.0.1", otherPort)
+	w.rule(rules.Allow, "127.0.0.2", sitePort)
+	w.allowLocal(uint16(sitePort))
+	c := w.client()
+
+	tests := []struct {
+		name       string
+		url        string
+		wantStatus int
+		wantBody   string // prefix; for refusals the one line the proxy wrote
+		wantReason refusal.Code
+	}{
+		{name: "allowed https host through CONNECT", url: "https://" + publicHost + "/", wantStatus: 200, wantBody: "hello from " + publicHost},
+		{name: "allowed http host in absolute form", url: "http://" + publicHost + "/", wantStatus: 200, wantBody: "hello from " + publicHost},
+		{name: "loopback through local mode", url: "http://localhost:" + strconv.Itoa(sitePort) + "/", wantStatus: 200, wantBody: "hello from localhost:" + strconv.Itoa(sitePort)},
+		{name: "denied host", url: "http://" + deniedHost + ":443/", wantStatus: 403, wantReason: refusal.DeniedByRule,
+			wantBody: "ocfetch: denied_by_rule: denied.example.test:443 is denied by the rule"},
+		{name: "uncovered host", url: uncoveredURL, wantStatus: 403, wantReason: refusal.NotApproved,
+			wantBody: "ocfetch: not_approved: uncovered.test:80 is not covered by a saved rule, and the proxy accepts saved rules only (hint: allow it with: ocfetch rules allow uncovered.test:80)"},
+		{name: "loopback port not in the allowlist", url: "http://127.0.0.1:" + strconv.Itoa(otherPort) + "/", wantStatus: 403, wantReason: refusal.LocalPortNotAllowed},
+		{name: "127.0.0.2 is not a local-mode host", url: "http://127.0.0.2:" + strconv.Itoa(sitePort) + "/", wantStatus: 403, wantReason: refusal.AddressNotPublic},
+		{name: "a name that resolves to a private address", url: "http://" + privateHost + ":443/", wantStatus: 403, wantReason: refusal.AddressNotPublic},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := c.Get(tc.url)
+			if err != nil {
+				t.Fatalf("GET %s: %v", tc.url, err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status: got %d; want %d (body %q)", resp.StatusCode, tc.wantStatus, body)
+			}
+			if got := refusal.Code(resp.Header.Get(ReasonHeader)); got != tc.wantReason {
+				t.Errorf("%s: got %q; want %q", ReasonHeader, got, tc.wantReason)
+			}
+			if !strings.HasPrefix(string(body), tc.wantBody) {
+				t.Errorf("body: got %q; want prefix %q", body, tc.wantBody)
+			}
+			if tc.wantReason != "" && strings.Count(string(body), "\n") != 1 {
+				t.Errorf("refusal body %q is not one line", body)
+			}
+		})
+	}
+	// https refusals arrive as a failed CONNECT: Go reports the status.
+	for _, host := range []string{deniedHost, "uncovered.test", privateHost} {
+		t.Run("CONNECT refused for "+host, func(t *testing.T) {
+			_, err := c.Get("https://" + host + "/")
+			if err == nil || !strings.Contains(err.Error(), "Forbidden") {
+				t.Errorf("GET https://%s/: got %v; want a 403 Forbidden from the proxy", host, err)
+			}
+		})
+	}
+	for _, a := range w.dials.list() {
+		switch a {
+		case publicAddr + ":443", publicAddr + ":80", "127.0.0.1:" + strconv.Itoa(sitePort):
+		default:
+			t.Errorf("the guard dialled %s; only the admitted targets may be dialled", a)
+		}
+	}
+}
+
+// TestRefusals checks the proxy's own answers, raw, for requests a client
+// library would not send.
+func TestRefusals(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Standard, tune: func(o *Options) { o.MaxHeaderBytes = 4 << 10 }})
+	w.rule(rules.Allow, "localhost", 8080)
+	tests := []struct {
+		name       string
+		head       string
+		wantStatus int
+		wantReason refusal.Code
+	}{
+		{"local mode needs the permissive profile", connectHead("localhost:8080"), 403, refusal.LocalProfileNotPermissive},
+		{"CONNECT without a port", connectHead(publicHost), 400, refusal.InvalidArguments},
+		{"CONNECT with a path", "CONNECT example.test:443/x HTTP/1.1\r\nHost: x\r\n\r\n", 400, refusal.InvalidArguments},
+		{"CONNECT with a non-canonical IPv4 host", connectHead("127.1:443"), 400, refusal.InvalidHost},
+		{"CONNECT to the IPv4-mapped loopback", connectHead("[::ffff:127.0.0.1]:8080"), 403, refusal.AddressNotPublic},
+		{"CONNECT to the metadata address", connectHead("169.254.169.254:80"), 403, refusal.AddressNotPublic},
+		{"origin-form request", "GET /secret?q=1 HTTP/1.1\r\nHost: example.test\r\n\r\n", 400, refusal.InvalidArguments},
+		{"https in absolute form", "GET https://example.test/secret HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed},
+		{"ftp in absolute form", "GET ftp://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed},
+		{"credentials in the URL", "GET http://u:p@example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.CredentialsInURL},
+		{"malformed head", "NOT A REQUEST\r\n\r\n", 400, refusal.InvalidArguments},
+		{"head too large", "GET http://example.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n", 431, refusal.InvalidArguments},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := w.raw(tc.head)
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status: got %d; want %d (body %q)", resp.StatusCode, tc.wantStatus, body)
+			}
+			if got := refusal.Code(resp.Header.Get(ReasonHeader)); got != tc.wantReason {
+				t.Errorf("%s: got %q; want %q", ReasonHeader, got, tc.wantReason)
+			}
+			if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, "text/plain") {
+				t.Errorf("Content-Type: got %q; want text/plain", got)
+			}
+			if !strings.HasPrefix(body, "ocfetch: "+string(tc.wantReason)+": ") || strings.Count(body, "\n") != 1 {
+				t.Errorf("body: got %q; want one line starting %q", body, "ocfetch: "+string(tc.wantReason)+": ")
+			}
+			if strings.Contains(body, "secret") {
+				t.Errorf("body %q quotes the request's path", body)
+			}
+		})
+	}
+	if got := w.dials.list(); len(got) != 0 {
+		t.Errorf("refused requests dialled %v; want no dial", got)
+	}
+	for _, e := range w.waitAudit(len(tests) - 2) { // a malformed or oversized head has no audit line
+		if strings.Contains(e.Summary, "secret") || strings.Contains(e.Summary, "/") {
+			t.Errorf("audit summary %q carries a path", e.Summary)
+		}
+		if e.Decision == "allow" {
+			t.Errorf("audit line %+v: got decision allow for a refused request", e)
+		}
+	}
+}
+
+// TestRulesReadPerRequest: rules.json and local_fetch.json are read on every
+// request, and a corrupt rules file fails closed.
+func TestRulesReadPerRequest(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive})
+	site := httptest.NewServer(http.HandlerFunc(echoHandler))
+	defer site.Close()
+	port := localPort(t, site)
+	target := "localhost:" + strconv.Itoa(port)
+	get := func() (int, refusal.Code) {
+		resp, _ := w.raw("GET http://" + target + "/ HTTP/1.1\r\nHost: " + target + "\r\nConnection: close\r\n\r\n")
+		return resp.StatusCode, refusal.Code(resp.Header.Get(ReasonHeader))
+	}
+	type result struct {
+		Status int
+		Reason refusal.Code
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   result
+	}{
+		{"no allowlist", func() {}, result{403, refusal.LocalAllowlistMissing}},
+		{"port allowlisted, no rule", func() { w.allowLocal(uint16(port)) }, result{403, refusal.NotApproved}},
+		{"rule saved", func() { w.rule(rules.Allow, "localhost", port) }, result{200, ""}},
+		{"port revoked", func() { w.allowLocal(1) }, result{403, refusal.LocalPortNotAllowed}},
+		{"port back, rules file corrupt", func() {
+			w.allowLocal(uint16(port))
+			if err := os.WriteFile(w.ws.RulesPath(), []byte("{not json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, result{403, refusal.RulesInvalid}},
+	}
+	for _, st := range steps {
+		st.change()
+		status, reason := get()
+		if diff := cmp.Diff(st.want, result{status, reason}); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", st.name, diff)
+		}
+	}
+}
+
+// TestForwardHeaders: absolute-form forwarding strips hop-by-hop headers
+// and Proxy-Authorization, sets Host from the checked target, streams a
+// body both ways, passes redirects through, and keeps the connection alive.
+func TestForwardHeaders(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Standard})
+	w.rule(rules.Allow, publicHost, 80)
+	c, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	br := newReader(c)
+
+	io.WriteString(c, "POST http://EXAMPLE.test/echo?x=1 HTTP/1.1\r\nHost: evil.test\r\n"+
+		"Proxy-Authorization: Basic c2VjcmV0\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\nX-Keep: 1\r\n"+
+		"Content-Length: 5\r\n\r\nhello")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	got := map[string]string{
+		"status": resp.Status, "body": string(body),
+		"host": resp.Header.Get("X-Got-Host"), "proxy-authorization": resp.Header.Get("X-Got-Proxy-Authorization"),
+		"x-hop": resp.Header.Get("X-Got-Custom-Hop"), "x-keep": resp.Header.Get("X-Got-Keep"),
+	}
+	want := map[string]string{
+		"status": "200 OK", "body": "hello", "host": publicHost, "proxy-authorization": "", "x-hop": "", "x-keep": "1",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("forwarded request (-want +got)\n%s", diff)
+	}
+
+	// Same connection: a redirect is passed through, not followed.
+	io.WriteString(c, "GET http://example.test/redirect HTTP/1.1\r\nHost: example.test\r\n\r\n")
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("second request on a kept-alive connection: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "http://elsewhere.test/" {
+		t.Errorf("redirect: got %d Location %q; want 302 to http://elsewhere.test/", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	es := w.waitAudit(2)
+	if len(es) != 2 {
+		t.Fatalf("audit: got %d lines; want 2", len(es))
+	}
+	type line struct {
+		Summary, Decision, DecidedBy, Rule, Outcome string
+		Status                                      int
+		Up                                          int64
+	}
+	gotLines := []line{}
+	for _, e := range es {
+		gotLines = append(gotLines, line{e.Summary, e.Decision, e.DecidedBy, e.Rule, e.Outcome, e.Status, e.BytesUp})
+	}
+	wantLines := []line{
+		{"POST example.test", "allow", "rule", "allow example.test:80", "ok", 200, 5},
+		{"GET example.test", "allow", "rule", "allow example.test:80", "ok", 302, 0},
+	}
+	if diff := cmp.Diff(wantLines, gotLines); diff != "" {
+		t.Errorf("audit lines (-want +got)\n%s", diff)
+	}
+	if es[0].BytesDown != 5 {
+		t.Errorf("audit BytesDown: got %d; want 5", es[0].BytesDown)
+	}
+}
+
+// TestTunnelAudit: a tunnel is one audit line with bytes each way.
+func TestTunnelAudit(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	go func() { // an echo server that closes after "bye"
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 3)
+		io.ReadFull(c, b)
+		io.WriteString(c, "hello, tunnel")
+	}()
+	w.allowLocal(uint16(port))
+	w.rule(rules.Allow, "127.0.0.1", port)
+
+	c, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	// The first bytes follow the CONNECT head without waiting for the 200.
+	io.WriteString(c, connectHead("127.0.0.1:"+strconv.Itoa(port))+"bye")
+	br := newReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: got %v, %v; want 200", resp, err)
+	}
+	rest, _ := io.ReadAll(br)
+	if string(rest) != "hello, tunnel" {
+		t.Errorf("through the tunnel: got %q; want %q", rest, "hello, tunnel")
+	}
+	c.Close()
+	es := w.waitAudit(1)
+	if len(es) != 1 {
+		t.Fatalf("audit: got %d lines; want 1", len(es))
+	}
+	e := es[0]
+	got := []any{e.Tool, e.Summary, e.Decision, e.Outcome, e.Status, e.BytesUp, e.BytesDown, e.Requirement.Target.Port}
+	want := []any{"proxy", "CONNECT 127.0.0.1", "allow", "ok", 200, int64(3), int64(13), uint16(port)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audit line (-want +got)\n%s", diff)
+	}
+}
+
+// TestConcurrencyCap: past MaxConcurrent the proxy answers 503
+// too_many_connections, and serves again once a connection ends.
+func TestConcurrencyCap(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive, tune: func(o *Options) { o.MaxConcurrent = 2 }})
+	// Two connections that have not sent a head yet hold both tokens.
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", w.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		defer c.Close()
+	}
+	waitFor(t, func() bool { return len(w.srv.sem) == 2 })
+	resp, body := w.raw(connectHead(publicHost + ":443"))
+	if resp.StatusCode != 503 || resp.Header.Get(ReasonHeader) != string(refusal.TooManyConnections) {
+		t.Errorf("past the cap: got %d %q %q; want 503 too_many_connections", resp.StatusCode, resp.Header.Get(ReasonHeader), body)
+	}
+	held[0].Close()
+	waitFor(t, func() bool { return len(w.srv.sem) == 1 })
+	resp, _ = w.raw(connectHead(publicHost + ":443"))
+	if resp.StatusCode != 403 {
+		t.Errorf("after a connection ended: got %d; want 403 (served, not approved)", resp.StatusCode)
+	}
+}
+
+// TestTimeouts: a client that sends no head is dropped after the handshake
+// timeout; a tunnel on which nothing moves is closed after the idle
+// timeout, while one that trickles stays open.
+func TestTimeouts(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive, tune: func(o *Options) {
+		o.HandshakeTimeout = 100 * time.Millisecond
+		o.IdleTimeout = 200 * time.Millisecond
+	}})
+	t.Run("handshake", func(t *testing.T) {
+		c, err := net.Dial("tcp", w.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		start := time.Now()
+		n, err := c.Read(make([]byte, 1))
+		if n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("silent client: got %d, %v; want the proxy to close the connection", n, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("closed after %v; want about the handshake timeout", d)
+		}
+	})
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	w.allowLocal(uint16(port))
+	w.rule(rules.Allow, "localhost", port)
+	upstream := make(chan net.Conn, 2)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			upstream <- c
+		}
+	}()
+	open := func(t *testing.T) (net.Conn, net.Conn) {
+		c, err := net.Dial("tcp", w.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, connectHead("localhost:"+strconv.Itoa(port)))
+		resp, err := http.ReadResponse(newReader(c), &http.Request{Method: http.MethodConnect})
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("CONNECT: %v %v", resp, err)
+		}
+		return c, <-upstream
+	}
+	t.Run("idle tunnel", func(t *testing.T) {
+		c, up := open(t)
+		defer c.Close()
+		defer up.Close()
+		start := time.Now()
+		n, err := c.Read(make([]byte, 1))
+		if n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("idle tunnel: got %d, %v; want closed by the proxy", n, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("closed after %v; want about twice the idle timeout at most", d)
+		}
+	})
+	t.Run("trickling tunnel", func(t *testing.T) {
+		c, up := open(t)
+		defer c.Close()
+		defer up.Close()
+		// One byte every 50 ms for 8 idle periods, one direction only.
+		buf := make([]byte, 1)
+		for i := range 32 {
+			if _, err := up.Write([]byte{'x'}); err != nil {
+				t.Fatalf("write %d: %v", i, err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Fatalf("byte %d after %d idle periods: %v; a busy tunnel must stay open", i, i/4, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
+
+// TestShutdown: Shutdown closes the listener and idle connections at
+// once, lets an active tunnel run until its context ends, then closes it.
+func TestShutdown(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	w.allowLocal(uint16(port))
+	w.rule(rules.Allow, "localhost", port)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			defer c.Close()
+			io.Copy(io.Discard, c)
+		}
+	}()
+	idle, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	tun, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tun.Close()
+	tun.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(tun, connectHead("localhost:"+strconv.Itoa(port)))
+	if resp, err := http.ReadResponse(newReader(tun), &http.Request{Method: http.MethodConnect}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = w.srv.Shutdown(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown with an active tunnel: got %v; want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("Shutdown returned after %v; want it to wait for the active tunnel", d)
+	}
+	for name, c := range map[string]net.Conn{"idle": idle, "tunnel": tun} {
+		c.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("%s connection after Shutdown: got %v; want closed", name, err)
+		}
+	}
+	if _, err := net.DialTimeout("tcp", w.addr, time.Second); err == nil {
+		t.Errorf("dial after Shutdown: got a connection; want the listener closed")
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	tests := []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:8080", true},
+		{"127.9.9.9:0", true},
+		{"[::1]:0", true},
+		{"localhost:0", true},
+		{"0.0.0.0:8080", false},
+		{":8080", false},
+		{"[::]:8080", false},
+		{"192.168.1.10:8080", false},
+		{"[::ffff:10.0.0.1]:80", false},
+		{"example.com:80", false},
+		{"127.0.0.1", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.addr, func(t *testing.T) {
+			err := CheckListenAddr(tc.addr)
+			if (err == nil) != tc.ok {
+				t.Errorf("CheckListenAddr(%q): got %v; want ok=%v", tc.addr, err, tc.ok)
+			}
+		})
+	}
+	s, err := New(&Options{Workspace: newWorkspace(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ListenAndServe("0.0.0.0:0"); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("ListenAndServe(0.0.0.0:0): got %v; want ErrNotLoopback", err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

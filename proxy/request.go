@@ -1,0 +1,183 @@
+package proxy
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// errHeadTooLarge is returned by a [headLimitReader] past its limit.
+var errHeadTooLarge = errors.New("request head too large")
+
+// headLimitReader lets at most n bytes through while a request head is read,
+// then is lifted (n = math.MaxInt64) for the body or the tunnel.
+type headLimitReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *headLimitReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// readHead reads one request head through the size limit. limit bytes may
+// be read in all; the 4 KiB of slack allows for the bufio.Reader reading a
+// little of the body in the same read as the end of the head.
+func readHead(br *bufio.Reader, lim *headLimitReader, limit int) (*http.Request, error) {
+	lim.n = int64(limit) + int64(br.Size())
+	req, err := http.ReadRequest(br)
+	lim.n = math.MaxInt64
+	if err != nil {
+		if errors.Is(err, errHeadTooLarge) {
+			return nil, errHeadTooLarge
+		}
+		return nil, err
+	}
+	return req, nil
+}
+
+// kind is what a request asks of the proxy.
+type kind int
+
+const (
+	kindConnect kind = iota // CONNECT host:port: a tunnel
+	kindForward             // absolute-form http:// request
+)
+
+// parsedRequest is a request head reduced to what policy needs.
+type parsedRequest struct {
+	kind   kind
+	method string
+	target capability.Target
+}
+
+// summary is the audit summary: "<METHOD> <host>", never a path or query.
+// A request whose target could not be parsed reads "GET -".
+func (p parsedRequest) summary() string {
+	if p.target.Host == "" {
+		return p.method + " -"
+	}
+	return p.method + " " + p.target.Host
+}
+
+// parseRequest validates a request head read by the proxy and returns its
+// target. It accepts exactly two forms:
+//
+//   - CONNECT with an authority-form target "host:port" (the port is
+//     required, no path, no userinfo): a tunnel;
+//   - an absolute-form "http://host[:port]/path" request with any other
+//     method, without userinfo: forwarded. An "https://" absolute-form
+//     request is refused (clients tunnel https with CONNECT, and the proxy
+//     does not originate TLS for them), and so is an origin-form request
+//     ("GET /path"): this is a proxy, not an origin server.
+//
+// The host is normalised with capability.ParseTarget, as rules and the
+// dialer see it. Errors are *refusal.Error values whose messages name at
+// most the method, scheme and a sanitized host — never a path or query.
+func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
+	if req.Method == http.MethodConnect {
+		return parseConnect(req.RequestURI)
+	}
+	u := req.URL
+	if u == nil || !u.IsAbs() || u.Host == "" {
+		return parsedRequest{}, refusal.Newf(refusal.InvalidArguments,
+			"%s request is not in absolute form; this is a proxy", capability.Sanitize(req.Method)).
+			WithHint("send http:// URLs in absolute form, or https through CONNECT (set HTTP_PROXY and HTTPS_PROXY)")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+	case "https":
+		return parsedRequest{}, refusal.Newf(refusal.SchemeNotAllowed,
+			"https:// absolute-form requests are not forwarded; the proxy tunnels https with CONNECT").
+			WithHint("let the client use CONNECT for https (set HTTPS_PROXY)")
+	default:
+		return parsedRequest{}, refusal.Newf(refusal.SchemeNotAllowed,
+			"scheme %q is not forwarded; only http:// requests and CONNECT tunnels are", capability.Sanitize(u.Scheme)).
+			WithHint("use http:// or https:// URLs")
+	}
+	if u.User != nil {
+		return parsedRequest{}, refusal.New(refusal.CredentialsInURL,
+			"the request URL carries credentials (user:pass@)").
+			WithHint("send credentials in a header, not in the URL")
+	}
+	t, err := capability.ParseTarget(u.Host, 80)
+	if err != nil {
+		return parsedRequest{}, invalidHost(err)
+	}
+	return parsedRequest{kind: kindForward, method: req.Method, target: t}, nil
+}
+
+func parseConnect(authority string) (parsedRequest, *refusal.Error) {
+	if authority == "" || strings.ContainsAny(authority, "/@?#") {
+		return parsedRequest{}, refusal.New(refusal.InvalidArguments,
+			"CONNECT target is not host:port").
+			WithHint("CONNECT takes host:port, e.g. CONNECT example.com:443")
+	}
+	// A port is required: ParseTarget with default port 0 refuses a
+	// target without one.
+	t, err := capability.ParseTarget(authority, 0)
+	if err != nil {
+		return parsedRequest{}, invalidHost(err)
+	}
+	return parsedRequest{kind: kindConnect, method: http.MethodConnect, target: t}, nil
+}
+
+// invalidHost turns a capability parse error into a refusal. capability's
+// errors quote the host only sanitized and cut, so their text is safe.
+func invalidHost(err error) *refusal.Error {
+	code := refusal.InvalidArguments
+	if errors.Is(err, capability.ErrInvalidHost) {
+		code = refusal.InvalidHost
+	}
+	return refusal.Newf(code, "target: %s", err.Error()).
+		WithHint("name the target as host:port with a valid host name or IP address").Wrap(err)
+}
+
+// hopHeaders are removed from a forwarded request and from its response
+// (RFC 9110 §7.6.1), with Proxy-Authorization and Proxy-Authenticate,
+// which are for this proxy and must not travel on.
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// removeHopHeaders deletes the hop-by-hop headers of h, including every
+// header named in its Connection header.
+func removeHopHeaders(h http.Header) {
+	for _, v := range h.Values("Connection") {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+}
+
+// hostHeader is the Host header for target: the host, bracketed if IPv6,
+// with the port unless it is http's 80.
+func hostHeader(t capability.Target) string {
+	if t.Port == 80 {
+		if strings.Contains(t.Host, ":") {
+			return "[" + t.Host + "]"
+		}
+		return t.Host
+	}
+	return t.String()
+}

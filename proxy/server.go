@@ -1,0 +1,435 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// Defaults for the zero values of [Options].
+const (
+	DefaultMaxConcurrent    = 256
+	DefaultMaxHeaderBytes   = 32 << 10
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultIdleTimeout      = 2 * time.Minute
+	DefaultDialTimeout      = 15 * time.Second
+)
+
+// ErrNotLoopback is returned by [Server.ListenAndServe] and [Server.Serve]
+// for a listen address that is not a loopback address: the proxy is for the
+// shells of this machine only.
+var ErrNotLoopback = errors.New("proxy: listen address is not loopback")
+
+// ErrServerClosed is returned by [Server.Serve] and [Server.ListenAndServe]
+// after [Server.Shutdown] or [Server.Close].
+var ErrServerClosed = errors.New("proxy: server closed")
+
+// Options configure a [Server]. The zero value of every field but Workspace
+// is usable.
+type Options struct {
+	// Workspace is the project whose rules.json, local_fetch.json and
+	// audit.jsonl the proxy uses. Both files are read on every request.
+	Workspace workspace.Workspace
+
+	// Profile is the risk profile, resolved once by the caller (flag, else
+	// settings.json). Local mode needs [risk.Permissive]; the zero value
+	// admits no loopback target.
+	Profile risk.Profile
+
+	// Guard dials every upstream connection. If nil, egress.NewGuard(nil)
+	// is used: the system resolver, public addresses only.
+	Guard *egress.Guard
+
+	// Audit receives one line per tunnel or request. If nil, nothing is
+	// audited (the CLI passes audit.Open(ws)).
+	Audit *audit.Log
+
+	// Logger receives diagnostics (domain PROXY). If nil, they are
+	// discarded.
+	Logger *slog.Logger
+
+	// MaxConcurrent caps the connections served at once; a client past the
+	// cap gets 503 with X-Ocfetch-Reason: too_many_connections. If 0,
+	// [DefaultMaxConcurrent].
+	MaxConcurrent int
+
+	// MaxHeaderBytes bounds a request head (request line and headers), and
+	// an upstream response head. If 0, [DefaultMaxHeaderBytes].
+	MaxHeaderBytes int
+
+	// HandshakeTimeout bounds the time to read a request head. If 0,
+	// [DefaultHandshakeTimeout].
+	HandshakeTimeout time.Duration
+
+	// IdleTimeout closes a tunnel or a keep-alive connection on which no
+	// byte moved in either direction for this long. If 0,
+	// [DefaultIdleTimeout].
+	IdleTimeout time.Duration
+
+	// DialTimeout bounds connecting upstream (and, for absolute-form
+	// requests, waiting for the response head). If 0, [DefaultDialTimeout].
+	DialTimeout time.Duration
+}
+
+// Server is the egress proxy. Create it with [New]; it is safe for
+// concurrent use and serves any number of loopback listeners.
+type Server struct {
+	ws        workspace.Workspace
+	profile   risk.Profile
+	guard     *egress.Guard
+	audit     *audit.Log
+	log       *slog.Logger
+	maxHead   int
+	handshake time.Duration
+	idle      time.Duration
+	dialTO    time.Duration
+
+	transport *http.Transport
+	sem       chan struct{} // one token per connection being served
+	refusers  chan struct{} // bounds the goroutines answering 503
+	wg        sync.WaitGroup
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{}
+	conns     map[*clientConn]struct{}
+	closing   atomic.Bool
+	done      chan struct{}
+
+	// base is the parent context of every upstream dial and request; Close
+	// cancels it.
+	base       context.Context
+	cancelBase context.CancelFunc
+
+	// now is the clock; tests may replace it.
+	now func() time.Time
+}
+
+// New returns a server for opts. It does no I/O.
+func New(opts *Options) (*Server, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Workspace.Root == "" {
+		return nil, errors.New("proxy: Options.Workspace is required")
+	}
+	s := &Server{
+		ws:        opts.Workspace,
+		profile:   opts.Profile,
+		guard:     opts.Guard,
+		audit:     opts.Audit,
+		log:       opts.Logger,
+		maxHead:   orInt(opts.MaxHeaderBytes, DefaultMaxHeaderBytes),
+		handshake: orDur(opts.HandshakeTimeout, DefaultHandshakeTimeout),
+		idle:      orDur(opts.IdleTimeout, DefaultIdleTimeout),
+		dialTO:    orDur(opts.DialTimeout, DefaultDialTimeout),
+		listeners: map[net.Listener]struct{}{},
+		conns:     map[*clientConn]struct{}{},
+		done:      make(chan struct{}),
+		now:       time.Now,
+	}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	if s.guard == nil {
+		s.guard = egress.NewGuard(nil)
+	}
+	s.log = diag.For(s.log, diag.DomainProxy)
+	s.sem = make(chan struct{}, orInt(opts.MaxConcurrent, DefaultMaxConcurrent))
+	s.refusers = make(chan struct{}, 64)
+	s.transport = s.newTransport()
+	return s, nil
+}
+
+func orInt(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func orDur(v, d time.Duration) time.Duration {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// ListenAndServe listens on addr, which must be a loopback address with a
+// port ("127.0.0.1:8080", "[::1]:0", "localhost:0"), and serves until
+// [Server.Shutdown]. A non-loopback address is refused with an error
+// wrapping [ErrNotLoopback] before anything is bound.
+func (s *Server) ListenAndServe(addr string) error {
+	if err := CheckListenAddr(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("proxy: listen %s: %w", addr, err)
+	}
+	return s.Serve(ln)
+}
+
+// CheckListenAddr reports whether addr ("host:port") names a loopback
+// address: an IP in 127.0.0.0/8 or ::1, or the name localhost. It returns an
+// error wrapping [ErrNotLoopback] otherwise.
+func CheckListenAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("proxy: listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
+		return fmt.Errorf("%w: %q (use 127.0.0.1:PORT)", ErrNotLoopback, addr)
+	}
+	return nil
+}
+
+// Serve accepts connections on ln until [Server.Shutdown] or [Server.Close],
+// then returns [ErrServerClosed]. ln must be bound to a loopback address;
+// otherwise Serve closes it and returns an error wrapping [ErrNotLoopback].
+func (s *Server) Serve(ln net.Listener) error {
+	if ap, err := netip.ParseAddrPort(ln.Addr().String()); err != nil || !ap.Addr().Unmap().IsLoopback() {
+		ln.Close()
+		return fmt.Errorf("%w: %s", ErrNotLoopback, ln.Addr())
+	}
+	if !s.trackListener(ln, true) {
+		ln.Close()
+		return ErrServerClosed
+	}
+	defer s.trackListener(ln, false)
+	s.log.Info("proxy listening", "addr", ln.Addr().String())
+
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return ErrServerClosed
+			}
+			if retryableAccept(err) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept failed; retrying", "err", err, "backoff", backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			return fmt.Errorf("proxy: accept: %w", err)
+		}
+		backoff = 0
+		select {
+		case s.sem <- struct{}{}:
+		default:
+			s.refuseBusy(c)
+			continue
+		}
+		cc := s.newClientConn(c)
+		if cc == nil { // shutting down
+			<-s.sem
+			c.Close()
+			continue
+		}
+		s.wg.Add(1)
+		go s.serveConn(cc)
+	}
+}
+
+// retryableAccept reports whether an accept error is one after which the
+// loop should back off and retry: running out of descriptors or buffers, or
+// a connection aborted before it was accepted.
+func retryableAccept(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM) ||
+		errors.Is(err, syscall.ECONNABORTED)
+}
+
+func (s *Server) trackListener(ln net.Listener, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.closing.Load() {
+			return false
+		}
+		s.listeners[ln] = struct{}{}
+	} else {
+		delete(s.listeners, ln)
+	}
+	return true
+}
+
+// connection states, for Shutdown: an idle connection is waiting for a
+// request and may be closed at once; an active one is given until the
+// Shutdown context ends.
+const (
+	stateIdle int32 = iota
+	stateActive
+)
+
+// clientConn is one accepted connection.
+type clientConn struct {
+	c     net.Conn
+	head  *headLimitReader
+	br    *bufio.Reader
+	bw    *bufio.Writer
+	state atomic.Int32
+
+	mu       sync.Mutex
+	upstream net.Conn // the tunnel's upstream, closed with c on force close
+	closed   bool
+}
+
+func (s *Server) newClientConn(c net.Conn) *clientConn {
+	head := &headLimitReader{r: c}
+	cc := &clientConn{c: c, head: head, br: bufio.NewReaderSize(head, 4<<10), bw: bufio.NewWriterSize(&deadlineWriter{c: c, idle: s.idle, now: s.now}, 4<<10)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return nil
+	}
+	s.conns[cc] = struct{}{}
+	return cc
+}
+
+// setUpstream records the tunnel's upstream; it reports false (and the
+// caller must close up) when the connection was force-closed meanwhile.
+func (cc *clientConn) setUpstream(up net.Conn) bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.closed {
+		return false
+	}
+	cc.upstream = up
+	return true
+}
+
+// close closes the client connection and the tunnel's upstream, if any. It
+// is safe to call more than once and from any goroutine.
+func (cc *clientConn) close() {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.closed {
+		return
+	}
+	cc.closed = true
+	cc.c.Close()
+	if cc.upstream != nil {
+		cc.upstream.Close()
+	}
+}
+
+// Shutdown stops the server: it closes every listener and every
+// connection waiting for a request at once, then waits for active tunnels
+// and requests to finish until ctx is done, when it closes them too. It
+// returns once every connection goroutine has exited: ctx.Err() if it had
+// to force them, else nil.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.beginClose()
+	ticker := time.NewTicker(10 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		if s.closeIdle() == 0 {
+			s.wg.Wait()
+			s.transport.CloseIdleConnections()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			s.Close()
+			return ctx.Err()
+		case <-ticker.C:
+		}
+	}
+}
+
+// Close closes every listener and connection at once and waits for their
+// goroutines to exit.
+func (s *Server) Close() error {
+	s.beginClose()
+	s.cancelBase()
+	s.mu.Lock()
+	for cc := range s.conns {
+		cc.close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.transport.CloseIdleConnections()
+	return nil
+}
+
+func (s *Server) beginClose() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Swap(true) {
+		return
+	}
+	close(s.done)
+	for ln := range s.listeners {
+		ln.Close()
+	}
+}
+
+// closeIdle closes the connections waiting for a request and returns how
+// many connections remain.
+func (s *Server) closeIdle() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for cc := range s.conns {
+		if cc.state.Load() == stateIdle {
+			cc.close()
+		}
+	}
+	return len(s.conns)
+}
+
+func (s *Server) forget(cc *clientConn) {
+	s.mu.Lock()
+	delete(s.conns, cc)
+	s.mu.Unlock()
+}
+
+// refuseBusy answers a connection past MaxConcurrent with 503
+// too_many_connections. It reads the request head first (bounded in time
+// and size) so that the client, which is still writing it, sees the answer
+// rather than a reset. At most cap(s.refusers) such answers run at once;
+// past that the connection is closed without one.
+func (s *Server) refuseBusy(c net.Conn) {
+	select {
+	case s.refusers <- struct{}{}:
+	default:
+		c.Close()
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.refusers }()
+		defer c.Close()
+		deadline := time.Now().Add(min(s.handshake, time.Second))
+		c.SetDeadline(deadline)
+		head := &headLimitReader{r: c, n: int64(s.maxHead)}
+		req, err := http.ReadRequest(bufio.NewReaderSize(head, 4<<10))
+		method := ""
+		if err == nil {
+			method = req.Method
+		}
+		r := tooManyConnections(cap(s.sem))
+		bw := bufio.NewWriterSize(c, 512)
+		writeRefusal(bw, http.StatusServiceUnavailable, r)
+		bw.Flush()
+		s.log.Warn("connection refused: too many connections", "limit", cap(s.sem), "method", method)
+	}()
+}

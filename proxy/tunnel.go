@@ -1,0 +1,189 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ocfetch/ocfetch/diag"
+)
+
+// tunnelChunk is how many bytes one splice call may move before the copy
+// loop regains control to count them and refresh deadlines.
+const tunnelChunk = 1 << 20
+
+// bufPool holds the copy buffers of tunnels between connections that are not
+// both plain TCP (where the kernel splices and no buffer is needed).
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// tunnel serves an admitted CONNECT: it dials the target through the guard,
+// answers "200 Connection established" and copies bytes both ways until
+// both sides have closed, one side fails, or no byte moved either way for
+// the idle timeout. It returns with both connections closed and no
+// goroutine left behind.
+func (s *Server) tunnel(cc *clientConn, x *exchange) {
+	target := x.req.target.String()
+	dctx, cancel := context.WithTimeout(x.v.ctx, s.dialTO)
+	up, err := s.guard.DialContext(dctx, "tcp", target)
+	cancel()
+	if err != nil {
+		r := dialRefusal(err, target)
+		x.status, x.outcome = statusFor(r), r.Code
+		s.writeRefusal(cc, x.status, r)
+		s.log.Log(context.Background(), diag.L2, "tunnel dial failed", "target", target, "reason", string(r.Code))
+		return
+	}
+	if !cc.setUpstream(up) {
+		up.Close()
+		x.outcome = "shutdown"
+		return
+	}
+	x.status = http.StatusOK
+	cc.c.SetWriteDeadline(s.now().Add(s.handshake))
+	if _, err := io.WriteString(cc.c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		x.outcome = "client_closed"
+		return
+	}
+	cc.c.SetWriteDeadline(time.Time{})
+	s.log.Log(context.Background(), diag.L3, "tunnel open", "target", target)
+
+	// Bytes the client sent after its CONNECT head (a TLS ClientHello sent
+	// without waiting for the 200) are already in the reader's buffer.
+	if n := cc.br.Buffered(); n > 0 {
+		b, _ := cc.br.Peek(n)
+		up.SetWriteDeadline(s.now().Add(s.idle))
+		w, err := up.Write(b)
+		x.up += int64(w)
+		if err != nil {
+			return
+		}
+		cc.br.Discard(n)
+	}
+
+	t := &pipe{idle: s.idle, now: s.now}
+	var upN int64
+	var upErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		upN, upErr = t.copy(up, cc.c, 0)
+		if upErr != nil {
+			// Unblock the other direction at once.
+			cc.close()
+		} else {
+			closeWrite(up)
+		}
+	}()
+	downN, downErr := t.copy(cc.c, up, 1)
+	if downErr != nil {
+		cc.close()
+	} else {
+		closeWrite(cc.c)
+	}
+	<-done
+	x.up += upN
+	x.down = downN
+	switch {
+	case upErr == nil && downErr == nil:
+	case isIdleTimeout(upErr) || isIdleTimeout(downErr):
+		x.outcome = "idle_timeout"
+	default:
+		x.outcome = "closed"
+	}
+}
+
+// pipe is the state the two directions of a tunnel share: whether each is
+// idle, for the idle timeout that needs both.
+type pipe struct {
+	idle time.Duration
+	now  func() time.Time
+	// idleSide[i] is set while direction i has just waited a whole idle
+	// period without a byte.
+	idleSide [2]atomic.Bool
+}
+
+// errIdle marks a tunnel closed for idleness.
+var errIdle = errors.New("tunnel idle")
+
+func isIdleTimeout(err error) bool { return errors.Is(err, errIdle) }
+
+// copy moves bytes from src to dst until src reaches EOF (nil error) or
+// either side fails. Deadlines are refreshed on every chunk; a deadline
+// that expires after some bytes moved, or while the other direction is
+// busy, is not idleness and the copy goes on. The tunnel is idle — and the
+// copy returns errIdle — when both directions have waited a whole period
+// with nothing to move.
+func (p *pipe) copy(dst, src net.Conn, side int) (int64, error) {
+	var total int64
+	for {
+		deadline := p.now().Add(p.idle)
+		src.SetReadDeadline(deadline)
+		dst.SetWriteDeadline(deadline)
+		n, eof, err := copyChunk(dst, src)
+		total += n
+		if n > 0 {
+			p.idleSide[side].Store(false)
+		}
+		if err == nil {
+			if eof {
+				// A finished direction counts as idle: the other one
+				// alone decides when the tunnel has gone quiet.
+				p.idleSide[side].Store(true)
+				return total, nil
+			}
+			continue
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return total, err
+		}
+		if n > 0 {
+			continue
+		}
+		p.idleSide[side].Store(true)
+		if p.idleSide[1-side].Load() {
+			return total, errIdle
+		}
+	}
+}
+
+// copyChunk copies up to tunnelChunk bytes. Between two TCP connections it
+// lets the kernel splice (net.TCPConn.ReadFrom with an io.LimitedReader);
+// otherwise it copies through a pooled buffer, one read at a time. eof
+// reports that src is exhausted.
+func copyChunk(dst, src net.Conn) (n int64, eof bool, err error) {
+	if d, ok := dst.(*net.TCPConn); ok {
+		if _, ok := src.(*net.TCPConn); ok {
+			lr := &io.LimitedReader{R: src, N: tunnelChunk}
+			n, err = d.ReadFrom(lr)
+			return n, err == nil && lr.N > 0, err
+		}
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	nr, rerr := src.Read(*bp)
+	if nr > 0 {
+		nw, werr := dst.Write((*bp)[:nr])
+		n = int64(nw)
+		if werr != nil {
+			return n, false, werr
+		}
+	}
+	if rerr == io.EOF {
+		return n, true, nil
+	}
+	return n, false, rerr
+}
+
+// closeWrite half-closes c when it supports it (TCP, TLS), so the peer sees
+// EOF while the other direction goes on.
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+}
