@@ -1,0 +1,101 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// requestError maps an error of client.Do to a refusal. A *refusal.Error
+// in the chain (the egress guard's, or the redirect policy's) is kept as it
+// is. Anything else is classified, and the message names the method and the
+// host only: the text of a *url.Error carries the whole URL, so it is never
+// used (it stays reachable through Unwrap for errors.Is/As).
+func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refusal.Error {
+	if r, ok := refusal.As(err); ok {
+		return r
+	}
+	who := p.method + " " + p.scheme + "://" + p.target.String()
+	switch {
+	case isTimeout(ctx, err):
+		return refusal.Newf(refusal.Timeout, "%s: no complete response within %s", who, f.timeout).
+			WithHint("the server is slow or unreachable; try again later").Wrap(err)
+	case errors.Is(err, context.Canceled):
+		return refusal.Newf(refusal.ConnectionFailed, "%s: the call was canceled", who).Wrap(err)
+	case isTLS(err):
+		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
+			WithHint("the server's certificate is not valid for this host or not trusted").Wrap(err)
+	case isHeaderTooLarge(err):
+		return refusal.Newf(refusal.ResponseHeadersTooLarge, "%s: the response headers are larger than the client accepts", who).Wrap(err)
+	case strings.Contains(innerText(err), "failed to parse Location header"):
+		return refusal.Newf(refusal.RedirectOffTarget, "%s: redirected to a Location that is not a valid URL; not followed", who).Wrap(err)
+	}
+	return refusal.Newf(refusal.ConnectionFailed, "%s: the request failed (connection refused, reset or closed)", who).Wrap(err)
+}
+
+// bodyError maps an error while reading the body.
+func (f *Fetch) bodyError(ctx context.Context, p *prepared, err error) *refusal.Error {
+	who := p.method + " " + p.scheme + "://" + p.target.String()
+	switch {
+	case isTimeout(ctx, err):
+		return refusal.Newf(refusal.Timeout, "%s: the body did not arrive within %s", who, f.timeout).
+			WithHint("the server is slow; try again later").Wrap(err)
+	case errors.Is(err, errBadEncoding):
+		return refusal.Newf(refusal.ConnectionFailed, "%s: the body could not be decompressed (corrupt gzip)", who).Wrap(err)
+	}
+	return refusal.Newf(refusal.ConnectionFailed, "%s: the connection failed while reading the body", who).Wrap(err)
+}
+
+// isTimeout reports a deadline: ours (ctx), the client's Timeout, or a
+// network timeout.
+func isTimeout(ctx context.Context, err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func isTLS(err error) bool {
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		record   tls.RecordHeaderError
+		alert    tls.AlertError
+		verify   *tls.CertificateVerificationError
+	)
+	if errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		errors.As(err, &record) || errors.As(err, &alert) || errors.As(err, &verify) {
+		return true
+	}
+	// crypto/tls reports most handshake failures as plain errors whose text
+	// starts with "tls: " (no version in common, unexpected message, …).
+	return strings.Contains(innerText(err), "tls: ")
+}
+
+// isHeaderTooLarge recognises the transports' limit errors: HTTP/1's
+// "server response headers exceeded N bytes" and HTTP/2's header list
+// limit.
+func isHeaderTooLarge(err error) bool {
+	s := innerText(err)
+	return strings.Contains(s, "server response headers exceeded") ||
+		strings.Contains(s, "header list larger than") ||
+		strings.Contains(s, "response header list larger")
+}
+
+// innerText is the text of err without the *url.Error wrapper (which
+// carries the URL), for classification only, never for a message.
+func innerText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

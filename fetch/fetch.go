@@ -1,0 +1,155 @@
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// Name is the tool's name, as models and the audit log see it.
+const Name = "fetch"
+
+// Defaults of Options.
+const (
+	// DefaultMaxBodyBytes bounds the response body read, counted after
+	// decompression.
+	DefaultMaxBodyBytes = 5 << 20
+	// DefaultTimeout bounds one call from the request to the last body byte.
+	DefaultTimeout = 30 * time.Second
+	// DefaultUserAgent is sent unless the call sets User-Agent itself.
+	DefaultUserAgent = "ocfetch/dev (+https://github.com/ocfetch/ocfetch)"
+	// maxRedirects is the most redirect hops followed (all on target).
+	maxRedirects = 10
+)
+
+// Options configure a Fetch. The zero value is usable: nothing is admitted
+// in local mode (the zero Profile is not permissive) and every bound takes
+// its default.
+type Options struct {
+	// Workspace is the project whose .oc_chat/local_fetch.json admits
+	// loopback ports (local mode). The zero Workspace admits none.
+	Workspace workspace.Workspace
+	// Profile is the resolved risk profile; local mode needs
+	// risk.Permissive. Read-only: fetch never changes it.
+	Profile risk.Profile
+	// MaxBodyBytes bounds the response body read, after decompression. A
+	// longer body is cut there and the result says so. 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// DefaultMaxLength is the max_length (runes of content returned) of a
+	// call that does not set one. 0 means DefaultMaxLength.
+	DefaultMaxLength int
+	// Timeout bounds one call, redirects and body included, on top of the
+	// client's own Timeout. 0 means DefaultTimeout.
+	Timeout time.Duration
+	// UserAgent is sent unless the call sets User-Agent. "" means
+	// DefaultUserAgent.
+	UserAgent string
+	// Logger receives one debug line per decision, domain TOOLS.FETCH,
+	// secret-free (method, host, port, status, sizes, reason codes): decisions
+	// at diag.L2, per-hop detail at diag.L3. nil
+	// discards.
+	Logger *slog.Logger
+}
+
+// Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected
+// client. It has no filesystem access of its own beyond local mode's
+// read-only allowlist, and it never constructs a client.
+type Fetch struct {
+	client           *http.Client
+	opts             Options
+	maxBody          int64
+	defaultMaxLength int
+	timeout          time.Duration
+	userAgent        string
+	log              *slog.Logger
+}
+
+var _ tool.Tool = (*Fetch)(nil)
+
+// NewFetch returns the Fetch tool bound to client, which the composition
+// root builds (egress.NewClient: the guarded dialer, TLS 1.2+, an explicit
+// Timeout, no proxy from the environment). Fetch never builds a client and
+// never mutates this one: each run uses a shallow copy carrying its own
+// redirect policy. A nil client gives a Fetch that prepares calls but fails
+// every run closed (internal_error). opts may be nil.
+func NewFetch(client *http.Client, opts *Options) *Fetch {
+	f := &Fetch{client: client}
+	if opts != nil {
+		f.opts = *opts
+	}
+	f.maxBody = f.opts.MaxBodyBytes
+	if f.maxBody <= 0 {
+		f.maxBody = DefaultMaxBodyBytes
+	}
+	f.defaultMaxLength = f.opts.DefaultMaxLength
+	if f.defaultMaxLength <= 0 || f.defaultMaxLength > MaxMaxLength {
+		f.defaultMaxLength = DefaultMaxLength
+	}
+	f.timeout = f.opts.Timeout
+	if f.timeout <= 0 {
+		f.timeout = DefaultTimeout
+	}
+	f.userAgent = f.opts.UserAgent
+	if f.userAgent == "" {
+		f.userAgent = DefaultUserAgent
+	}
+	f.log = diag.For(f.opts.Logger, diag.DomainFetch)
+	return f
+}
+
+const description = `Fetch one web page or HTTP resource and return its content as text.
+
+Makes a single HTTP GET (or POST) request to an https:// URL and returns the response status, a short header summary (content-type, content-length, location, last-modified, etag, server) and the body converted for reading: "markdown" (default; the main content of an HTML page as Markdown), "text" (plain text), or "raw" (the body as received, decoded to UTF-8).
+
+Long content is returned in windows of max_length characters (default 20000); when the result says it is truncated, call again with start_index set to the next_start_index it gives to read on. The response body read is capped (5 MiB by default) and a cut body is reported.
+
+Rules: public hosts must use https. http://localhost, 127.0.0.1 or [::1] work only with an explicit port the user has allowed for this project (local mode). URLs with user:password@ are refused; send credentials as a header. Redirects are followed only within the same scheme, host and port (at most 10); a redirect elsewhere is reported, not followed, so fetch its location in a new call if needed. Each new host needs the user's approval. A 4xx or 5xx response is a delivered result, not an error.`
+
+var inputSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "url": {"type": "string", "description": "Absolute URL to fetch: https://host/path (http:// only for an allowed localhost port)."},
+    "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET", "description": "HTTP method."},
+    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 32, "description": "Request headers, name to value. Host, Connection, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Accept-Encoding, Expect and Proxy-* may not be set."},
+    "body": {"type": "string", "maxLength": 65536, "description": "Request body, POST only, at most 64 KiB."},
+    "format": {"type": "string", "enum": ["markdown", "text", "raw"], "default": "markdown", "description": "How to return the content."},
+    "max_length": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": 20000, "description": "Maximum number of characters of content to return."},
+    "start_index": {"type": "integer", "minimum": 0, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."}
+  },
+  "required": ["url"],
+  "additionalProperties": false
+}`)
+
+// Info describes the tool and its arguments (a JSON Schema) to a model.
+func (f *Fetch) Info(context.Context) (*tool.Info, error) {
+	return &tool.Info{Name: Name, Description: description, InputSchema: inputSchema}, nil
+}
+
+// logDecision writes the one line for a refusal: its code and, when known,
+// the method and host. Never the message of a non-refusal error.
+func (f *Fetch) logDecision(ctx context.Context, msg string, err error, p *prepared) {
+	if !f.log.Enabled(ctx, diag.L2) {
+		return
+	}
+	attrs := []any{"reason", string(reasonOf(err))}
+	if p != nil && p.target.Host != "" {
+		attrs = append(attrs, "method", p.method, "host", p.target.Host, "port", p.target.Port)
+	}
+	f.log.Log(ctx, diag.L2, msg, attrs...)
+}
+
+func reasonOf(err error) refusal.Code {
+	if c := refusal.CodeOf(err); c != "" {
+		return c
+	}
+	return refusal.InternalError
+}

@@ -1,0 +1,87 @@
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// newWorkspace returns a temporary workspace whose local_fetch.json allows
+// ports (none: no file at all).
+func newWorkspace(t testing.TB, ports ...uint16) workspace.Workspace {
+	t.Helper()
+	ws := workspace.Workspace{Root: t.TempDir()}
+	if len(ports) > 0 {
+		writeAllowlist(t, ws, ports...)
+	}
+	return ws
+}
+
+// writeAllowlist (re)writes ws's local_fetch.json to allow exactly ports.
+func writeAllowlist(t testing.TB, ws workspace.Workspace, ports ...uint16) {
+	t.Helper()
+	if err := os.MkdirAll(ws.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ports == nil {
+		ports = []uint16{}
+	}
+	data, err := json.Marshal(map[string]any{"schema_version": 1, "ports": ports})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws.Dir(), workspace.LocalFetchFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// localFetch is a Fetch for local mode on ports, with client (which may be
+// nil for prepare-only tests).
+func localFetch(t testing.TB, client *http.Client, ports ...uint16) (*Fetch, workspace.Workspace) {
+	t.Helper()
+	ws := newWorkspace(t, ports...)
+	return NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive}), ws
+}
+
+// argsJSON marshals a call's arguments.
+func argsJSON(t testing.TB, m map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// call prepares and runs args, as the broker does once approved. A
+// refusal at prepare time comes back as an error result too.
+func call(ctx context.Context, f *Fetch, args string) *tool.Result {
+	id := uuid.New()
+	_, art, err := f.PrepareCall(ctx, id, args)
+	if err != nil {
+		return tool.ErrorResult(err)
+	}
+	res, err := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+	if err != nil {
+		panic(fmt.Sprintf("InvokableRun returned a Go error: %v", err))
+	}
+	return res
+}
+
+// wantCode fails t unless err is a refusal with code want.
+func wantCode(t testing.TB, err error, want refusal.Code) {
+	t.Helper()
+	if got := refusal.CodeOf(err); got != want {
+		t.Fatalf("refusal code %q (%v); want %q", got, err, want)
+	}
+}

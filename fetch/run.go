@@ -1,0 +1,152 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/ocfetch/ocfetch/content"
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/tool"
+)
+
+// acceptHeader asks for what the converter reads best.
+const acceptHeader = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5"
+
+// InvokableRun executes the prepared artifact bound to ctx (tool.WithArtifact)
+// for its own execution id. The raw arguments are ignored, never reparsed;
+// without a bound artifact of this tool, or with one whose recorded
+// execution id differs from the binding's, it fails closed.
+//
+// Local mode is admitted again here (the allowlist may have changed since
+// approval) and on every redirect hop, and the admitted port is carried on
+// the request context for the egress guard. The run is bounded by
+// Options.Timeout, by the redirect policy (see checkRedirect), by the body
+// cap (counted after decompression; a longer body is cut and the result
+// says so), and by max_length/start_index.
+//
+// Every failure is an error result (IsError, a reason code, a message naming
+// method and host only); the returned error is always nil. A 4xx or 5xx
+// response is a delivered result, not an error.
+func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error) {
+	art, id, ok := tool.ArtifactFrom(ctx)
+	p, isOurs := art.(*prepared)
+	if !ok || !isOurs || p == nil || p.id != id {
+		f.log.Log(ctx, diag.L2, "run refused", "reason", string(refusal.InternalError), "why", "no prepared artifact bound")
+		return tool.ErrorResult(refusal.New(refusal.InternalError, "no prepared fetch call is bound to this execution; nothing was sent").
+			WithHint("the runtime must run PrepareCall and bind its artifact (tool.WithArtifact) before InvokableRun")), nil
+	}
+	if f.client == nil {
+		return tool.ErrorResult(refusal.New(refusal.InternalError, "the fetch tool has no HTTP client; nothing was sent")), nil
+	}
+	res, err := f.run(ctx, p)
+	if err != nil {
+		f.logDecision(ctx, "run failed", err, p)
+		return tool.ErrorResult(err), nil
+	}
+	return res, nil
+}
+
+func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	if p.local {
+		if err := f.admitLocal(p); err != nil {
+			return nil, err
+		}
+		ctx = egress.WithLoopbackPort(ctx, p.target.Port)
+	}
+
+	var body io.Reader
+	if p.hasBody {
+		body = strings.NewReader(p.body)
+	}
+	u := *p.url
+	req, err := http.NewRequestWithContext(ctx, p.method, u.String(), body)
+	if err != nil {
+		return nil, refusal.Newf(refusal.InternalError, "%s %s: the request could not be built", p.method, p.target.Host)
+	}
+	for k, v := range p.header {
+		req.Header[k] = v
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", f.userAgent)
+	}
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", acceptHeader)
+	}
+
+	// A shallow copy: the injected client is shared and never mutated.
+	// Jar is dropped so no cookie outlives the call.
+	client := *f.client
+	client.CheckRedirect = f.checkRedirect(p)
+	client.Jar = nil
+
+	f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, f.requestError(ctx, p, err)
+	}
+	defer resp.Body.Close()
+
+	raw, cut, err := readBody(resp, f.maxBody)
+	if err != nil {
+		return nil, f.bodyError(ctx, p, err)
+	}
+	resp.Body.Close() // now: an endless body must not hold the connection while we convert
+
+	out := Output{
+		Status:        resp.StatusCode,
+		URL:           resp.Request.URL.String(),
+		Headers:       localfetch.BoundedResponseHeaders(resp.Header),
+		Format:        p.format,
+		Bytes:         int64(len(raw)),
+		BodyTruncated: cut,
+		StartIndex:    p.startIndex,
+	}
+	if cut {
+		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", f.maxBody, f.maxBody))
+	}
+
+	ctype := resp.Header.Get("Content-Type")
+	doc, cerr := content.Convert(ctx, raw, ctype, content.Options{Format: p.format, BaseURL: resp.Request.URL})
+	raw = nil
+	if cerr != nil {
+		mt, _, _ := mime.ParseMediaType(ctype)
+		if mt == "" {
+			mt = "unknown"
+		}
+		out.MediaType = mt
+		out.Notes = append(out.Notes, "the body ("+mt+") could not be converted to "+string(p.format)+"; no content is shown")
+		f.log.Log(ctx, diag.L3, "content not converted", "host", p.target.Host, "media_type", mt, "reason", string(reasonOf(cerr)))
+	} else {
+		out.MediaType = doc.MediaType
+		out.Title = doc.Title
+		out.Notes = append(out.Notes, doc.Notes...)
+		page := content.Paginate(doc.Text, p.startIndex, p.maxLength)
+		out.Content = page.Content
+		out.Truncated = page.Truncated
+		out.Remaining = page.Remaining
+		if page.Truncated {
+			out.NextStartIndex = page.NextStartIndex
+		}
+		if page.PastEnd() {
+			out.Notes = append(out.Notes, fmt.Sprintf("start_index %d is past the end; the content has %d characters", p.startIndex, page.Total))
+		}
+	}
+
+	f.log.Log(ctx, diag.L2, "response", "method", p.method, "host", p.target.Host, "port", p.target.Port,
+		"status", out.Status, "bytes", out.Bytes, "body_truncated", cut, "truncated", out.Truncated)
+	return &tool.Result{
+		Content:    Render(out),
+		Structured: out,
+		Status:     out.Status,
+		Bytes:      out.Bytes,
+	}, nil
+}
