@@ -138,15 +138,21 @@ func CheckPublic(addr netip.Addr) error {
 }
 
 func notPublic(addr netip.Addr, r Range) *refusal.Error {
-	var e *refusal.Error
-	switch {
-	case !addr.IsValid():
-		e = refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public")
-	case r.Name == zoneName:
-		// The zone is whatever a resolver or caller wrote: quote it sanitized.
-		e = refusal.Newf(refusal.AddressNotPublic, "%s has an IPv6 zone and is not public", capability.Sanitize(addr.String()))
-	default:
-		e = refusal.Newf(refusal.AddressNotPublic, "%s is in %s", capability.Sanitize(addr.String()), r)
+	if !addr.IsValid() {
+		return refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public").WithHint(publicHint)
 	}
-	return e.WithHint(publicHint)
+	// A zone is whatever a resolver or caller wrote: quote it sanitized.
+	return refusal.Newf(refusal.AddressNotPublic, "%s is %s", capability.Sanitize(addr.String()), describe(r)).WithHint(publicHint)
+}
+
+// describe returns "in 169.254.0.0/16 (link local)", or a phrase for the
+// ranges that are not registry prefixes.
+func describe(r Range) string {
+	switch {
+	case !r.Prefix.IsValid():
+		return "not a valid address"
+	case r.Name == zoneName:
+		return "scoped by an IPv6 zone"
+	}
+	return "in " + r.String()
 }

@@ -8,65 +8,65 @@ import "net/netip"
 // rangeTable lists every refused prefix: each row of the IANA IPv4 and
 // IPv6 Special-Purpose Address Registries and of ocfetch's supplement.
 var rangeTable = [...]Range{
-	0:  {Prefix: netip.MustParsePrefix("0.0.0.0/8"), Name: "this network"},                                          // "This network" [RFC791], Section 3.2
-	1:  {Prefix: netip.MustParsePrefix("0.0.0.0/32"), Name: "this host on this network"},                            // "This host on this network" [RFC1122], Section 3.2.1.3
-	2:  {Prefix: netip.MustParsePrefix("10.0.0.0/8"), Name: "private use"},                                          // "Private-Use" [RFC1918]
-	3:  {Prefix: netip.MustParsePrefix("100.64.0.0/10"), Name: "shared address space (CGNAT)"},                      // "Shared Address Space" [RFC6598]
-	4:  {Prefix: netip.MustParsePrefix("127.0.0.0/8"), Name: "loopback"},                                            // "Loopback" [RFC1122], Section 3.2.1.3
-	5:  {Prefix: netip.MustParsePrefix("169.254.0.0/16"), Name: "link local"},                                       // "Link Local" [RFC3927]
-	6:  {Prefix: netip.MustParsePrefix("172.16.0.0/12"), Name: "private use"},                                       // "Private-Use" [RFC1918]
-	7:  {Prefix: netip.MustParsePrefix("192.0.0.0/24"), Name: "IETF protocol assignments"},                          // "IETF Protocol Assignments" [RFC6890], Section 2.1
-	8:  {Prefix: netip.MustParsePrefix("192.0.0.0/29"), Name: "IPv4 service continuity prefix"},                     // "IPv4 Service Continuity Prefix" [RFC7335]
-	9:  {Prefix: netip.MustParsePrefix("192.0.0.8/32"), Name: "IPv4 dummy address"},                                 // [RFC7600]
-	10: {Prefix: netip.MustParsePrefix("192.0.0.9/32"), Name: "port control protocol anycast"},                      // "Port Control Protocol Anycast" [RFC7723]
-	11: {Prefix: netip.MustParsePrefix("192.0.0.10/32"), Name: "traversal using relays around NAT anycast"},         // "Traversal Using Relays around NAT Anycast" [RFC8155]
-	12: {Prefix: netip.MustParsePrefix("192.0.0.170/32"), Name: "NAT64/DNS64 discovery"},                            // "NAT64/DNS64 Discovery" [RFC8880][RFC7050], Section 2.2
-	13: {Prefix: netip.MustParsePrefix("192.0.0.171/32"), Name: "NAT64/DNS64 discovery"},                            // "NAT64/DNS64 Discovery" [RFC8880][RFC7050], Section 2.2
-	14: {Prefix: netip.MustParsePrefix("192.0.2.0/24"), Name: "documentation (TEST-NET-1)"},                         // "Documentation (TEST-NET-1)" [RFC5737]
-	15: {Prefix: netip.MustParsePrefix("192.31.196.0/24"), Name: "AS112-v4"},                                        // [RFC7535]
-	16: {Prefix: netip.MustParsePrefix("192.52.193.0/24"), Name: "AMT"},                                             // [RFC7450]
-	17: {Prefix: netip.MustParsePrefix("192.88.99.0/24"), Name: "deprecated (6to4 relay anycast)"},                  // "Deprecated (6to4 Relay Anycast)" [RFC7526]; terminated 2015-03
-	18: {Prefix: netip.MustParsePrefix("192.88.99.2/32"), Name: "6a44-relay anycast address"},                       // [RFC6751]
-	19: {Prefix: netip.MustParsePrefix("192.168.0.0/16"), Name: "private use"},                                      // "Private-Use" [RFC1918]
-	20: {Prefix: netip.MustParsePrefix("192.175.48.0/24"), Name: "direct delegation AS112 service"},                 // "Direct Delegation AS112 Service" [RFC7534]
-	21: {Prefix: netip.MustParsePrefix("198.18.0.0/15"), Name: "benchmarking"},                                      // "Benchmarking" [RFC2544]
-	22: {Prefix: netip.MustParsePrefix("198.51.100.0/24"), Name: "documentation (TEST-NET-2)"},                      // "Documentation (TEST-NET-2)" [RFC5737]
-	23: {Prefix: netip.MustParsePrefix("203.0.113.0/24"), Name: "documentation (TEST-NET-3)"},                       // "Documentation (TEST-NET-3)" [RFC5737]
-	24: {Prefix: netip.MustParsePrefix("224.0.0.0/4"), Name: "multicast"},                                           // [RFC5771]; ocfetch supplement
-	25: {Prefix: netip.MustParsePrefix("240.0.0.0/4"), Name: "reserved"},                                            // "Reserved" [RFC1112], Section 4
-	26: {Prefix: netip.MustParsePrefix("255.255.255.255/32"), Name: "limited broadcast"},                            // "Limited Broadcast" [RFC8190] [RFC919], Section 7
-	27: {Prefix: netip.MustParsePrefix("::/3"), Name: "not global unicast (outside 2000::/3)"},                      // [RFC4291], Section 2.4; ocfetch supplement
-	28: {Prefix: netip.MustParsePrefix("::/96"), Name: "IPv4-compatible (deprecated)"},                              // [RFC4291], Section 2.5.5.1; ocfetch supplement
-	29: {Prefix: netip.MustParsePrefix("::/128"), Name: "unspecified"},                                              // "Unspecified Address" [RFC4291]
-	30: {Prefix: netip.MustParsePrefix("::1/128"), Name: "loopback"},                                                // "Loopback Address" [RFC4291]
-	31: {Prefix: netip.MustParsePrefix("::ffff:0.0.0.0/96"), Name: "IPv4-mapped"},                                   // "IPv4-mapped Address" [RFC4291]
-	32: {Prefix: netip.MustParsePrefix("::ffff:0:0:0/96"), Name: "IPv4-translated (SIIT)"},                          // [RFC2765]; ocfetch supplement
-	33: {Prefix: netip.MustParsePrefix("64:ff9b::/96"), Name: "NAT64"},                                              // "IPv4-IPv6 Translat." [RFC6052]
-	34: {Prefix: netip.MustParsePrefix("64:ff9b:1::/48"), Name: "NAT64 (local use)"},                                // "IPv4-IPv6 Translat." [RFC8215]
-	35: {Prefix: netip.MustParsePrefix("100::/64"), Name: "discard-only"},                                           // "Discard-Only Address Block" [RFC6666]
-	36: {Prefix: netip.MustParsePrefix("100:0:0:1::/64"), Name: "dummy IPv6 prefix"},                                // "Dummy IPv6 Prefix" [RFC9780]
-	37: {Prefix: netip.MustParsePrefix("2001::/23"), Name: "IETF protocol assignments"},                             // "IETF Protocol Assignments" [RFC2928]
-	38: {Prefix: netip.MustParsePrefix("2001::/32"), Name: "Teredo"},                                                // "TEREDO" [RFC4380] [RFC8190]
-	39: {Prefix: netip.MustParsePrefix("2001:1::1/128"), Name: "port control protocol anycast"},                     // "Port Control Protocol Anycast" [RFC7723]
-	40: {Prefix: netip.MustParsePrefix("2001:1::2/128"), Name: "traversal using relays around NAT anycast"},         // "Traversal Using Relays around NAT Anycast" [RFC8155]
-	41: {Prefix: netip.MustParsePrefix("2001:1::3/128"), Name: "DNS-SD service registration protocol anycast"},      // "DNS-SD Service Registration Protocol Anycast" [RFC9665]
-	42: {Prefix: netip.MustParsePrefix("2001:2::/48"), Name: "benchmarking"},                                        // "Benchmarking" [RFC5180][RFC Errata 1752]
-	43: {Prefix: netip.MustParsePrefix("2001:3::/32"), Name: "AMT"},                                                 // [RFC7450]
-	44: {Prefix: netip.MustParsePrefix("2001:4:112::/48"), Name: "AS112-v6"},                                        // [RFC7535]
-	45: {Prefix: netip.MustParsePrefix("2001:10::/28"), Name: "deprecated (previously ORCHID)"},                     // "Deprecated (previously ORCHID)" [RFC4843]; terminated 2014-03
-	46: {Prefix: netip.MustParsePrefix("2001:20::/28"), Name: "ORCHIDv2"},                                           // [RFC7343]
-	47: {Prefix: netip.MustParsePrefix("2001:30::/28"), Name: "drone remote ID protocol entity tags (DETs) prefix"}, // "Drone Remote ID Protocol Entity Tags (DETs) Prefix" [RFC9374]
-	48: {Prefix: netip.MustParsePrefix("2001:db8::/32"), Name: "documentation"},                                     // "Documentation" [RFC3849]
-	49: {Prefix: netip.MustParsePrefix("2002::/16"), Name: "6to4"},                                                  // [RFC3056]
-	50: {Prefix: netip.MustParsePrefix("2620:4f:8000::/48"), Name: "direct delegation AS112 service"},               // "Direct Delegation AS112 Service" [RFC7534]
-	51: {Prefix: netip.MustParsePrefix("3fff::/20"), Name: "documentation"},                                         // "Documentation" [RFC9637]
-	52: {Prefix: netip.MustParsePrefix("4000::/2"), Name: "not global unicast (outside 2000::/3)"},                  // [RFC4291], Section 2.4; ocfetch supplement
-	53: {Prefix: netip.MustParsePrefix("5f00::/16"), Name: "segment routing (SRv6) SIDs"},                           // "Segment Routing (SRv6) SIDs" [RFC9602]
-	54: {Prefix: netip.MustParsePrefix("8000::/1"), Name: "not global unicast (outside 2000::/3)"},                  // [RFC4291], Section 2.4; ocfetch supplement
-	55: {Prefix: netip.MustParsePrefix("fc00::/7"), Name: "unique local"},                                           // "Unique-Local" [RFC4193] [RFC8190]
-	56: {Prefix: netip.MustParsePrefix("fe80::/10"), Name: "link local"},                                            // "Link-Local Unicast" [RFC4291]
-	57: {Prefix: netip.MustParsePrefix("fec0::/10"), Name: "site local (deprecated)"},                               // [RFC3879]; ocfetch supplement
-	58: {Prefix: netip.MustParsePrefix("ff00::/8"), Name: "multicast"},                                              // [RFC4291]; ocfetch supplement
+	0:  {Prefix: netip.MustParsePrefix("0.0.0.0/8"), Name: "this network"},                                         // "This network" [RFC791], Section 3.2
+	1:  {Prefix: netip.MustParsePrefix("0.0.0.0/32"), Name: "this host on this network"},                           // "This host on this network" [RFC1122], Section 3.2.1.3
+	2:  {Prefix: netip.MustParsePrefix("10.0.0.0/8"), Name: "private use"},                                         // "Private-Use" [RFC1918]
+	3:  {Prefix: netip.MustParsePrefix("100.64.0.0/10"), Name: "CGNAT shared address space"},                       // "Shared Address Space" [RFC6598]
+	4:  {Prefix: netip.MustParsePrefix("127.0.0.0/8"), Name: "loopback"},                                           // "Loopback" [RFC1122], Section 3.2.1.3
+	5:  {Prefix: netip.MustParsePrefix("169.254.0.0/16"), Name: "link local"},                                      // "Link Local" [RFC3927]
+	6:  {Prefix: netip.MustParsePrefix("172.16.0.0/12"), Name: "private use"},                                      // "Private-Use" [RFC1918]
+	7:  {Prefix: netip.MustParsePrefix("192.0.0.0/24"), Name: "IETF protocol assignments"},                         // "IETF Protocol Assignments" [RFC6890], Section 2.1
+	8:  {Prefix: netip.MustParsePrefix("192.0.0.0/29"), Name: "IPv4 service continuity prefix"},                    // "IPv4 Service Continuity Prefix" [RFC7335]
+	9:  {Prefix: netip.MustParsePrefix("192.0.0.8/32"), Name: "IPv4 dummy address"},                                // [RFC7600]
+	10: {Prefix: netip.MustParsePrefix("192.0.0.9/32"), Name: "port control protocol anycast"},                     // "Port Control Protocol Anycast" [RFC7723]
+	11: {Prefix: netip.MustParsePrefix("192.0.0.10/32"), Name: "traversal using relays around NAT anycast"},        // "Traversal Using Relays around NAT Anycast" [RFC8155]
+	12: {Prefix: netip.MustParsePrefix("192.0.0.170/32"), Name: "NAT64/DNS64 discovery"},                           // "NAT64/DNS64 Discovery" [RFC8880][RFC7050], Section 2.2
+	13: {Prefix: netip.MustParsePrefix("192.0.0.171/32"), Name: "NAT64/DNS64 discovery"},                           // "NAT64/DNS64 Discovery" [RFC8880][RFC7050], Section 2.2
+	14: {Prefix: netip.MustParsePrefix("192.0.2.0/24"), Name: "documentation, TEST-NET-1"},                         // "Documentation (TEST-NET-1)" [RFC5737]
+	15: {Prefix: netip.MustParsePrefix("192.31.196.0/24"), Name: "AS112-v4"},                                       // [RFC7535]
+	16: {Prefix: netip.MustParsePrefix("192.52.193.0/24"), Name: "AMT"},                                            // [RFC7450]
+	17: {Prefix: netip.MustParsePrefix("192.88.99.0/24"), Name: "deprecated, 6to4 relay anycast"},                  // "Deprecated (6to4 Relay Anycast)" [RFC7526]; terminated 2015-03
+	18: {Prefix: netip.MustParsePrefix("192.88.99.2/32"), Name: "6a44-relay anycast address"},                      // [RFC6751]
+	19: {Prefix: netip.MustParsePrefix("192.168.0.0/16"), Name: "private use"},                                     // "Private-Use" [RFC1918]
+	20: {Prefix: netip.MustParsePrefix("192.175.48.0/24"), Name: "direct delegation AS112 service"},                // "Direct Delegation AS112 Service" [RFC7534]
+	21: {Prefix: netip.MustParsePrefix("198.18.0.0/15"), Name: "benchmarking"},                                     // "Benchmarking" [RFC2544]
+	22: {Prefix: netip.MustParsePrefix("198.51.100.0/24"), Name: "documentation, TEST-NET-2"},                      // "Documentation (TEST-NET-2)" [RFC5737]
+	23: {Prefix: netip.MustParsePrefix("203.0.113.0/24"), Name: "documentation, TEST-NET-3"},                       // "Documentation (TEST-NET-3)" [RFC5737]
+	24: {Prefix: netip.MustParsePrefix("224.0.0.0/4"), Name: "multicast"},                                          // [RFC5771]; ocfetch supplement
+	25: {Prefix: netip.MustParsePrefix("240.0.0.0/4"), Name: "reserved"},                                           // "Reserved" [RFC1112], Section 4
+	26: {Prefix: netip.MustParsePrefix("255.255.255.255/32"), Name: "limited broadcast"},                           // "Limited Broadcast" [RFC8190] [RFC919], Section 7
+	27: {Prefix: netip.MustParsePrefix("::/3"), Name: "not global unicast (outside 2000::/3)"},                     // [RFC4291], Section 2.4; ocfetch supplement
+	28: {Prefix: netip.MustParsePrefix("::/96"), Name: "deprecated IPv4-compatible"},                               // [RFC4291], Section 2.5.5.1; ocfetch supplement
+	29: {Prefix: netip.MustParsePrefix("::/128"), Name: "unspecified"},                                             // "Unspecified Address" [RFC4291]
+	30: {Prefix: netip.MustParsePrefix("::1/128"), Name: "loopback"},                                               // "Loopback Address" [RFC4291]
+	31: {Prefix: netip.MustParsePrefix("::ffff:0.0.0.0/96"), Name: "IPv4-mapped"},                                  // "IPv4-mapped Address" [RFC4291]
+	32: {Prefix: netip.MustParsePrefix("::ffff:0:0:0/96"), Name: "SIIT IPv4-translated"},                           // [RFC2765]; ocfetch supplement
+	33: {Prefix: netip.MustParsePrefix("64:ff9b::/96"), Name: "NAT64"},                                             // "IPv4-IPv6 Translat." [RFC6052]
+	34: {Prefix: netip.MustParsePrefix("64:ff9b:1::/48"), Name: "NAT64 local use"},                                 // "IPv4-IPv6 Translat." [RFC8215]
+	35: {Prefix: netip.MustParsePrefix("100::/64"), Name: "discard-only"},                                          // "Discard-Only Address Block" [RFC6666]
+	36: {Prefix: netip.MustParsePrefix("100:0:0:1::/64"), Name: "dummy IPv6 prefix"},                               // "Dummy IPv6 Prefix" [RFC9780]
+	37: {Prefix: netip.MustParsePrefix("2001::/23"), Name: "IETF protocol assignments"},                            // "IETF Protocol Assignments" [RFC2928]
+	38: {Prefix: netip.MustParsePrefix("2001::/32"), Name: "Teredo"},                                               // "TEREDO" [RFC4380] [RFC8190]
+	39: {Prefix: netip.MustParsePrefix("2001:1::1/128"), Name: "port control protocol anycast"},                    // "Port Control Protocol Anycast" [RFC7723]
+	40: {Prefix: netip.MustParsePrefix("2001:1::2/128"), Name: "traversal using relays around NAT anycast"},        // "Traversal Using Relays around NAT Anycast" [RFC8155]
+	41: {Prefix: netip.MustParsePrefix("2001:1::3/128"), Name: "DNS-SD service registration protocol anycast"},     // "DNS-SD Service Registration Protocol Anycast" [RFC9665]
+	42: {Prefix: netip.MustParsePrefix("2001:2::/48"), Name: "benchmarking"},                                       // "Benchmarking" [RFC5180][RFC Errata 1752]
+	43: {Prefix: netip.MustParsePrefix("2001:3::/32"), Name: "AMT"},                                                // [RFC7450]
+	44: {Prefix: netip.MustParsePrefix("2001:4:112::/48"), Name: "AS112-v6"},                                       // [RFC7535]
+	45: {Prefix: netip.MustParsePrefix("2001:10::/28"), Name: "deprecated, previously ORCHID"},                     // "Deprecated (previously ORCHID)" [RFC4843]; terminated 2014-03
+	46: {Prefix: netip.MustParsePrefix("2001:20::/28"), Name: "ORCHIDv2"},                                          // [RFC7343]
+	47: {Prefix: netip.MustParsePrefix("2001:30::/28"), Name: "drone remote ID protocol entity tags, DETs prefix"}, // "Drone Remote ID Protocol Entity Tags (DETs) Prefix" [RFC9374]
+	48: {Prefix: netip.MustParsePrefix("2001:db8::/32"), Name: "documentation"},                                    // "Documentation" [RFC3849]
+	49: {Prefix: netip.MustParsePrefix("2002::/16"), Name: "6to4"},                                                 // [RFC3056]
+	50: {Prefix: netip.MustParsePrefix("2620:4f:8000::/48"), Name: "direct delegation AS112 service"},              // "Direct Delegation AS112 Service" [RFC7534]
+	51: {Prefix: netip.MustParsePrefix("3fff::/20"), Name: "documentation"},                                        // "Documentation" [RFC9637]
+	52: {Prefix: netip.MustParsePrefix("4000::/2"), Name: "not global unicast (outside 2000::/3)"},                 // [RFC4291], Section 2.4; ocfetch supplement
+	53: {Prefix: netip.MustParsePrefix("5f00::/16"), Name: "segment routing, SRv6 SIDs"},                           // "Segment Routing (SRv6) SIDs" [RFC9602]
+	54: {Prefix: netip.MustParsePrefix("8000::/1"), Name: "not global unicast (outside 2000::/3)"},                 // [RFC4291], Section 2.4; ocfetch supplement
+	55: {Prefix: netip.MustParsePrefix("fc00::/7"), Name: "unique local"},                                          // "Unique-Local" [RFC4193] [RFC8190]
+	56: {Prefix: netip.MustParsePrefix("fe80::/10"), Name: "link local"},                                           // "Link-Local Unicast" [RFC4291]
+	57: {Prefix: netip.MustParsePrefix("fec0::/10"), Name: "deprecated site local"},                                // [RFC3879]; ocfetch supplement
+	58: {Prefix: netip.MustParsePrefix("ff00::/8"), Name: "multicast"},                                             // [RFC4291]; ocfetch supplement
 }
 
 // v4Spans is the refused IPv4 space as sorted, disjoint spans, each

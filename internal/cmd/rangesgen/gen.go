@@ -216,9 +216,12 @@ func parseBlock(cell string, v6 bool) ([]netip.Prefix, error) {
 }
 
 // displayName lowercases the capitalised words of a registry name ("Link
-// Local" → "link local") and keeps acronyms and mixed forms ("IETF",
-// "AS112-v4", "IPv4", "(TEST-NET-1)") as written.
+// Local" → "link local"), keeps acronyms and mixed forms ("IETF",
+// "AS112-v4", "IPv4", "TEST-NET-1") as written, and turns a parenthesis
+// into a comma ("Documentation (TEST-NET-1)" → "documentation, TEST-NET-1"),
+// because a refusal message puts the name in parentheses.
 func displayName(reg string) string {
+	reg = strings.NewReplacer(" (", ", ", "(", "", ")", "").Replace(reg)
 	words := strings.Fields(reg)
 	for i, w := range words {
 		letters := []rune(strings.Map(func(r rune) rune {

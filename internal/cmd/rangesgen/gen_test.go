@@ -90,7 +90,7 @@ func TestRegistryRows(t *testing.T) {
 		{"0.0.0.0/8", entry{Name: "this network", Registry: "This network", Reference: "[RFC791], Section 3.2"}},
 		{"192.0.0.0/24", entry{Name: "IETF protocol assignments", Registry: "IETF Protocol Assignments", Reference: "[RFC6890], Section 2.1"}},
 		{"192.0.0.171/32", entry{Name: "NAT64/DNS64 discovery", Registry: "NAT64/DNS64 Discovery", Reference: "[RFC8880][RFC7050], Section 2.2"}},
-		{"192.88.99.0/24", entry{Name: "deprecated (6to4 relay anycast)", Registry: "Deprecated (6to4 Relay Anycast)", Reference: "[RFC7526]", Note: "terminated 2015-03"}},
+		{"192.88.99.0/24", entry{Name: "deprecated, 6to4 relay anycast", Registry: "Deprecated (6to4 Relay Anycast)", Reference: "[RFC7526]", Note: "terminated 2015-03"}},
 		{"255.255.255.255/32", entry{Name: "limited broadcast", Registry: "Limited Broadcast", Reference: "[RFC8190] [RFC919], Section 7"}},
 	} {
 		t.Run(tc.prefix, func(t *testing.T) {
@@ -113,11 +113,11 @@ func TestDisplayName(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Link Local", "link local"},
 		{"IETF Protocol Assignments", "IETF protocol assignments"},
-		{"Documentation (TEST-NET-1)", "documentation (TEST-NET-1)"},
-		{"Deprecated (6to4 Relay Anycast)", "deprecated (6to4 relay anycast)"},
+		{"Documentation (TEST-NET-1)", "documentation, TEST-NET-1"},
+		{"Deprecated (6to4 Relay Anycast)", "deprecated, 6to4 relay anycast"},
 		{"AS112-v4", "AS112-v4"},
 		{"IPv4 dummy address", "IPv4 dummy address"},
-		{"Segment Routing (SRv6) SIDs", "segment routing (SRv6) SIDs"},
+		{"Segment Routing (SRv6) SIDs", "segment routing, SRv6 SIDs"},
 	} {
 		if got := displayName(tc.in); got != tc.want {
 			t.Errorf("displayName(%q) = %q; want %q", tc.in, got, tc.want)
