@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// noArgs refuses positional arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(helpHint(cmd), "%s takes no arguments; %d given", cmd.CommandPath(), len(args))
+	}
+	return nil
+}
+
+// exactArgs wants one positional argument per name, and says which is
+// missing or extra.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < len(names):
+			return usageErrorf(helpHint(cmd), "missing %s", names[len(args)])
+		case len(args) > len(names):
+			return usageErrorf(helpHint(cmd), "%d arguments given; want %d (%s)", len(args), len(names), strings.Join(names, ", "))
+		}
+		return nil
+	}
+}
+
+func helpHint(cmd *cobra.Command) string {
+	return "run '" + cmd.CommandPath() + " --help' for usage"
+}

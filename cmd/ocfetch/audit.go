@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ocfetch/ocfetch/audit"
+)
+
+func newAuditCmd(a *app) *cobra.Command {
+	var (
+		tail   int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Show the audit log: one line per call, never its path, query, headers or body",
+		Long: `Every call, allowed or refused, appends one JSON line to .oc_chat/audit.jsonl:
+the time, the tool, "<METHOD> <host>", the decision and what made it (rule,
+once, always, denied, profile, policy), and the outcome (ok or the reason
+code), status, bytes and duration.`,
+		Example: `  ocfetch audit
+  ocfetch audit --tail 5
+  ocfetch audit --json | jq -r .outcome`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tail < 0 {
+				return usageErrorf(helpHint(cmd), "--tail must be 0 (all) or more; got %d", tail)
+			}
+			return runAudit(cmd.Context(), a, tail, asJSON)
+		},
+	}
+	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show only the last N lines (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON lines, as stored")
+	return cmd
+}
+
+func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	entries, err := audit.Read(ws, tail)
+	if err != nil {
+		return classify(err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		for _, e := range entries {
+			if err := enc.Encode(e); err != nil {
+				return internalErrorf("write output: %v", err)
+			}
+		}
+		return nil
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(a.stdout, "no audit lines in %s\n", ws.AuditPath())
+		return nil
+	}
+	printAuditTable(a, entries)
+	return nil
+}
+
+// printAuditTable writes the human table of entries.
+func printAuditTable(a *app, entries []audit.Entry) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tDECISION\tBY\tSUMMARY\tOUTCOME\tSTATUS\tBYTES\tDURATION")
+	for _, e := range entries {
+		status := "-"
+		if e.Status != 0 {
+			status = strconv.Itoa(e.Status)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
+			e.Time.Local().Format(time.DateTime), e.Decision, orDash(e.DecidedBy), e.Summary, e.Outcome,
+			status, e.Bytes, (time.Duration(e.DurationMS) * time.Millisecond).String())
+	}
+	tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,462 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/content"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/tool"
+)
+
+// getFlags are the flags of `ocfetch get`, as parsed.
+type getFlags struct {
+	method     string
+	data       string
+	headers    []string
+	format     string
+	maxLength  int
+	startIndex int
+	maxBytes   int64
+	timeout    time.Duration
+	yes        bool
+	json       bool
+	output     string
+}
+
+func newGetCmd(a *app) *cobra.Command {
+	var f getFlags
+	cmd := &cobra.Command{
+		Use:   "get URL",
+		Short: "Fetch one URL, within the workspace's rules, and print its content",
+		Long: `get performs one bounded GET or POST and prints the status line, a short
+header summary and the content (Markdown by default).
+
+A public host must be https and covered by a saved rule (ocfetch rules allow
+HOST), or approved: on a terminal you are asked (once / always / deny);
+elsewhere the call is refused with not_approved unless --yes approves this one
+call. --yes never overrides a deny rule, the egress guard or local mode.
+
+http://localhost, 127.0.0.1 or [::1] work only in local mode: profile
+permissive, an explicit port, and that port in .oc_chat/local_fetch.json
+(ocfetch local allow PORT).
+
+Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
+3 refused by policy, 4 the request failed (network, TLS, timeout, size).`,
+		Example: `  ocfetch get https://example.com/
+  ocfetch get --yes --format text https://example.com/
+  ocfetch get --json https://example.com/ | jq -r .content
+  ocfetch get --max-length 2000 --start-index 2000 https://example.com/
+  ocfetch get -X POST -H 'Content-Type: application/json' -d '{"q":1}' https://api.example.com/search
+  ocfetch get -d @query.json https://api.example.com/search
+  ocfetch get -o page.html --format raw https://example.com/
+  ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
+		Args: exactArgs("URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGet(cmd.Context(), a, cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.method, "request", "X", "", "HTTP method, GET or POST (default GET; POST when -d is given)")
+	fl.StringVarP(&f.data, "data", "d", "", "request body for POST, at most 64 KiB; @FILE reads it from FILE, @- from stdin")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
+	fl.StringVar(&f.format, "format", "markdown", "content format: markdown, text or raw")
+	fl.IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "characters of content to return (1 to 1000000)")
+	fl.IntVar(&f.startIndex, "start-index", 0, "character index to start the content at, to read on after a truncated result")
+	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "cap on the response body bytes read (after decompression)")
+	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline for the whole call, redirects and body included")
+	fl.BoolVarP(&f.yes, "yes", "y", false, "approve this call's target once (never over a deny rule, the guard or local mode)")
+	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes"} or {"ok": false, "error": {"reason", "message"}}`)
+	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to FILE (a progress bar on a terminal above 1 MiB)")
+	return cmd
+}
+
+// fetchArgs is the arguments document of the fetch tool. It is marshalled,
+// never assembled by hand, so no flag value can inject a field.
+type fetchArgs struct {
+	URL        string            `json:"url"`
+	Method     string            `json:"method,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Body       *string           `json:"body,omitempty"`
+	Format     string            `json:"format,omitempty"`
+	MaxLength  *int              `json:"max_length,omitempty"`
+	StartIndex *int              `json:"start_index,omitempty"`
+}
+
+// getJSON is the `get --json` object on success: exactly the keys of the
+// CLI contract.
+type getJSON struct {
+	OK             bool              `json:"ok"`
+	Status         int               `json:"status"`
+	URL            string            `json:"url"`
+	Headers        map[string]string `json:"headers"`
+	Content        string            `json:"content"`
+	Format         content.Format    `json:"format"`
+	Truncated      bool              `json:"truncated"`
+	NextStartIndex int               `json:"next_start_index"`
+	Bytes          int64             `json:"bytes"`
+}
+
+// errorJSON is the `--json` object of a refusal or failure.
+type errorJSON struct {
+	OK    bool       `json:"ok"`
+	Error errorField `json:"error"`
+}
+
+type errorField struct {
+	Reason  refusal.Code `json:"reason"`
+	Message string       `json:"message"`
+	Hint    string       `json:"hint,omitempty"`
+}
+
+// buildFetchArgs validates the flags of get and returns the tool's
+// arguments document. Every problem is a usage error (exit 2) that names the
+// flag, never a header value or the body.
+func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (string, error) {
+	hint := helpHint(cmd)
+	if strings.TrimSpace(rawURL) == "" {
+		return "", usageErrorf(hint, "missing URL")
+	}
+	args := fetchArgs{URL: rawURL}
+
+	method := strings.ToUpper(f.method)
+	dataSet := cmd.Flags().Changed("data")
+	switch {
+	case method == "" && dataSet:
+		method = http.MethodPost
+	case method == "":
+		method = http.MethodGet
+	case method != http.MethodGet && method != http.MethodPost:
+		return "", usageErrorf(hint, "-X must be GET or POST")
+	}
+	if dataSet && method != http.MethodPost {
+		return "", usageErrorf(hint, "-d sends a body, which needs POST; drop -X GET")
+	}
+	args.Method = method
+	if dataSet {
+		body, err := readData(a, f.data)
+		if err != nil {
+			return "", err
+		}
+		args.Body = &body
+	}
+
+	if len(f.headers) > 0 {
+		args.Headers = make(map[string]string, len(f.headers))
+		canon := make(map[string]bool, len(f.headers))
+		for i, h := range f.headers {
+			name, value, err := parseHeader(h)
+			if err != nil {
+				return "", usageErrorf("write -H 'Name: value'", "header %d (-H): %v", i+1, err)
+			}
+			k := http.CanonicalHeaderKey(name)
+			if canon[k] {
+				return "", usageErrorf("give each header once", "header %d (-H): %s is given more than once", i+1, k)
+			}
+			canon[k] = true
+			args.Headers[name] = value
+		}
+	}
+
+	format, err := content.ParseFormat(f.format)
+	if err != nil {
+		return "", usageErrorf(hint, "--format must be markdown, text or raw")
+	}
+	args.Format = string(format)
+
+	if f.maxLength < 1 || f.maxLength > fetch.MaxMaxLength {
+		return "", usageErrorf(hint, "--max-length must be from 1 to %d; got %d", fetch.MaxMaxLength, f.maxLength)
+	}
+	if cmd.Flags().Changed("max-length") {
+		args.MaxLength = &f.maxLength
+	}
+	if f.startIndex < 0 || f.startIndex > fetch.MaxStartIndex {
+		return "", usageErrorf(hint, "--start-index must be 0 or more; got %d", f.startIndex)
+	}
+	if f.startIndex > 0 {
+		args.StartIndex = &f.startIndex
+	}
+	if f.maxBytes < 1 {
+		return "", usageErrorf(hint, "--max-bytes must be 1 or more; got %d", f.maxBytes)
+	}
+	if f.timeout <= 0 {
+		return "", usageErrorf(hint, "--timeout must be positive, like 30s or 2m; got %s", f.timeout)
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return "", internalErrorf("encode the fetch arguments: %v", err)
+	}
+	return string(b), nil
+}
+
+// readData returns the -d value: literal, @FILE, or @- for stdin, at most
+// fetch.MaxRequestBodyBytes.
+func readData(a *app, data string) (string, error) {
+	name, ok := strings.CutPrefix(data, "@")
+	if !ok {
+		if len(data) > fetch.MaxRequestBodyBytes {
+			return "", usageErrorf("send at most 64 KiB", "-d: the body is larger than 64 KiB")
+		}
+		return data, nil
+	}
+	var r io.Reader
+	switch name {
+	case "":
+		return "", usageErrorf("write -d @FILE or -d @-", "-d @: missing file name")
+	case "-":
+		r = a.stdin
+	default:
+		fh, err := os.Open(name)
+		if err != nil {
+			return "", usageErrorf("-d @FILE reads the body from FILE", "-d: %v", err)
+		}
+		defer fh.Close()
+		if fi, err := fh.Stat(); err == nil && !fi.Mode().IsRegular() {
+			return "", usageErrorf("-d @FILE reads the body from a regular file", "-d: %s is not a regular file", name)
+		}
+		r = fh
+	}
+	b, err := io.ReadAll(io.LimitReader(r, fetch.MaxRequestBodyBytes+1))
+	if err != nil {
+		return "", usageErrorf("-d @FILE reads the body from FILE", "-d: %v", err)
+	}
+	if len(b) > fetch.MaxRequestBodyBytes {
+		return "", usageErrorf("send at most 64 KiB", "-d %s: the body is larger than 64 KiB", data)
+	}
+	return string(b), nil
+}
+
+// parseHeader splits "Name: value". The name must be an HTTP token and the
+// value free of control characters; errors never quote the value.
+func parseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	if !ok {
+		return "", "", fmt.Errorf("no colon; want 'Name: value'")
+	}
+	name = strings.TrimSpace(name)
+	value = strings.TrimSpace(value)
+	if name == "" {
+		return "", "", fmt.Errorf("empty header name")
+	}
+	if !httpguts.ValidHeaderFieldName(name) {
+		return "", "", fmt.Errorf("%q is not a valid header name", printable(name))
+	}
+	if !httpguts.ValidHeaderFieldValue(value) {
+		return "", "", fmt.Errorf("the value of %s has control characters", name)
+	}
+	return name, value, nil
+}
+
+// printable cuts s to 40 bytes and replaces bytes outside printable ASCII,
+// for echoing a user-typed name in a message.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s) && i < 40; i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f {
+			c = '?'
+		}
+		b.WriteByte(c)
+	}
+	if len(s) > 40 {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// approver picks who settles an uncovered target: --yes approves this call
+// only; a person at a terminal is asked; anyone else is refused.
+func (a *app) approver(yes bool) broker.Approver {
+	switch {
+	case yes:
+		return broker.ApproveOnce()
+	case a.interactive():
+		return broker.NewTerminalApprover(a.stdin, a.stderr)
+	}
+	return broker.NonInteractive()
+}
+
+func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f getFlags) error {
+	argsJSON, err := buildFetchArgs(a, cmd, rawURL, f)
+	if err != nil {
+		return err
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	profile, err := a.profile(ws)
+	if err != nil {
+		return a.getFailed(f, err)
+	}
+	log := a.log()
+
+	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
+	if a.egressOptions != nil {
+		a.egressOptions(eopts)
+	}
+	client := egress.NewClient(eopts)
+	defer client.CloseIdleConnections()
+
+	var sink *bodySink
+	if f.output != "" {
+		if sink, err = newBodySink(f.output); err != nil {
+			return err
+		}
+		defer sink.discard()
+	}
+	var bar *progressBar
+	if f.output != "" && a.progress() {
+		bar = newProgressBar(a.stderr, progressThreshold)
+	}
+	if sink != nil || bar != nil {
+		client.Transport = &tapTransport{next: client.Transport, sink: sink, bar: bar}
+	}
+
+	tl := fetch.NewFetch(client, &fetch.Options{
+		Workspace:    ws,
+		Profile:      profile,
+		MaxBodyBytes: f.maxBytes,
+		Timeout:      f.timeout,
+		Logger:       log,
+	})
+	b := &broker.Broker{
+		Workspace: ws,
+		Profile:   profile,
+		Approver:  a.approver(f.yes),
+		Audit:     audit.Open(ws),
+		Logger:    log,
+	}
+	res := b.Call(ctx, tl, argsJSON)
+	bar.finish()
+	if res.IsError {
+		return a.getFailed(f, resultError(res))
+	}
+	out, ok := outputOf(res)
+	if !ok {
+		return a.getFailed(f, refusal.New(refusal.InternalError, "the fetch tool returned no structured output"))
+	}
+	if sink != nil {
+		if out.BodyTruncated {
+			return a.getFailed(f, refusal.Newf(refusal.ResponseTooLarge,
+				"the body is larger than --max-bytes %d; %s was not written", f.maxBytes, f.output).
+				WithHint("raise --max-bytes"))
+		}
+		if err := sink.commit(out.Bytes); err != nil {
+			return a.getFailed(f, err)
+		}
+	}
+	if f.json {
+		return writeJSON(a.stdout, getJSON{
+			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
+			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
+		})
+	}
+	printResponse(a.stdout, out, f, sink)
+	return nil
+}
+
+// resultError turns an error result back into the refusal it reports.
+func resultError(res *tool.Result) *refusal.Error {
+	r := refusal.New(res.Reason, res.Message)
+	if res.Hint != "" {
+		r = r.WithHint(res.Hint)
+	}
+	return r
+}
+
+// getFailed reports a refusal or failure of get: in --json mode as the
+// error object on stdout (and nothing on stderr), else as the one line and
+// hint run prints. A tool's invalid_arguments is a usage error here: every
+// argument came from a flag.
+func (a *app) getFailed(f getFlags, err error) error {
+	e := classify(err)
+	if e.reason == refusal.InvalidArguments {
+		e.code = exitUsage
+		e.hint = "run 'ocfetch get --help' for usage"
+	}
+	if f.json {
+		reason := e.reason
+		if reason == "" {
+			reason = refusal.InternalError
+			if e.code == exitUsage {
+				reason = refusal.InvalidArguments
+			}
+		}
+		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: e.msg, Hint: e.hint}}); werr != nil {
+			return werr
+		}
+		e.quiet = true
+	}
+	return e
+}
+
+// outputOf returns the fetch tool's structured output.
+func outputOf(res *tool.Result) (fetch.Output, bool) {
+	switch o := res.Structured.(type) {
+	case fetch.Output:
+		return o, true
+	case *fetch.Output:
+		if o != nil {
+			return *o, true
+		}
+	}
+	return fetch.Output{}, false
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// printResponse writes the human form: the status line, the final URL, the
+// header summary, a blank line and the content (or where the body went),
+// then any notes and how to read on.
+func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink) {
+	status := "HTTP " + strconv.Itoa(out.Status)
+	if t := http.StatusText(out.Status); t != "" {
+		status += " " + t
+	}
+	fmt.Fprintln(w, status)
+	fmt.Fprintf(w, "url: %s\n", out.URL)
+	if out.Title != "" {
+		fmt.Fprintf(w, "title: %s\n", out.Title)
+	}
+	for _, name := range localfetch.ResponseHeaders {
+		if v, ok := out.Headers[name]; ok {
+			fmt.Fprintf(w, "%s: %s\n", name, v)
+		}
+	}
+	fmt.Fprintln(w)
+	if sink != nil {
+		fmt.Fprintf(w, "wrote %d bytes to %s\n", out.Bytes, f.output)
+		return
+	}
+	fmt.Fprint(w, out.Content)
+	if !strings.HasSuffix(out.Content, "\n") && out.Content != "" {
+		fmt.Fprintln(w)
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(w, "\n[%s]\n", n)
+	}
+	if out.Truncated {
+		fmt.Fprintf(w, "\n… %d more characters: --start-index %d\n", out.Remaining, out.NextStartIndex)
+	}
+}

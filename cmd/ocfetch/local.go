@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+)
+
+func newLocalCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "local",
+		Short: "Show and edit the loopback port allowlist (local mode)",
+		Long: `Local mode lets ocfetch reach a development server on localhost, 127.0.0.1
+or [::1], and only when the risk profile is permissive, the URL names its
+port, and that port is listed in .oc_chat/local_fetch.json. These commands
+read and write that file (atomically, under a lock); a tool call never does.`,
+		Example: `  ocfetch local show
+  ocfetch local allow 3000
+  ocfetch local revoke 3000
+  ocfetch get --profile permissive http://127.0.0.1:3000/`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(newLocalShowCmd(a), newLocalAllowCmd(a), newLocalRevokeCmd(a))
+	return cmd
+}
+
+// localShowJSON is the object `local show --json` prints.
+type localShowJSON struct {
+	File      string       `json:"file"`
+	Exists    bool         `json:"exists"`
+	Ports     []uint16     `json:"ports"`
+	Profile   risk.Profile `json:"profile"`
+	LocalMode bool         `json:"local_mode"`
+}
+
+func newLocalShowCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Show the allowlist file, its ports, and whether the profile admits local mode",
+		Example: `  ocfetch local show
+  ocfetch local show --profile permissive --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLocalShow(cmd.Context(), a, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "exists", "ports", "profile", "local_mode"}`)
+	return cmd
+}
+
+func runLocalShow(_ context.Context, a *app, asJSON bool) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	profile, err := a.profile(ws)
+	if err != nil {
+		return err
+	}
+	out := localShowJSON{File: localfetch.AllowlistPath(ws), Exists: true, Ports: []uint16{}, Profile: profile}
+	ports, err := localfetch.ReadAllowedPorts(ws)
+	switch refusal.CodeOf(err) {
+	case "":
+		out.Ports = append(out.Ports, ports...)
+	case refusal.LocalAllowlistMissing:
+		out.Exists = false
+	default:
+		// An invalid file admits nothing; say so and name the file.
+		return classify(err)
+	}
+	out.LocalMode = profile == localfetch.Profile && len(out.Ports) > 0
+	if asJSON {
+		return writeJSON(a.stdout, out)
+	}
+	fmt.Fprintf(a.stdout, "allowlist: %s\n", out.File)
+	switch {
+	case !out.Exists:
+		fmt.Fprintln(a.stdout, "ports:     none (the file does not exist)")
+	default:
+		fmt.Fprintf(a.stdout, "ports:     %s\n", localfetch.Ports(out.Ports))
+	}
+	switch {
+	case profile != localfetch.Profile:
+		fmt.Fprintf(a.stdout, "profile %s: local mode is OFF (needs %s)\n", profile, localfetch.Profile)
+	case len(out.Ports) == 0:
+		fmt.Fprintf(a.stdout, "profile %s: local mode is ON, but no port is allowed (ocfetch local allow PORT)\n", profile)
+	default:
+		fmt.Fprintf(a.stdout, "profile %s: local mode is ON for ports %s\n", profile, localfetch.Ports(out.Ports))
+	}
+	return nil
+}
+
+func newLocalAllowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:     "allow PORT",
+		Short:   "Add a port to the allowlist (creating the file if needed)",
+		Example: "  ocfetch local allow 3000",
+		Args:    exactArgs("PORT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLocalAllow(cmd.Context(), a, args[0])
+		},
+	}
+}
+
+func runLocalAllow(ctx context.Context, a *app, arg string) error {
+	port, err := parsePortArg(arg)
+	if err != nil {
+		return err
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	before, err := localfetch.ReadAllowedPorts(ws)
+	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
+		return classify(err)
+	}
+	ports, err := localfetch.AllowPort(ctx, ws, port)
+	if err != nil {
+		return classify(err)
+	}
+	verb := "allowed"
+	if before.Contains(port) {
+		verb = "unchanged"
+	}
+	fmt.Fprintf(a.stdout, "%s: port %d in %s (ports: %s)\n", verb, port, localfetch.AllowlistPath(ws), ports)
+	if p, err := a.profile(ws); err == nil && p != localfetch.Profile {
+		fmt.Fprintf(a.stdout, "note: profile %s does not admit local mode; it needs %s (--profile %s, or \"risk_profile\" in %s)\n",
+			p, localfetch.Profile, localfetch.Profile, ws.SettingsPath())
+	}
+	return nil
+}
+
+func newLocalRevokeCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:     "revoke PORT",
+		Short:   "Remove a port from the allowlist",
+		Example: "  ocfetch local revoke 3000",
+		Args:    exactArgs("PORT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLocalRevoke(cmd.Context(), a, args[0])
+		},
+	}
+}
+
+func runLocalRevoke(ctx context.Context, a *app, arg string) error {
+	port, err := parsePortArg(arg)
+	if err != nil {
+		return err
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	before, err := localfetch.ReadAllowedPorts(ws)
+	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
+		return classify(err)
+	}
+	ports, err := localfetch.RevokePort(ctx, ws, port)
+	if err != nil {
+		return classify(err)
+	}
+	if !before.Contains(port) {
+		fmt.Fprintf(a.stdout, "unchanged: port %d is not in %s (ports: %s)\n", port, localfetch.AllowlistPath(ws), ports)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "revoked: port %d from %s (ports: %s)\n", port, localfetch.AllowlistPath(ws), ports)
+	return nil
+}
+
+// parsePortArg parses a PORT argument, 1–65535, as a usage error if bad.
+func parsePortArg(s string) (uint16, error) {
+	port, err := capability.ParsePort(s)
+	if err != nil {
+		return 0, usageErrorf("PORT is a decimal number from 1 to 65535", "%v", err)
+	}
+	return port, nil
+}

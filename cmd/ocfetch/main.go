@@ -1,0 +1,136 @@
+// Command ocfetch is a least-privilege web fetch for AI agents: it decides
+// whether a network access is allowed, performs one bounded request, and
+// hands back a result that is safe to show a model and safe to log.
+//
+// Exit codes (scripts rely on them):
+//
+//	0  a response was delivered (any HTTP status, as curl does)
+//	1  an internal error, or a demo step that did not behave as shown
+//	2  usage error: unknown flag, missing argument, malformed value
+//	3  refused by policy (the reason code says which rule)
+//	4  the request failed: network, TLS, timeout, size
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// The exit codes of the CLI contract.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+	exitRefused  = 3
+	exitFailed   = 4
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one ocfetch command line and returns its exit code. It is
+// the whole program minus the process: main, the in-process tests and the
+// testscript end-to-end tests all go through it.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := newApp(stdin, stdout, stderr)
+	cmd := newRootCmd(a)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	e := asExitError(err)
+	if !e.quiet {
+		fmt.Fprintln(stderr, "ocfetch: "+e.Error())
+		if e.hint != "" {
+			fmt.Fprintln(stderr, "hint: "+e.hint)
+		}
+	}
+	return e.code
+}
+
+// exitError is an error that carries the process exit code, and the one
+// line (plus hint) that says why. Every subcommand returns one; an error of
+// any other type is cobra's own (unknown command, bad flag, wrong argument
+// count) and is a usage error.
+type exitError struct {
+	code   int
+	reason refusal.Code // set for refusals and failures
+	msg    string
+	hint   string
+	// quiet means the command already reported the error (get --json
+	// prints it as the JSON object on stdout).
+	quiet bool
+	err   error
+}
+
+func (e *exitError) Error() string {
+	if e.reason != "" {
+		return string(e.reason) + ": " + e.msg
+	}
+	return e.msg
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf is exit 2 with a hint, which usually names the --help to read.
+func usageErrorf(hint, format string, args ...any) *exitError {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// refusalError is exit 3 for a refusal by policy, exit 4 for a failure of
+// the request itself (refusal.Code.Policy decides).
+func refusalError(r *refusal.Error) *exitError {
+	return &exitError{code: codeFor(r.Code), reason: r.Code, msg: r.Message, hint: r.Hint, err: r}
+}
+
+// codeFor maps a reason code to its exit code.
+func codeFor(c refusal.Code) int {
+	if c.Policy() {
+		return exitRefused
+	}
+	return exitFailed
+}
+
+// internalErrorf is exit 1: something went wrong that is neither the
+// user's input nor a policy decision nor the remote end.
+func internalErrorf(format string, args ...any) *exitError {
+	return &exitError{code: exitInternal, msg: fmt.Sprintf(format, args...)}
+}
+
+// classify turns an error from a package into an exit error: a refusal
+// keeps its code, anything else is internal.
+func classify(err error) *exitError {
+	if err == nil {
+		return nil
+	}
+	var e *exitError
+	if errors.As(err, &e) {
+		return e
+	}
+	if r, ok := refusal.As(err); ok {
+		return refusalError(r)
+	}
+	return &exitError{code: exitInternal, msg: err.Error(), err: err}
+}
+
+// asExitError is what run uses: an unclassified error at this point came
+// from cobra's parsing and is a usage error.
+func asExitError(err error) *exitError {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e
+	}
+	return &exitError{code: exitUsage, msg: err.Error(), hint: "run 'ocfetch --help' for usage", err: err}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ocfetch/ocfetch/mcpserver"
+)
+
+func newMCPCmd(a *app) *cobra.Command {
+	var httpAddr string
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the fetch tool over MCP (stdio, or streamable HTTP on loopback)",
+		Long: `mcp serves one tool, fetch, to an MCP client, over stdio by default or over
+streamable HTTP on a loopback address with --http. Calls go through the same
+rules, local mode, egress guard and audit log as ocfetch get; a target no rule
+covers is put to the user by elicitation where the client supports it.
+
+The workspace root is --root, else the client's first file:// root, else the
+current directory.`,
+		Example: `  ocfetch mcp
+  ocfetch mcp --root ~/src/project
+  ocfetch mcp --http 127.0.0.1:8931`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMCP(cmd.Context(), a, httpAddr)
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	return cmd
+}
+
+func runMCP(ctx context.Context, a *app, httpAddr string) error {
+	opts := &mcpserver.Options{
+		Root:     a.rootDir,
+		Profile:  a.profileFlag,
+		HTTPAddr: httpAddr,
+		Stdin:    a.stdin,
+		Stdout:   a.stdout,
+		Logger:   a.log(),
+		Version:  versionString(),
+	}
+	if httpAddr != "" {
+		opts.Ready = func(addr net.Addr) {
+			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on http://%s/\n", addr)
+		}
+	}
+	err := mcpserver.Serve(ctx, opts)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mcpserver.ErrNotLoopback):
+		return usageErrorf("use --http 127.0.0.1:PORT", "%v", err)
+	}
+	e := classify(err)
+	if e.reason == "" && a.profileFlag != "" {
+		e.code = exitUsage
+	}
+	return e
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// app is what every subcommand shares: the streams, the root flags, and the
+// workspace and logger resolved once from them.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	// Root flags.
+	rootDir     string
+	profileFlag string
+	verbose     int
+
+	// interactive reports whether a person can be asked: stdin and stderr
+	// are terminals. Tests replace it.
+	interactive func() bool
+	// progress reports whether stderr is a terminal a progress bar may
+	// redraw. Tests replace it.
+	progress func() bool
+	// egressOptions, when set, adjusts the egress options of get (tests
+	// inject a resolver and dialer that reach a loopback TLS server under a
+	// public-looking address). The guard itself cannot be switched off.
+	egressOptions func(*egress.Options)
+
+	ws        *workspace.Workspace
+	logger    *slog.Logger
+	verbosity int
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a.interactive = func() bool { return isTerminal(a.stdin) && isTerminal(a.stderr) }
+	a.progress = func() bool { return isTerminal(a.stderr) }
+	return a
+}
+
+// isTerminal reports whether v is an *os.File on a character device. It is
+// the one terminal check ocfetch needs, without a terminal library.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// workspace resolves --root (else the current directory) the first time it
+// is needed, and returns the same workspace ever after: every reader and
+// writer of .oc_chat/ in this process takes it from here.
+func (a *app) workspace() (workspace.Workspace, error) {
+	if a.ws != nil {
+		return *a.ws, nil
+	}
+	ws, err := workspace.Resolve(a.rootDir)
+	if err != nil {
+		return workspace.Workspace{}, usageErrorf("--root must name an existing directory", "%v", err)
+	}
+	a.ws = &ws
+	return ws, nil
+}
+
+// profile resolves the risk profile: --profile, else settings.json, else
+// standard. A bad flag is a usage error; a corrupt settings file is a
+// refusal (exit 3) naming the file.
+func (a *app) profile(ws workspace.Workspace) (risk.Profile, error) {
+	p, err := risk.Resolve(ws, a.profileFlag)
+	if err != nil {
+		e := classify(err)
+		if a.profileFlag != "" {
+			e.code = exitUsage
+		}
+		return "", e
+	}
+	return p, nil
+}
+
+// log returns the diagnostics logger (stderr only), at the verbosity of -v
+// or OCFETCH_DEBUG, whichever is higher.
+func (a *app) log() *slog.Logger {
+	if a.logger == nil {
+		a.logger = diag.New(a.stderr, a.verbosity)
+	}
+	return a.logger
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ocfetch",
+		Short: "A least-privilege web fetch for AI agents",
+		Long: `ocfetch decides whether a network access is allowed, performs one bounded
+request, and hands back a result that is safe to show a model and safe to log.
+
+Public targets are https only and must be covered by a saved rule or approved
+for the call; loopback is reachable only in local mode (profile permissive and
+an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`,
+		Example: `  ocfetch demo
+  ocfetch rules allow example.com
+  ocfetch get https://example.com/
+  ocfetch get --json --format text https://example.com/ | jq .content
+  ocfetch audit --tail 5`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			n, err := diag.Verbosity(a.verbose)
+			if err != nil {
+				return usageErrorf("set "+diag.EnvVar+" to 0–4, or unset it", "%v", err)
+			}
+			a.verbosity = n
+			return nil
+		},
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("run '"+c.CommandPath()+" --help' for usage", "%v", err)
+	})
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.rootDir, "root", "", "workspace root holding .oc_chat/ (default: the current directory)")
+	pf.StringVar(&a.profileFlag, "profile", "", "risk profile strict|standard|permissive (default: settings.json, else standard)")
+	pf.CountVarP(&a.verbose, "verbose", "v", "diagnostics on stderr; repeat for more (-vvvv), or set "+diag.EnvVar+"=1..4")
+
+	root.AddCommand(
+		newGetCmd(a),
+		newRulesCmd(a),
+		newLocalCmd(a),
+		newAuditCmd(a),
+		newDemoCmd(a),
+		newVersionCmd(a),
+		newMCPCmd(a),
+		newProxyCmd(a),
+		newRunCmd(a),
+	)
+	return root
+}
