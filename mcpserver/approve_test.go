@@ -1,0 +1,241 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/capability"
+)
+
+// TestElicitation puts an uncovered loopback target to a scripted user on
+// both protocols: the synchronous elicitation/create of 2025-11-25 and the
+// input requests of the multi round-trip protocol.
+func TestElicitation(t *testing.T) {
+	srv, port := pageServer(t)
+	target := fmt.Sprintf("127.0.0.1:%d", port)
+	tests := []struct {
+		name     string
+		action   string
+		decision string
+		wantOK   bool
+		// wantRules are the rules saved after the first call.
+		wantRules []string
+		// wantAskedAgain: the second call is put to the user again.
+		wantAskedAgain bool
+		wantDecidedBy  []string // audit decided_by of the two calls
+	}{
+		{name: "accept once", action: "accept", decision: "once", wantOK: true, wantAskedAgain: true, wantDecidedBy: []string{"once", "once"}},
+		{name: "accept always", action: "accept", decision: "always", wantOK: true, wantRules: []string{"allow " + target}, wantDecidedBy: []string{"always", "rule"}},
+		{name: "accept deny", action: "accept", decision: "deny", wantAskedAgain: true, wantDecidedBy: []string{"denied", "denied"}},
+		{name: "decline", action: "decline", wantAskedAgain: true, wantDecidedBy: []string{"denied", "denied"}},
+		{name: "cancel", action: "cancel", wantAskedAgain: true, wantDecidedBy: []string{"denied", "denied"}},
+	}
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			for _, tc := range tests {
+				t.Run(tc.name, func(t *testing.T) {
+					ws := localWorkspace(t, port)
+					user := &elicitor{action: tc.action, decision: tc.decision}
+					cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: proto, elicit: user})
+					args := fmt.Sprintf(`{"url": %q}`, srv.URL+"/secret-path?token=abc")
+
+					res := callFetch(t, cs, args)
+					if res.IsError == tc.wantOK {
+						t.Fatalf("first call: isError = %v; want %v. text:\n%s", res.IsError, !tc.wantOK, text(res))
+					}
+					if tc.wantOK && !strings.Contains(text(res), pageMarker) {
+						t.Errorf("first call: text lacks the page:\n%s", text(res))
+					}
+					if !tc.wantOK {
+						want := "not_approved: " + target + " was denied by the user\nhint: allow it with: ocfetch rules allow " + target
+						if got := text(res); got != want {
+							t.Errorf("first call: text = %q; want %q", got, want)
+						}
+					}
+					if diff := cmp.Diff(tc.wantRules, ruleTargets(t, ws)); diff != "" {
+						t.Errorf("rules after the first call (-want +got):\n%s", diff)
+					}
+					asked := user.asked()
+					if len(asked) != 1 {
+						t.Fatalf("elicited %d times; want 1", len(asked))
+					}
+					wantMsg := fmt.Sprintf("fetch wants GET 127.0.0.1 (network %s).", target)
+					if !strings.HasPrefix(asked[0], wantMsg) {
+						t.Errorf("message = %q; want it to start with %q", asked[0], wantMsg)
+					}
+					for _, leak := range []string{"secret-path", "token", "abc"} {
+						if strings.Contains(asked[0], leak) {
+							t.Errorf("message %q shows %q of the request", asked[0], leak)
+						}
+					}
+
+					res2 := callFetch(t, cs, args)
+					if res2.IsError == tc.wantOK {
+						t.Errorf("second call: isError = %v; want %v", res2.IsError, !tc.wantOK)
+					}
+					wantAsks := 1
+					if tc.wantAskedAgain {
+						wantAsks = 2
+					}
+					if got := len(user.asked()); got != wantAsks {
+						t.Errorf("after the second call: elicited %d times; want %d", got, wantAsks)
+					}
+					var decidedBy []string
+					for _, l := range auditLines(t, ws) {
+						decidedBy = append(decidedBy, fmt.Sprint(l["decided_by"]))
+					}
+					if diff := cmp.Diff(tc.wantDecidedBy, decidedBy); diff != "" {
+						t.Errorf("audit decided_by (-want +got):\n%s", diff)
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestElicitationUnsupported(t *testing.T) {
+	srv, port := pageServer(t)
+	target := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			ws := localWorkspace(t, port)
+			cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: proto})
+			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL))
+			want := "not_approved: " + target + " is not covered by a saved rule and nobody could be asked\nhint: allow it with: ocfetch rules allow " + target
+			if !res.IsError || text(res) != want {
+				t.Errorf("isError %v, text %q; want isError and %q", res.IsError, text(res), want)
+			}
+			lines := auditLines(t, ws)
+			if len(lines) != 1 || lines[0]["decided_by"] != "unanswered" || lines[0]["outcome"] != "not_approved" {
+				t.Errorf("audit = %v; want one line decided_by unanswered, outcome not_approved", lines)
+			}
+		})
+	}
+}
+
+// TestMultiRoundTripStateIsBound drives the multi round-trip protocol by
+// hand: an approval answer is honoured only with the state the server
+// issued, for the very arguments it was issued for.
+func TestMultiRoundTripStateIsBound(t *testing.T) {
+	srv, port := pageServer(t)
+	ws := localWorkspace(t, port)
+	ms, err := NewServer(&Options{Root: ws.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := ms.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "manual", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: (&elicitor{action: "accept", decision: "once"}).handle,
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:       &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+	})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+
+	args := json.RawMessage(fmt.Sprintf(`{"url": %q}`, srv.URL+"/a"))
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.NeedsInput() || first.InputRequests[inputApproval] == nil || first.RequestState == "" {
+		t.Fatalf("first result: needsInput %v, inputRequests %v, state %q; want an approval request with state", first.NeedsInput(), first.InputRequests, first.RequestState)
+	}
+	accept := mcp.InputResponseMap{inputApproval: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "once"}}}
+
+	tests := []struct {
+		name   string
+		args   json.RawMessage
+		state  string
+		wantOK bool
+	}{
+		{name: "no state", args: args, state: "", wantOK: false},
+		{name: "forged state", args: args, state: "eyJ0YXJnZXQiOiIxMjcuMC4wLjE6MSJ9.AAAA", wantOK: false},
+		{name: "tampered state", args: args, state: "x" + first.RequestState, wantOK: false},
+		{name: "state of other arguments", args: json.RawMessage(fmt.Sprintf(`{"url": %q}`, srv.URL+"/b")), state: first.RequestState, wantOK: false},
+		{name: "the issued state", args: args, state: first.RequestState, wantOK: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: tc.args, InputResponses: accept, RequestState: tc.state})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := !res.NeedsInput() && !res.IsError
+			if ran != tc.wantOK {
+				t.Errorf("ran = %v (needsInput %v, isError %v, text %q); want %v", ran, res.NeedsInput(), res.IsError, text(res), tc.wantOK)
+			}
+			if !tc.wantOK && !res.NeedsInput() {
+				t.Errorf("an unverified answer must lead to the question again; got a final result %q", text(res))
+			}
+		})
+	}
+}
+
+func TestAnswerOf(t *testing.T) {
+	tests := []struct {
+		name string
+		res  *mcp.ElicitResult
+		want broker.Answer
+	}{
+		{"nil", nil, broker.Unanswered},
+		{"accept once", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "once"}}, broker.Once},
+		{"accept always", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "always"}}, broker.Always},
+		{"accept deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny"}}, broker.Deny},
+		{"accept, other value", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "ALWAYS"}}, broker.Deny},
+		{"accept, wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": true}}, broker.Deny},
+		{"accept, no content", &mcp.ElicitResult{Action: "accept"}, broker.Deny},
+		{"decline", &mcp.ElicitResult{Action: "decline", Content: map[string]any{"decision": "always"}}, broker.Deny},
+		{"cancel", &mcp.ElicitResult{Action: "cancel"}, broker.Deny},
+		{"unknown action", &mcp.ElicitResult{Action: "yes"}, broker.Deny},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := answerOf(tc.res); got != tc.want {
+				t.Errorf("answerOf = %v; want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestApprovalMessage(t *testing.T) {
+	ws := newWorkspace(t, wsSpec{})
+	req := broker.ApprovalRequest{
+		Tool:        "fetch",
+		Summary:     "POST api.example.com",
+		Requirement: capability.Network(capability.Target{Host: "api.example.com", Port: 8443}),
+	}
+	p := elicitParams(req, ws)
+	want := "fetch wants POST api.example.com (network api.example.com:8443).\n" +
+		"Allow it once, always (saves an allow rule for api.example.com:8443 in " + ws.RulesPath() + "), or deny?"
+	if p.Message != want {
+		t.Errorf("message = %q; want %q", p.Message, want)
+	}
+	var schema struct {
+		Type       string `json:"type"`
+		Required   []string
+		Properties map[string]struct {
+			Type string   `json:"type"`
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	remarshal(t, p.RequestedSchema, &schema)
+	if schema.Type != "object" || !cmp.Equal(schema.Required, []string{"decision"}) ||
+		schema.Properties["decision"].Type != "string" ||
+		!cmp.Equal(schema.Properties["decision"].Enum, []string{"once", "always", "deny"}) {
+		t.Errorf("requested schema = %+v; want one required string decision of once/always/deny", schema)
+	}
+}
