@@ -143,8 +143,8 @@ func (e *elicitor) asked() []string {
 
 // clientSpec configures the test client.
 type clientSpec struct {
-	protocol string     // "" for the SDK default
-	elicit   *elicitor  // nil: the client does not declare elicitation
+	protocol string      // "" for the SDK default
+	elicit   *elicitor   // nil: the client does not declare elicitation
 	roots    []*mcp.Root // client roots; nil with noRoots for none
 	noRoots  bool        // do not declare the roots capability
 }
