@@ -3,6 +3,7 @@ package localfetch
 import (
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -14,7 +15,8 @@ import (
 // one trailing dot stripped, brackets removed, an IPv6 address compressed,
 // a non-ASCII name mapped through IDNA UTS #46 ([capability.NormalizeHost])
 // — or "" when host cannot be normalised (empty, a zone identifier, a
-// non-canonical IPv4 form such as "127.1", a forbidden character).
+// non-canonical IPv4 form such as "127.1", an empty label as in
+// "localhost..", a forbidden character).
 //
 // "[0:0:0:0:0:0:0:1]" and "::1" are the same host, as are "LOCALHOST." and
 // "localhost", and "１２７.０.０.１" and "127.0.0.1". The IPv4-mapped
@@ -22,7 +24,10 @@ import (
 // "127.0.0.1": it is not one of the three named hosts.
 func NormalizeLocalHost(host string) string {
 	h, err := capability.NormalizeHost(host)
-	if err != nil {
+	if err != nil || strings.HasSuffix(h, ".") {
+		// capability.NormalizeHost strips one trailing dot only, so
+		// "localhost.." came back as "localhost." — an empty last label
+		// that is no host at all. Refused here whatever capability does.
 		return ""
 	}
 	return h

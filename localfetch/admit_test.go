@@ -48,6 +48,9 @@ func TestNormalizeLocalHost(t *testing.T) {
 		{"localhost：3000", ""}, // full-width colon maps to ':', which no host may hold
 		{"[::1", ""},
 		{"..", ""},
+		{"localhost..", ""},
+		{"127.0.0.1..", ""},
+		{"0..", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -152,6 +155,7 @@ func TestAdmitLocalURL(t *testing.T) {
 		{"subdomain of localhost", "http://a.localhost:3000", 0, refusal.InvalidHost, []string{"a.localhost"}},
 		{"full-width colon", "http://localhost：3000", 0, refusal.InvalidHost, nil},
 		{"no host", "http://:3000", 0, refusal.InvalidHost, nil},
+		{"two trailing dots", "http://localhost..:3000", 0, refusal.InvalidHost, nil},
 
 		{"scheme ftp", "ftp://localhost:3000", 0, refusal.SchemeNotAllowed, []string{`"ftp"`}},
 		{"scheme ws", "ws://localhost:3000", 0, refusal.SchemeNotAllowed, []string{`"ws"`}},
