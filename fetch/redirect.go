@@ -44,6 +44,10 @@ func (f *Fetch) redirectHop(p *prepared, req *http.Request, hop int) error {
 		return refusal.Newf(refusal.CredentialsInURL, "%s %s: a redirect location carries credentials; not followed", p.method, p.target.Host)
 	}
 	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to a %s:// URL, off the approved target; not followed",
+			p.method, p.target.Host, capability.Sanitize(scheme))
+	}
 	host, herr := capability.NormalizeHost(u.Hostname())
 	if herr != nil {
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid host; not followed", p.method, p.target.Host)
