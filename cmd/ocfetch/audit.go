@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -46,10 +48,25 @@ func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	entries, err := audit.Read(ws, tail)
-	if err != nil {
-		return classify(err)
+	entries, readErr := audit.Read(ws, tail)
+	if readErr != nil && !errors.Is(readErr, audit.ErrMalformedLine) {
+		return classify(readErr)
 	}
+	if err := printAudit(a, ws.AuditPath(), entries, asJSON); err != nil {
+		return err
+	}
+	if readErr != nil {
+		// The valid lines are shown; the malformed ones are named (never
+		// quoted) and make the exit status 1, so tampering is not missed.
+		for _, line := range strings.Split(readErr.Error(), "\n") {
+			fmt.Fprintf(a.stderr, "ocfetch: %s\n", line)
+		}
+		return &exitError{code: exitInternal, quiet: true}
+	}
+	return nil
+}
+
+func printAudit(a *app, path string, entries []audit.Entry, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		for _, e := range entries {
@@ -60,7 +77,7 @@ func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
 		return nil
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(a.stdout, "no audit lines in %s\n", ws.AuditPath())
+		fmt.Fprintf(a.stdout, "no audit lines in %s\n", path)
 		return nil
 	}
 	printAuditTable(a, entries)

@@ -386,7 +386,8 @@ func resultError(res *tool.Result) *refusal.Error {
 // argument came from a flag.
 func (a *app) getFailed(f getFlags, err error) error {
 	e := classify(err)
-	if e.reason == refusal.InvalidArguments {
+	if e.reason == refusal.InvalidArguments && e.code != exitUsage {
+		// The tool's hint speaks of its JSON arguments; here they were flags.
 		e.code = exitUsage
 		e.hint = "run 'ocfetch get --help' for usage"
 	}

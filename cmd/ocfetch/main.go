@@ -43,7 +43,14 @@ func main() {
 // the whole program minus the process: main, the in-process tests and the
 // testscript end-to-end tests all go through it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := newApp(stdin, stdout, stderr)
+	return execute(ctx, newApp(stdin, stdout, stderr), args)
+}
+
+// execute runs args against a (whose terminal checks and egress options
+// tests may have replaced), prints a failure's one line and hint on
+// stderr, and returns the exit code.
+func execute(ctx context.Context, a *app, args []string) int {
+	stderr := a.stderr
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)

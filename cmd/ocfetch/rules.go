@@ -191,7 +191,7 @@ func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, err
 			msg = r.Message
 		}
 		return pattern, 0, usageErrorf("write HOST, HOST:PORT, *.DOMAIN[:PORT] or [IPv6]:PORT; the port defaults to 443",
-			"bad rule target: %s", msg)
+			"%s", msg)
 	}
 	return pattern, port, nil
 }

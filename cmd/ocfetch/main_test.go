@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/testscript"
+	"go.uber.org/goleak"
+
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// TestMain registers ocfetch as a command of the testscript scripts: the
+// test binary, run under the name "ocfetch", is the CLI (main's run). When
+// it is the test run itself, goroutine leaks fail it.
+func TestMain(m *testing.M) {
+	testscript.Main(leakCheck{m}, map[string]func(){
+		"ocfetch": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+type leakCheck struct{ m *testing.M }
+
+func (l leakCheck) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// result is one in-process run of the CLI.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// cliOptions adjust the app of one in-process run.
+type cliOptions struct {
+	stdin       string
+	interactive bool
+	progress    bool
+	egress      func(*egress.Options)
+}
+
+// ocfetch runs the CLI in-process with args and returns what it did.
+func ocfetch(t *testing.T, o cliOptions, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	a := newApp(strings.NewReader(o.stdin), &stdout, &stderr)
+	a.interactive = func() bool { return o.interactive }
+	a.progress = func() bool { return o.progress }
+	a.egressOptions = o.egress
+	code := execute(context.Background(), a, args)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// want checks the exit code and that stdout and stderr hold the given
+// substrings.
+func (r result) want(t *testing.T, code int, stdout, stderr []string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code = %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	for _, s := range stdout {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("stdout does not contain %q:\n%s", s, r.stdout)
+		}
+	}
+	for _, s := range stderr {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr does not contain %q:\n%s", s, r.stderr)
+		}
+	}
+}
+
+// newRoot returns a fresh workspace root directory.
+func newRoot(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	// Resolve symlinks (macOS /var → /private/var) so paths in messages
+	// compare equal.
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func wsOf(t *testing.T, root string) workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Resolve(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// writeFile writes a workspace file by hand, as a user would.
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// site is a loopback test server that records what it was asked.
+type site struct {
+	*httptest.Server
+	port int
+
+	mu   sync.Mutex
+	reqs []seenRequest
+}
+
+type seenRequest struct {
+	method, path, body string
+	header             http.Header
+}
+
+func (s *site) requests() []seenRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]seenRequest(nil), s.reqs...)
+}
+
+// newSite starts a loopback HTTP server with a few named paths:
+//
+//	/            an HTML page (title "Harbour", a paragraph)
+//	/long        plain text of 100 characters "0123456789" × 10
+//	/echo        plain text "METHOD body" and the X-Test header
+//	/missing     404
+//	/hop         302 to /page on the same server (same target)
+//	/binary      2 MiB of bytes 0..255 as application/octet-stream
+//	/slow        waits for the client to go away
+func newSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" && r.URL.Path != "/page" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<html><head><title>Harbour</title></head><body><main><h1>Harbour</h1><p>The gate opens at <b>six</b>.</p></main></body></html>`)
+	})
+	mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, strings.Repeat("0123456789", 10))
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %s", r.Method, b, r.Header.Get("X-Test"))
+	})
+	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/page", http.StatusFound)
+	})
+	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(binaryBody())
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		s.mu.Lock()
+		s.reqs = append(s.reqs, seenRequest{method: r.Method, path: r.URL.RequestURI(), body: string(b), header: r.Header.Clone()})
+		s.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	s.port = s.Listener.Addr().(*net.TCPAddr).Port
+	return s
+}
+
+func binaryBody() []byte {
+	b := make([]byte, 2<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}
+
+// url returns http://127.0.0.1:PORT + path.
+func (s *site) url(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", s.port, path) }
+
+// localRoot returns a workspace root whose allowlist admits s's port, with
+// a saved allow rule for 127.0.0.1 on it: get with --profile permissive then
+// reaches s.
+func localRoot(t *testing.T, s *site) string {
+	t.Helper()
+	root := newRoot(t)
+	ws := wsOf(t, root)
+	if _, err := localfetch.AllowPort(context.Background(), ws, uint16(s.port)); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, ws.RulesPath(), fmt.Sprintf(`{"schema_version": 1, "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": %d}, "decision": "allow"}]}`, s.port))
+	return root
+}
+
+// publicAddr is what the injected resolver answers for example.com: a
+// public-looking address that is never dialed (the injected dial goes to
+// a loopback TLS server instead).
+var publicAddr = netip.MustParseAddr("93.184.216.34")
+
+// fakeResolver maps every name to publicAddr.
+type fakeResolver struct{}
+
+func (fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if host == "example.com" || strings.HasSuffix(host, ".example.com") {
+		return []netip.Addr{publicAddr}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// publicSite starts a loopback TLS server standing in for
+// https://example.com/ and returns the egress options that reach it: a
+// resolver answering a public address, a dial that connects that address
+// to the loopback server (and records it), and the server's CA.
+func publicSite(t *testing.T, h http.Handler) (*httptest.Server, func(*egress.Options), *[]string) {
+	t.Helper()
+	srv := httptest.NewTLSServer(h)
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	var mu sync.Mutex
+	var dialed []string
+	opts := func(o *egress.Options) {
+		o.Resolver = fakeResolver{}
+		o.RootCAs = pool
+		o.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, addr)
+			mu.Unlock()
+			if addr != net.JoinHostPort(publicAddr.String(), "443") {
+				return nil, fmt.Errorf("test dial: unexpected address %s", addr)
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, srv.Listener.Addr().String())
+		}
+	}
+	return srv, opts, &dialed
+}
+
+// snapshot returns every file under dir with its contents.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		files[rel] = string(b)
+		return nil
+	})
+	return files
+}
+
+// decodeStrict decodes exactly one JSON object from s into v, refusing
+// unknown fields and trailing data.
+func decodeStrict(t *testing.T, s string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("decode %T: %v\n%s", v, err, s)
+	}
+	if dec.More() {
+		t.Fatalf("more than one JSON value in output:\n%s", s)
+	}
+}
+
+// keysOf returns the sorted top-level keys of a JSON object.
+func keysOf(t *testing.T, s string) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, s)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func diffKeys(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	sort.Strings(want)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("JSON keys (-want +got):\n%s", d)
+	}
+}
