@@ -1,0 +1,193 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/risk"
+)
+
+// syncBuffer is a log sink shared by the tool's and the guard's handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSecretsNeverLeak is a property test: random tokens placed in the
+// path, the query, header values and the body of calls that succeed, are
+// refused at prepare time, or fail at run time in every way the tool knows
+// never appear in AuditSummary, in an error result (Content, Message, Hint)
+// or in any log line, at the highest verbosity, of the tool or the guard.
+func TestSecretsNeverLeak(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0x5ec2e7))
+	token := func() string {
+		const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		b := make([]byte, 20)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return "S" + string(b)
+	}
+
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: diag.L4 - 4}))
+	h := newHarness(t, nil)
+	h.client = egress.NewClient(&egress.Options{Timeout: 5 * time.Second, Logger: logger})
+	t.Cleanup(h.client.CloseIdleConnections)
+	h.f = NewFetch(h.client, &Options{Workspace: h.ws, Profile: risk.Permissive, Logger: logger, MaxBodyBytes: 4096, Timeout: 500 * time.Millisecond})
+
+	_, otherPort := h.serve(&hostile.Recorder{})
+	mux := http.NewServeMux()
+	// Every off-target or looping redirect carries the request's own path
+	// and query on, so a leak of the Location would show.
+	mux.HandleFunc("/off/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:"+portString(otherPort)+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/scheme/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "ftp://127.0.0.1"+r.URL.RequestURI(), http.StatusFound)
+	})
+	mux.HandleFunc("/loop/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.RequestURI()+"x", http.StatusFound)
+	})
+	mux.Handle("/reset/", hostile.ResetMidBody(1<<20, 100))
+	mux.Handle("/flood/", hostile.HeaderFlood(1000, 100))
+	mux.Handle("/endless/", hostile.EndlessBody())
+	mux.Handle("/ok/", echo())
+	mux.HandleFunc("/slow/", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	base, port := h.serve(mux)
+	// An allowlisted port nobody listens on: connection refused.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadPort := uint16(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	h.ports = append(h.ports, deadPort)
+	writeAllowlist(t, h.ws, h.ports...)
+	dead := "http://127.0.0.1:" + portString(deadPort)
+
+	type scenario struct {
+		name string
+		args func(path, query, hval, body string) map[string]any
+	}
+	withAll := func(url, method string) func(path, query, hval, body string) map[string]any {
+		return func(path, query, hval, body string) map[string]any {
+			m := map[string]any{"url": url + path + "?q=" + query, "method": method, "headers": map[string]string{"X-Api-Key": hval, "Authorization": "Bearer " + hval}}
+			if method == "POST" {
+				m["body"] = body
+			}
+			return m
+		}
+	}
+	scenarios := []scenario{
+		{"success", withAll(base+"/ok/", "POST")},
+		{"body cut", withAll(base+"/endless/", "GET")},
+		{"redirect off target", withAll(base+"/off/", "POST")},
+		{"redirect other scheme", withAll(base+"/scheme/", "GET")},
+		{"redirect loop", withAll(base+"/loop/", "GET")},
+		{"reset mid body", withAll(base+"/reset/", "GET")},
+		{"header flood", withAll(base+"/flood/", "GET")},
+		{"connection refused", withAll(dead+"/", "POST")},
+		{"http public", withAll("http://example.com/", "POST")},
+		{"not public", withAll("https://10.0.0.1/", "POST")},
+		{"mapped loopback", withAll("http://[::ffff:127.0.0.1]:"+portString(port)+"/", "GET")},
+		{"port not allowed", withAll("http://localhost:1/", "POST")},
+		{"port missing", withAll("http://localhost/", "GET")},
+		{"body with GET", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": base + "/ok/" + path + "?" + query, "body": body, "headers": map[string]string{"X-A": hval}}
+		}},
+		{"credentials", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": "https://" + hval + ":" + body + "@example.com/" + path + "?" + query}
+		}},
+		{"header injection", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": base + "/ok/" + path + "?" + query, "headers": map[string]string{"X-A": hval + "\r\nX-B: " + body}}
+		}},
+		{"refused header", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": base + "/ok/" + path, "headers": map[string]string{"Host": hval, "Proxy-Authorization": body}}
+		}},
+		{"bad method", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": base + "/ok/" + path + "?" + query, "method": "PUT", "body": body}
+		}},
+		{"wrong type", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": base + "/ok/" + path + "?" + query, "max_length": hval}
+		}},
+		{"body too large", func(path, query, hval, body string) map[string]any {
+			return map[string]any{"url": base + "/ok/" + path, "method": "POST", "body": strings.Repeat(body, MaxRequestBodyBytes/len(body)+1)}
+		}},
+	}
+	slow := scenario{"timeout", withAll(base+"/slow/", "GET")}
+
+	const rounds = 8
+	for round := range rounds {
+		list := scenarios
+		if round == 0 {
+			list = append(list, slow) // once: it takes the whole deadline
+		}
+		for _, sc := range list {
+			path, query, hval, body := token(), token(), token(), token()
+			secrets := []string{path, query, hval, body}
+			args := argsJSON(t, sc.args(path, query, hval, body))
+			summary := h.f.AuditSummary(args)
+			res := call(context.Background(), h.f, args)
+			check := map[string]string{"AuditSummary": summary}
+			if res.IsError && (sc.name == "success" || sc.name == "body cut") {
+				t.Errorf("%s: error result %s: %s; want a delivered result", sc.name, res.Reason, res.Message)
+			}
+			if res.IsError {
+				check["error Content"], check["error Message"], check["error Hint"] = res.Content, res.Message, res.Hint
+			} else if sc.name != "success" && sc.name != "body cut" {
+				t.Errorf("%s: got a delivered result; want an error result", sc.name)
+			}
+			for where, text := range check {
+				for _, s := range secrets {
+					if strings.Contains(text, s) {
+						t.Errorf("%s: %s %q contains a secret from the request", sc.name, where, text)
+					}
+				}
+			}
+			logText := logs.String()
+			for _, s := range secrets {
+				if strings.Contains(logText, s) {
+					t.Fatalf("%s: a log line contains a secret from the request:\n%s", sc.name, logText)
+				}
+			}
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("logs (first 3000 bytes):\n%s", logs.String()[:min(3000, len(logs.String()))])
+	}
+	if !strings.Contains(logs.String(), "domain=TOOLS.FETCH") {
+		t.Errorf("the tool logged nothing at the highest verbosity; the property would hold vacuously")
+	}
+	t.Logf("%d log bytes checked", len(logs.String()))
+}
