@@ -1,0 +1,174 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ocfetch/ocfetch/capability"
+)
+
+// Entry is one audit line. Its fields are the whole record: there is
+// deliberately no field for a URL, path, query, header or body.
+type Entry struct {
+	// Time is when the call started (UTC). Append fills in the current
+	// time if it is zero.
+	Time        time.Time `json:"time"`
+	ExecutionID string    `json:"execution_id"`
+	// Tool is the tool's name ("fetch", "proxy").
+	Tool string `json:"tool"`
+	// Summary is "<METHOD> <host>" ("GET example.com"), the tool's
+	// AuditSummary, never more; see [Entry.Validate].
+	Summary     string                  `json:"summary"`
+	Requirement *capability.Requirement `json:"requirement,omitempty"`
+	// Decision is DecisionAllow, DecisionDeny or DecisionRefused.
+	Decision string `json:"decision"`
+	// DecidedBy says what decided: ByRule, ByOnce, ByAlways, ByDenied,
+	// ByUnanswered, ByProfile or ByPolicy.
+	DecidedBy string `json:"decided_by"`
+	// Rule is the deciding rule when there was one, "allow example.com:443".
+	Rule string `json:"rule,omitempty"`
+	// Outcome is OutcomeOK or the refusal or failure reason code.
+	Outcome    string `json:"outcome"`
+	Status     int    `json:"status,omitempty"`
+	Bytes      int64  `json:"bytes"`
+	DurationMS int64  `json:"duration_ms"`
+	// BytesUp and BytesDown count a proxied connection's traffic.
+	BytesUp   int64 `json:"bytes_up,omitempty"`
+	BytesDown int64 `json:"bytes_down,omitempty"`
+}
+
+// Decisions.
+const (
+	DecisionAllow   = "allow"
+	DecisionDeny    = "deny"
+	DecisionRefused = "refused"
+)
+
+// What decided.
+const (
+	ByRule       = "rule"       // a saved rule
+	ByOnce       = "once"       // the user approved this call
+	ByAlways     = "always"     // the user approved and saved an allow rule
+	ByDenied     = "denied"     // the user denied
+	ByUnanswered = "unanswered" // nobody could be asked
+	ByProfile    = "profile"    // the risk profile refused
+	ByPolicy     = "policy"     // a policy check refused before any decision
+)
+
+// OutcomeOK is the outcome of a call that delivered a response.
+const OutcomeOK = "ok"
+
+// ErrInvalidEntry is wrapped by every error of [Entry.Validate].
+var ErrInvalidEntry = errors.New("invalid audit entry")
+
+// Size bounds of the free-form fields.
+const (
+	maxSummary = 300
+	maxToken   = 64
+)
+
+// Validate checks e before it is written, as the last line of defence for
+// the rule that an audit line carries no secret:
+//
+//   - Summary is "<METHOD> <host>" ("GET example.com"), or a generic
+//     secret-free text when there is no host; it is printable ASCII of at
+//     most 300 bytes and contains none of / ? # @ & = % \, so no URL, path,
+//     query, userinfo or form body can hide in it;
+//   - Rule is empty or "allow HOST:PORT" / "deny HOST:PORT";
+//   - Requirement, if set, has a normalised host and a port;
+//   - Tool, ExecutionID and Outcome are short tokens; Decision and
+//     DecidedBy are from the lists above; Status is 0 or 100–999; counts
+//     are not negative; Time is set.
+//
+// Errors wrap [ErrInvalidEntry] and never quote the offending value.
+func (e Entry) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidEntry, fmt.Sprintf(format, args...))
+	}
+	if e.Time.IsZero() {
+		return bad("time is not set")
+	}
+	if !isToken(e.ExecutionID, "-_.") {
+		return bad("execution_id must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
+	}
+	if !isToken(e.Tool, "-_.") {
+		return bad("tool must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
+	}
+	if err := checkSummary(e.Summary); err != nil {
+		return bad("summary %v", err)
+	}
+	switch e.Decision {
+	case DecisionAllow, DecisionDeny, DecisionRefused:
+	default:
+		return bad("decision must be %q, %q or %q", DecisionAllow, DecisionDeny, DecisionRefused)
+	}
+	switch e.DecidedBy {
+	case ByRule, ByOnce, ByAlways, ByDenied, ByUnanswered, ByProfile, ByPolicy:
+	default:
+		return bad("decided_by is not one of rule, once, always, denied, unanswered, profile, policy")
+	}
+	if e.Rule != "" {
+		d, target, ok := strings.Cut(e.Rule, " ")
+		if !ok || (d != "allow" && d != "deny") || target == "" || !safeText(target, false) {
+			return bad("rule must be \"allow HOST:PORT\" or \"deny HOST:PORT\"")
+		}
+	}
+	if r := e.Requirement; r != nil {
+		if !isToken(string(r.Kind), "-_.") || r.Target.Port == 0 {
+			return bad("requirement needs a capability and a port")
+		}
+		if h, err := capability.NormalizeHost(r.Target.Host); err != nil || h != r.Target.Host {
+			return bad("requirement host is not a normalised host")
+		}
+	}
+	if !isToken(e.Outcome, "_") || strings.ToLower(e.Outcome) != e.Outcome {
+		return bad("outcome must be %q or a reason code", OutcomeOK)
+	}
+	if e.Status != 0 && (e.Status < 100 || e.Status > 999) {
+		return bad("status %d is not an HTTP status", e.Status)
+	}
+	if e.Bytes < 0 || e.DurationMS < 0 || e.BytesUp < 0 || e.BytesDown < 0 {
+		return bad("negative count")
+	}
+	return nil
+}
+
+func checkSummary(s string) error {
+	if len(s) > maxSummary {
+		return fmt.Errorf("is longer than %d bytes", maxSummary)
+	}
+	if !safeText(s, true) {
+		return errors.New(`must be "<METHOD> <host>": printable ASCII without / ? # @ & = % \`)
+	}
+	return nil
+}
+
+// safeText reports whether s is printable ASCII free of the characters
+// that introduce a path, query, fragment, userinfo, form field or escape;
+// spaces only if allowed.
+func safeText(s string, spaces bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || (c == ' ' && !spaces) || strings.IndexByte(`/?#@&=%\`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isToken reports whether s is 1–maxToken ASCII letters, digits or bytes
+// from extra.
+func isToken(s, extra string) bool {
+	if s == "" || len(s) > maxToken {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}

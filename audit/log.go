@@ -1,0 +1,327 @@
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// MaxLineBytes bounds one audit line, newline included: [Log.Append]
+// refuses a longer entry and [Read] reports a longer line as malformed.
+const MaxLineBytes = 16 << 10
+
+// filePerm is audit.jsonl's mode: what was fetched, when, is the user's
+// business only.
+const filePerm = 0o600
+
+// Log appends to a workspace's audit log. It holds no open file: every
+// Append opens, writes and closes, so a Log is safe for concurrent use and
+// a deleted or rotated log is recreated. A nil *Log discards entries.
+type Log struct {
+	ws   workspace.Workspace
+	path string
+	now  func() time.Time
+}
+
+// Open returns the log of ws, <root>/.oc_chat/audit.jsonl. Nothing is
+// created until the first Append.
+func Open(ws workspace.Workspace) *Log {
+	return &Log{ws: ws, path: ws.AuditPath(), now: time.Now}
+}
+
+// Path returns the log's file path.
+func (l *Log) Path() string { return l.path }
+
+// Append writes e as one line. A zero e.Time is set to now; the time is
+// stored in UTC. e must pass [Entry.Validate] and marshal to at most
+// [MaxLineBytes].
+//
+// The line goes out in a single write(2) on a descriptor opened
+// O_WRONLY|O_APPEND|O_CREATE (mode 0600, .oc_chat created 0755 if needed),
+// so concurrent appenders — goroutines or processes — never interleave or
+// tear lines. Append refuses, wrapping workspace.ErrNotRegular, to write
+// through a symlink (O_NOFOLLOW: a planted link must not turn the log into
+// a write into another file) or to anything that is not a regular file
+// (a FIFO, a device, a directory). It does not fsync: a crash may lose the
+// last lines, never corrupt earlier ones.
+func (l *Log) Append(e Entry) error {
+	if l == nil {
+		return nil
+	}
+	if e.Time.IsZero() {
+		e.Time = l.now()
+	}
+	e.Time = e.Time.UTC()
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	}
+	line = append(line, '\n')
+	if len(line) > MaxLineBytes {
+		return fmt.Errorf("audit log %s: %w: line of %d bytes exceeds %d", l.path, ErrInvalidEntry, len(line), MaxLineBytes)
+	}
+	if err := l.ws.EnsureDir(); err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	}
+	f, err := openChecked(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	werr := writeOnce(f, line)
+	cerr := f.Close()
+	if werr != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, werr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, cerr)
+	}
+	return nil
+}
+
+// writeOnce writes b with exactly one successful write(2), retried only if
+// it was interrupted before writing anything; a short write is an error
+// rather than a second write that another appender's line could split.
+func writeOnce(f *os.File, b []byte) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var n int
+	var werr error
+	if err := rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), b)
+			if werr != syscall.EINTR {
+				return true
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	if n != len(b) {
+		return fmt.Errorf("short write: %d of %d bytes", n, len(b))
+	}
+	return nil
+}
+
+// openChecked opens path without following a final symlink and without
+// blocking on a FIFO, and refuses anything but a regular file.
+func openChecked(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, filePerm)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("audit log %s: %w (a symlink)", path, workspace.ErrNotRegular)
+		}
+		if errors.Is(err, syscall.EISDIR) {
+			return nil, fmt.Errorf("audit log %s: %w (a directory)", path, workspace.ErrNotRegular)
+		}
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, fmt.Errorf("audit log %s: %w (a FIFO or socket)", path, workspace.ErrNotRegular)
+		}
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("audit log %s: %w (mode %s)", path, workspace.ErrNotRegular, fi.Mode().Type())
+	}
+	return f, nil
+}
+
+// ErrMalformedLine is wrapped by every [LineError].
+var ErrMalformedLine = errors.New("malformed audit line")
+
+// LineError names a line of the log that is not a valid entry. It never
+// quotes the line.
+type LineError struct {
+	Path string
+	// Line is the 1-based line number, or 0 when unknown: a tail read
+	// that did not reach the start of the file cannot count lines.
+	Line int
+	// FromEnd is the line's position from the end, 1 for the last line.
+	FromEnd int
+	// Offset is the byte offset of the line's start, -1 when unknown.
+	Offset int64
+	Err    error
+}
+
+func (e *LineError) Error() string {
+	where := fmt.Sprintf("line %d", e.Line)
+	if e.Line == 0 {
+		where = fmt.Sprintf("line %d from the end", e.FromEnd)
+	}
+	if e.Offset >= 0 {
+		where += fmt.Sprintf(" (byte %d)", e.Offset)
+	}
+	return fmt.Sprintf("audit log %s: %s: %v", e.Path, where, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// maxLineErrors bounds the line errors Read reports one by one.
+const maxLineErrors = 20
+
+// Read returns the entries of the last tail lines of ws's audit log, oldest
+// first; tail ≤ 0 means every line. A missing log is no entries.
+//
+// Read seeks from the end and reads only those lines, so its cost does not
+// grow with the log. A line that is not one JSON object passing
+// [Entry.Validate] (unknown fields are allowed, for logs written by later
+// versions) is skipped and reported as a [*LineError] wrapping
+// [ErrMalformedLine]; the returned entries are then still valid, and err
+// joins the line errors (the first 20, and a count of the rest). A line
+// longer than [MaxLineBytes] is reported without being parsed, and may end
+// the scan (lines before it are then not read), which bounds what a
+// garbage-filled log costs. A log that is a symlink or not a regular file is
+// refused as in [Log.Append].
+func Read(ws workspace.Workspace, tail int) ([]Entry, error) {
+	path := ws.AuditPath()
+	f, err := openChecked(path, os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	spans, complete, err := lastLines(f, fi.Size(), tail)
+	if err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	var entries []Entry
+	var errs []error
+	more := 0
+	fail := func(i int, s span, err error) {
+		if len(errs) == maxLineErrors {
+			more++
+			return
+		}
+		le := &LineError{Path: path, FromEnd: len(spans) - i, Offset: s.start, Err: fmt.Errorf("%w: %v", ErrMalformedLine, err)}
+		if complete {
+			le.Line = i + 1
+		}
+		errs = append(errs, le)
+	}
+	buf := make([]byte, 0, 4096)
+	for i, s := range spans {
+		if s.start < 0 || s.end-s.start > MaxLineBytes {
+			fail(i, s, fmt.Errorf("longer than %d bytes; earlier lines not read", MaxLineBytes))
+			continue
+		}
+		buf = buf[:s.end-s.start]
+		if _, err := f.ReadAt(buf, s.start); err != nil {
+			return nil, fmt.Errorf("audit log %s: %w", path, err)
+		}
+		var e Entry
+		if err := json.Unmarshal(buf, &e); err != nil {
+			fail(i, s, describe(err))
+			continue
+		}
+		if err := e.Validate(); err != nil {
+			fail(i, s, err)
+			continue
+		}
+		entries = append(entries, e)
+	}
+	if more > 0 {
+		errs = append(errs, fmt.Errorf("audit log %s: %w: %d more malformed lines", path, ErrMalformedLine, more))
+	}
+	return entries, errors.Join(errs...)
+}
+
+func describe(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d of the line: %v", se.Offset, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("field %q: a JSON %s of the wrong type", te.Field, te.Value)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("truncated JSON")
+	}
+	return err
+}
+
+// span is a line's byte range [start, end), newline excluded. start is -1
+// for an over-long line whose start the scan did not look for.
+type span struct{ start, end int64 }
+
+// scanBlock is how much lastLines reads at a time, backwards.
+const scanBlock = 32 << 10
+
+// lastLines finds the last n lines (all if n ≤ 0) of a file of size bytes
+// by reading backwards from its end, and returns them oldest first;
+// complete reports that the scan reached the start of the file, so the
+// spans are every line. A final line without a newline counts as a line.
+// The scan stops at a line longer than MaxLineBytes, which is returned
+// with start -1, so it reads at most about n lines plus one
+// MaxLineBytes+scanBlock.
+func lastLines(r io.ReaderAt, size int64, n int) (spans []span, complete bool, err error) {
+	if size == 0 {
+		return nil, true, nil
+	}
+	buf := make([]byte, scanBlock)
+	lineEnd := size // end of the line being scanned (exclusive, no newline)
+	pos := size     // bytes before pos not yet scanned
+	full := func() bool { return n > 0 && len(spans) == n }
+	for pos > 0 && !full() {
+		start := max(pos-scanBlock, 0)
+		b := buf[:pos-start]
+		if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		for i := len(b) - 1; i >= 0 && !full(); i-- {
+			if b[i] != '\n' {
+				continue
+			}
+			p := start + int64(i)
+			if p == size-1 {
+				lineEnd = p // the last line's terminator
+				continue
+			}
+			spans = append(spans, span{p + 1, lineEnd})
+			lineEnd = p
+		}
+		pos = start
+		if !full() && lineEnd-pos > MaxLineBytes {
+			spans = append(spans, span{-1, lineEnd})
+			slicesReverse(spans)
+			return spans, false, nil
+		}
+	}
+	if !full() {
+		spans = append(spans, span{0, lineEnd})
+	}
+	complete = !full() || (len(spans) > 0 && spans[len(spans)-1].start == 0)
+	slicesReverse(spans)
+	return spans, complete, nil
+}
+
+func slicesReverse(s []span) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
