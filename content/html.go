@@ -5,15 +5,9 @@ import (
 	"context"
 	"net/url"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -27,23 +21,11 @@ const (
 	// this, on a page that has more than twice as many, is "too little" and
 	// the whole page is used instead.
 	minExtractRunes = 250
+	// maxExtractDepth bounds extraction too: readability rescans the text
+	// under every ancestor of a candidate, so its cost grows with depth
+	// times text. Real pages stay well under this.
+	maxExtractDepth = 100
 )
-
-// markdownConverter is built once: html-to-markdown converters are safe for
-// concurrent use and keep all per-call state in the call.
-var markdownConverter = sync.OnceValue(func() *htmltomarkdown.Converter {
-	return htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(commonmark.WithListEndComment(false)),
-		// Without the table plugin, cells run together ("District20232024Change").
-		table.NewTablePlugin(
-			table.WithNewlineBehavior(table.NewlineBehaviorPreserve),
-			table.WithCellPaddingBehavior(table.CellPaddingBehaviorMinimal),
-			table.WithSpanCellBehavior(table.SpanBehaviorEmpty),
-		),
-		strikethrough.NewStrikethroughPlugin(),
-	))
-})
 
 // convertHTML turns decoded UTF-8 HTML into Markdown or Text. The page is
 // parsed once; extraction mutates that tree in place and the converter
@@ -63,6 +45,8 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 		switch {
 		case page.elements > maxExtractElements:
 			doc.Notes = append(doc.Notes, "page too large for main-content extraction: whole page shown")
+		case page.maxDepth > maxExtractDepth:
+			doc.Notes = append(doc.Notes, "page nested too deeply for main-content extraction: whole page shown")
 		default:
 			if art, title, ok := extract(root, page); ok {
 				node = art
@@ -88,15 +72,7 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 	case Text:
 		doc.Text, doc.Format = renderText(node), Text
 	default:
-		md, err := markdownConverter().ConvertNode(node)
-		if err != nil {
-			// Only a misconfigured converter errors; fall back to text
-			// rather than show nothing.
-			doc.Text, doc.Format = renderText(node), Text
-			doc.Notes = append(doc.Notes, "markdown conversion failed: plain text shown")
-		} else {
-			doc.Text, doc.Format = strings.ToValidUTF8(string(md), "\uFFFD"), Markdown
-		}
+		doc.Text, doc.Format = renderMarkdown(node), Markdown
 	}
 	return doc, ctx.Err()
 }
@@ -173,7 +149,7 @@ func flatten(src []byte, maxDepth int) []byte {
 			}
 			depth++
 			if depth > maxDepth {
-				out = append(out, ' ')
+				out = appendSpace(out)
 				continue
 			}
 		case html.EndTagToken:
@@ -182,7 +158,7 @@ func flatten(src []byte, maxDepth int) []byte {
 				depth--
 			}
 			if d > maxDepth {
-				out = append(out, ' ')
+				out = appendSpace(out)
 				continue
 			}
 		case html.SelfClosingTagToken:
@@ -192,6 +168,15 @@ func flatten(src []byte, maxDepth int) []byte {
 		}
 		out = append(out, z.Raw()...)
 	}
+}
+
+// appendSpace appends one space unless out already ends in one, so a run
+// of dropped tags does not become a run of spaces.
+func appendSpace(out []byte) []byte {
+	if len(out) > 0 && out[len(out)-1] == ' ' {
+		return out
+	}
+	return append(out, ' ')
 }
 
 // tokenText is the text of src without any markup.
@@ -262,6 +247,7 @@ type pageInfo struct {
 	body      *html.Node // the <body>, or the document if there is none
 	textRunes int        // non-space runes of visible text in the body
 	elements  int        // elements left in the body
+	maxDepth  int        // deepest element, counted from the body
 }
 
 // prepare cleans a parsed page in one walk, before extraction or
@@ -317,12 +303,12 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 	// Iterative pre-order walk of the body; next is computed before a node
 	// is removed, so removal never derails the walk.
 	n := info.body.FirstChild
+	depth := 1 // of n, below the body
 	for n != nil && n != info.body {
-		next := nextNode(n, info.body, true)
+		descend := true
 		switch n.Type {
 		case html.CommentNode, html.DoctypeNode:
-			next = nextNode(n, info.body, false)
-			n.Parent.RemoveChild(n)
+			descend = false
 		case html.TextNode:
 			info.textRunes += nonSpaceRunes(n.Data)
 		case html.ElementNode:
@@ -330,16 +316,36 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 				if n.DataAtom == atom.Title && info.title == "" {
 					info.title = collapseSpace(textOf(n))
 				}
-				next = nextNode(n, info.body, false)
-				n.Parent.RemoveChild(n)
+				descend = false
 				break
 			}
 			info.elements++
+			info.maxDepth = max(info.maxDepth, depth)
 			fixURLs(n, base)
+		}
+		var next *html.Node
+		next, depth = nextNodeDepth(n, info.body, descend, depth)
+		if !descend && n.Type != html.TextNode {
+			n.Parent.RemoveChild(n)
 		}
 		n = next
 	}
 	return info
+}
+
+// nextNodeDepth is nextNode that also tracks the depth of the node returned.
+func nextNodeDepth(n, root *html.Node, descend bool, depth int) (*html.Node, int) {
+	if descend && n.FirstChild != nil {
+		return n.FirstChild, depth + 1
+	}
+	for n != nil && n != root {
+		if n.NextSibling != nil {
+			return n.NextSibling, depth
+		}
+		n = n.Parent
+		depth--
+	}
+	return nil, depth
 }
 
 // nextNode is the node after n in pre-order within root; descend says

@@ -1,0 +1,87 @@
+package content
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// benchPages are the inputs shared with the Node comparison in
+// bench/content: the Go spec (large, 600+ code blocks), the memory model
+// (medium) and a news page with navigation, sidebars and a data table.
+var benchPages = []struct{ name, file, url string }{
+	{"spec", "go_spec.html", "https://go.dev/ref/spec"},
+	{"mem", "go_mem.html", "https://go.dev/ref/mem"},
+	{"news", "news.html", "https://news.example/2026/11/30/new-homes-survey"},
+}
+
+func readBenchPage(b *testing.B, file string) []byte {
+	b.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// BenchmarkConvert measures Convert end to end: markdown is the whole-page
+// path (FullPage), extract the default main-content path.
+func BenchmarkConvert(b *testing.B) {
+	for _, p := range benchPages {
+		body := readBenchPage(b, p.file)
+		u, _ := url.Parse(p.url)
+		for _, mode := range []struct {
+			name string
+			opts Options
+		}{
+			{"markdown", Options{Format: Markdown, BaseURL: u, FullPage: true}},
+			{"extract", Options{Format: Markdown, BaseURL: u}},
+			{"text", Options{Format: Text, BaseURL: u, FullPage: true}},
+		} {
+			b.Run(p.name+"/"+mode.name, func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Convert(context.Background(), body, "text/html; charset=utf-8", mode.opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkParseOnly is the floor: parsing with golang.org/x/net/html alone.
+func BenchmarkParseOnly(b *testing.B) {
+	for _, p := range benchPages {
+		body := readBenchPage(b, p.file)
+		b.Run(p.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := html.Parse(bytes.NewReader(body)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPaginate(b *testing.B) {
+	text := string(bytes.Repeat([]byte("héllo wörld, ünïcode "), 50_000))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for start := 0; ; {
+			p := Paginate(text, start, 100_000)
+			if !p.Truncated {
+				break
+			}
+			start = p.NextStartIndex
+		}
+	}
+}

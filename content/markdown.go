@@ -1,0 +1,570 @@
+package content
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// renderMarkdown renders the tree under n as CommonMark with GFM tables, in
+// one pass with a pooled buffer:
+//   - headings as ATX ("## Title"), paragraphs separated by a blank line;
+//   - <pre> (with or without <code>) as a fenced block, its language taken
+//     from a "language-x"/"lang-x" class, the fence longer than any
+//     backtick run inside;
+//   - lists with "- " and "1. " bullets, nested by indentation;
+//   - tables as GFM tables (first row as header, "|" escaped in cells,
+//     cells kept on one line, colspan padded with empty cells);
+//   - links "[text](url)" and images "![alt](src)" with the URLs prepare
+//     made absolute; emphasis, strong, strikethrough and inline code;
+//   - blockquotes with "> " prefixes; text escaped where Markdown would
+//     otherwise read it as markup.
+func renderMarkdown(n *html.Node) string {
+	buf := textBufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer putBuf(buf)
+	w := mdWriter{buf: buf, atLineStart: true}
+	w.node(n, 0)
+	return string(bytes.TrimSpace(buf.Bytes()))
+}
+
+func putBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		textBufPool.Put(buf)
+	}
+}
+
+type mdWriter struct {
+	buf         *bytes.Buffer
+	newlines    int    // line breaks owed before the next text (0–2)
+	space       bool   // a space is owed before the next text
+	glue        bool   // the next text follows an opening delimiter: no space
+	atLineStart bool   // nothing written on the current line yet
+	afterBullet bool   // a list bullet was just written: owed breaks wait
+	indent      string // written at the start of each line ("  ", "> ")
+	inline      int    // >0 in headings, table cells, links: breaks become spaces
+	wroteAny    bool
+}
+
+func (w *mdWriter) breakLines(n int) {
+	if w.inline > 0 {
+		if w.wroteAny {
+			w.space = true
+		}
+		return
+	}
+	if w.afterBullet {
+		return
+	}
+	if w.wroteAny && n > w.newlines {
+		w.newlines = n
+	}
+}
+
+// flush writes owed line breaks (with the line prefix) or an owed space.
+func (w *mdWriter) flush() {
+	if w.newlines > 0 {
+		if !w.atLineStart {
+			w.buf.WriteByte('\n')
+		}
+		if w.newlines > 1 {
+			w.buf.WriteString(strings.TrimRight(w.indent, " "))
+			w.buf.WriteByte('\n')
+		}
+		w.newlines, w.space, w.atLineStart = 0, false, true
+	}
+	if w.atLineStart {
+		w.buf.WriteString(w.indent)
+		w.space = false
+	} else if w.space && !w.glue && !w.afterBullet {
+		w.buf.WriteByte(' ')
+	}
+	w.space, w.glue = false, false
+}
+
+// raw writes s (markup, or text already escaped) after owed breaks/space.
+func (w *mdWriter) raw(s string) {
+	w.flush()
+	w.atLineStart, w.afterBullet = false, false
+	w.buf.WriteString(s)
+	w.wroteAny = true
+}
+
+func (w *mdWriter) text(s string) {
+	start := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
+			if start >= 0 {
+				w.word(s[start:i])
+				start = -1
+			}
+			if w.wroteAny {
+				w.space = true
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		w.word(s[start:])
+	}
+}
+
+// word writes one word of text, escaped: characters that are markup
+// anywhere (\ * ` [ ] and _ outside words, < before a tag-like character),
+// "|" in table cells, and at the start of a line the characters that open a
+// block (# > + - = and "1." style numbers).
+func (w *mdWriter) word(s string) {
+	w.flush()
+	lineStart := w.atLineStart
+	w.atLineStart, w.afterBullet = false, false
+	w.wroteAny = true
+	if lineStart && needsLineStartEscape(s) {
+		if c := s[0]; c >= '0' && c <= '9' {
+			i := 0
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+			w.escapedInline(s[:i])
+			w.buf.WriteByte('\\')
+			s = s[i:]
+		} else {
+			w.buf.WriteByte('\\')
+		}
+	}
+	w.escapedInline(s)
+}
+
+func needsLineStartEscape(s string) bool {
+	switch s[0] {
+	case '#', '>', '+', '-', '=':
+		return true
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') && i+1 == len(s)
+}
+
+func (w *mdWriter) escapedInline(s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		esc := false
+		switch c {
+		case '\\', '*', '`', '[', ']':
+			esc = true
+		case '_':
+			esc = !(i > 0 && isWordByte(s[i-1]) && i+1 < len(s) && isWordByte(s[i+1]))
+		case '<':
+			esc = i+1 < len(s) && (isLetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!' || s[i+1] == '?')
+		case '|':
+			esc = w.inline > 0
+		}
+		if esc {
+			w.buf.WriteString(s[last:i])
+			w.buf.WriteByte('\\')
+			last = i
+		}
+	}
+	w.buf.WriteString(s[last:])
+}
+
+func isLetter(c byte) bool   { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
+func isWordByte(c byte) bool { return isLetter(c) || ('0' <= c && c <= '9') || c >= 0x80 }
+
+func (w *mdWriter) children(n *html.Node, depth int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.node(c, depth+1)
+	}
+}
+
+func (w *mdWriter) node(n *html.Node, depth int) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data)
+		return
+	case html.DocumentNode:
+		w.children(n, depth)
+		return
+	case html.ElementNode:
+	default:
+		return
+	}
+	if depth > maxTextDepth || removedTag[n.DataAtom] || n.DataAtom == atom.Head {
+		return
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if w.inline > 0 {
+			w.children(n, depth)
+			return
+		}
+		w.breakLines(2)
+		level := int(n.Data[1] - '0')
+		w.flush()
+		mark := w.buf.Len()
+		w.raw("######"[:level])
+		w.space = true
+		w.inline++
+		w.children(n, depth)
+		w.inline--
+		if w.buf.Len() == mark+level {
+			w.buf.Truncate(mark) // empty heading
+			w.atLineStart = true
+		}
+		w.space = false
+		w.breakLines(2)
+	case atom.P, atom.Figure, atom.Address, atom.Fieldset, atom.Dl:
+		w.breakLines(2)
+		w.children(n, depth)
+		w.breakLines(2)
+	case atom.Br:
+		if w.inline > 0 {
+			w.space = w.wroteAny
+		} else if w.wroteAny {
+			w.buf.WriteByte('\n')
+			w.atLineStart, w.space = true, false
+		}
+	case atom.Hr:
+		if w.inline == 0 {
+			w.breakLines(2)
+			w.raw("---")
+			w.breakLines(2)
+		}
+	case atom.Pre:
+		w.pre(n)
+	case atom.Blockquote:
+		if w.inline > 0 {
+			w.children(n, depth)
+			return
+		}
+		w.breakLines(2)
+		saved := w.indent
+		w.indent += "> "
+		w.children(n, depth)
+		w.indent = saved
+		w.breakLines(2)
+	case atom.Ul, atom.Ol, atom.Menu:
+		w.list(n, depth)
+	case atom.Table:
+		w.table(n, depth)
+	case atom.Dd:
+		w.breakLines(1)
+		saved := w.indent
+		if w.inline == 0 {
+			w.indent += "  "
+		}
+		w.children(n, depth)
+		w.indent = saved
+		w.breakLines(1)
+	case atom.A:
+		w.link(n, depth)
+	case atom.Img:
+		w.image(n)
+	case atom.Em, atom.I, atom.Cite, atom.Dfn:
+		w.delimited(n, depth, "*")
+	case atom.Strong, atom.B:
+		w.delimited(n, depth, "**")
+	case atom.Del, atom.S, atom.Strike:
+		w.delimited(n, depth, "~~")
+	case atom.Code, atom.Kbd, atom.Samp, atom.Tt, atom.Var:
+		if n.DataAtom == atom.Var && !hasAncestor(n, atom.Code) {
+			w.delimited(n, depth, "*")
+			return
+		}
+		w.inlineCode(collapseSpace(textOf(n)))
+	default:
+		if isBlockAtom(n.DataAtom) {
+			w.breakLines(1)
+			w.children(n, depth)
+			w.breakLines(1)
+			return
+		}
+		w.children(n, depth)
+	}
+}
+
+// delimited wraps inline content in d (e.g. "**"), keeping surrounding
+// space outside the delimiters and writing nothing for empty content.
+func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
+	if strings.TrimSpace(textOf(n)) == "" && findChild(n, atom.Img) == nil {
+		w.children(n, depth)
+		return
+	}
+	w.raw(d)
+	w.glue = true
+	w.children(n, depth)
+	w.glue = false
+	hadSpace := w.space
+	w.space = false
+	w.buf.WriteString(d)
+	w.space = hadSpace
+}
+
+func (w *mdWriter) inlineCode(s string) {
+	if s == "" {
+		return
+	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	pad := ""
+	if s[0] == '`' || s[len(s)-1] == '`' {
+		pad = " "
+	}
+	w.raw(fence + pad + s + pad + fence)
+}
+
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}
+
+// pre writes a fenced code block with the text under n kept verbatim
+// (links and highlighting spans inside it are flattened to their text).
+func (w *mdWriter) pre(n *html.Node) {
+	code := textOf(n)
+	if w.inline > 0 {
+		w.inlineCode(collapseSpace(code))
+		return
+	}
+	code = strings.TrimRight(code, " \t\r\n")
+	code = strings.TrimLeft(code, "\r\n")
+	if code == "" {
+		return
+	}
+	lang := codeLanguage(n)
+	if lang == "" {
+		if c := findChild(n, atom.Code); c != nil {
+			lang = codeLanguage(c)
+		}
+	}
+	fence := "```"
+	if l := longestRun(code, '`'); l >= 3 {
+		fence = strings.Repeat("`", l+1)
+	}
+	w.breakLines(2)
+	w.raw(fence + lang)
+	for line := range strings.SplitSeq(code, "\n") {
+		w.buf.WriteByte('\n')
+		if line != "" {
+			w.buf.WriteString(w.indent)
+			w.buf.WriteString(line)
+		} else {
+			w.buf.WriteString(strings.TrimRight(w.indent, " "))
+		}
+	}
+	w.buf.WriteByte('\n')
+	w.buf.WriteString(w.indent)
+	w.buf.WriteString(fence)
+	w.breakLines(2)
+}
+
+// codeLanguage reads a "language-x" or "lang-x" class.
+func codeLanguage(n *html.Node) string {
+	class, _ := attr(n, "class")
+	for f := range strings.FieldsSeq(class) {
+		for _, p := range []string{"language-", "lang-"} {
+			if len(f) > len(p) && strings.EqualFold(f[:len(p)], p) {
+				lang := f[len(p):]
+				if strings.ContainsAny(lang, "`~") {
+					return ""
+				}
+				return lang
+			}
+		}
+	}
+	return ""
+}
+
+func (w *mdWriter) link(n *html.Node, depth int) {
+	href, ok := attr(n, "href")
+	href = strings.TrimSpace(href)
+	if !ok || href == "" {
+		w.children(n, depth)
+		return
+	}
+	w.flush()
+	w.atLineStart = false
+	mark := w.buf.Len()
+	hadAny := w.wroteAny
+	w.buf.WriteByte('[')
+	w.wroteAny = true
+	w.glue = true
+	w.inline++
+	w.children(n, depth)
+	w.inline--
+	w.glue = false
+	if w.buf.Len() == mark+1 {
+		w.buf.Truncate(mark) // no content: an icon link, nothing to show
+		w.wroteAny = hadAny
+		w.atLineStart = mark == 0 || w.buf.Bytes()[mark-1] == '\n'
+		return
+	}
+	hadSpace := w.space
+	w.space = false
+	w.buf.WriteString("](")
+	w.buf.WriteString(escapeURL(href))
+	w.buf.WriteByte(')')
+	w.space = hadSpace
+}
+
+func (w *mdWriter) image(n *html.Node) {
+	src, _ := attr(n, "src")
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return
+	}
+	alt, hasAlt := attr(n, "alt")
+	if hasAlt && strings.TrimSpace(alt) == "" {
+		return // alt="" marks a decorative image
+	}
+	alt = strings.NewReplacer("[", `\[`, "]", `\]`, "\\", `\\`).Replace(collapseSpace(alt))
+	w.raw("![" + alt + "](" + escapeURL(src) + ")")
+}
+
+var urlEscaper = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\n", "", "\t", "", "\r", "")
+
+func escapeURL(u string) string {
+	if strings.ContainsAny(u, " ()<>\n\t\r") {
+		return urlEscaper.Replace(u)
+	}
+	return u
+}
+
+func (w *mdWriter) list(n *html.Node, depth int) {
+	if w.inline > 0 {
+		w.children(n, depth)
+		return
+	}
+	nested := hasAncestor(n, atom.Li)
+	if nested {
+		w.breakLines(1)
+	} else {
+		w.breakLines(2)
+	}
+	ordered := n.DataAtom == atom.Ol
+	num := 1
+	if ordered {
+		if s, ok := attr(n, "start"); ok {
+			if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && v >= 0 && v < 1_000_000_000 {
+				num = v
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.DataAtom != atom.Li {
+			w.node(c, depth+1)
+			continue
+		}
+		bullet := "- "
+		if ordered {
+			bullet = strconv.Itoa(num) + ". "
+			num++
+		}
+		if w.wroteAny && w.newlines == 0 && !w.atLineStart {
+			w.newlines = 1
+		}
+		w.afterBullet = false
+		w.raw(bullet)
+		w.afterBullet = true
+		saved := w.indent
+		w.indent += "   "[:min(3, len(bullet))] + strings.Repeat(" ", max(0, len(bullet)-3))
+		w.children(c, depth+1)
+		w.indent = saved
+		w.afterBullet = false
+		w.breakLines(1)
+	}
+	if nested {
+		w.breakLines(1)
+	} else {
+		w.breakLines(2)
+	}
+}
+
+// table writes a GFM table. Cells are rendered inline into their own
+// strings first, since a Markdown row must stay on one line.
+func (w *mdWriter) table(n *html.Node, depth int) {
+	if w.inline > 0 {
+		w.children(n, depth)
+		return
+	}
+	var rows []*html.Node
+	collectRows(n, &rows, 0)
+	var cells [][]string
+	cols := 0
+	sub := mdWriter{buf: textBufPool.Get().(*bytes.Buffer), inline: 1}
+	defer putBuf(sub.buf)
+	for _, tr := range rows {
+		var row []string
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
+				continue
+			}
+			sub.buf.Reset()
+			sub.wroteAny, sub.space, sub.glue, sub.atLineStart = false, false, false, false
+			sub.children(c, depth+1)
+			row = append(row, strings.TrimSpace(sub.buf.String()))
+			if span, ok := attr(c, "colspan"); ok {
+				if k, err := strconv.Atoi(strings.TrimSpace(span)); err == nil && k > 1 {
+					for k = min(k, 100); k > 1; k-- {
+						row = append(row, "")
+					}
+				}
+			}
+		}
+		if len(row) == 0 {
+			continue
+		}
+		cols = max(cols, len(row))
+		cells = append(cells, row)
+	}
+	if len(cells) == 0 {
+		return
+	}
+	w.breakLines(2)
+	for i, row := range cells {
+		if i > 0 {
+			w.buf.WriteByte('\n')
+			w.atLineStart = true
+		}
+		w.raw("|")
+		for j := 0; j < cols; j++ {
+			cell := ""
+			if j < len(row) {
+				cell = row[j]
+			}
+			w.buf.WriteByte(' ')
+			w.buf.WriteString(cell)
+			if cell != "" {
+				w.buf.WriteByte(' ')
+			}
+			w.buf.WriteByte('|')
+		}
+		if i == 0 {
+			w.buf.WriteByte('\n')
+			w.buf.WriteString(w.indent)
+			w.buf.WriteByte('|')
+			for j := 0; j < cols; j++ {
+				w.buf.WriteString("---|")
+			}
+		}
+	}
+	if c := findChild(n, atom.Caption); c != nil {
+		w.breakLines(2)
+		w.children(c, depth+1)
+	}
+	w.breakLines(2)
+}
