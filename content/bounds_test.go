@@ -37,14 +37,14 @@ func hostilePages(t testing.TB, maxBody int) map[string][]byte {
 		// Just under the parser's 512 limit, with megabytes of text at the bottom.
 		"nested_500_text": []byte(strings.Repeat("<div>", 500) + strings.Repeat("word ", max(0, maxBody-6000)/5) + marker + strings.Repeat("</div>", 500)),
 		// Unclosed formatting elements (adoption agency, reconstruction).
-		"unclosed_b": fill("<p>", "<b>x", marker),
+		"unclosed_b":           fill("<p>", "<b>x", marker),
 		"misnested_formatting": fill("<p>", "<b><i>x</b></i>", marker),
 		// One enormous table.
 		"table_rows": fill("<table>", "<tr><td>a</td><td>b|c</td></tr>", "</table>"+marker),
 		// Nested lists and blockquotes just under the limit.
 		"nested_lists": []byte(strings.Repeat("<ul><li>item", 250) + marker + strings.Repeat("</li></ul>", 250)),
 		// A single 5 MiB word, and a page of only whitespace.
-		"one_word": fill("<p>", "a", "</p>"+marker),
+		"one_word":   fill("<p>", "a", "</p>"+marker),
 		"whitespace": fill("<div>", " \n\t", "</div>"+marker),
 		// Many tiny paragraphs and links.
 		"links": fill("<div>", `<a href="/x?a=1&b=2">l</a> `, "</div>"+marker),
