@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"net"
 	"strconv"
 	"strings"
@@ -260,4 +265,333 @@ func denyRule(t *testing.T, root string, port int) {
 	if r := ocfetch(t, cliOptions{}, "--root", root, "rules", "deny", "127.0.0.1:"+strconv.Itoa(port)); r.code != 0 {
 		t.Fatalf("rules deny: %+v", r)
 	}
+}
+
+func TestGetBadInput(t *testing.T) {
+	root := newRoot(t)
+	big := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("x"), 64<<10+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"unknown flag", []string{"get", "--frobnicate", "https://example.com/"}, "unknown flag: --frobnicate"},
+		{"missing URL", []string{"get"}, "missing URL"},
+		{"empty URL", []string{"get", " "}, "missing URL"},
+		{"two URLs", []string{"get", "https://a.example/", "https://b.example/"}, "2 arguments given; want 1"},
+		{"header without colon", []string{"get", "-H", "X-Token secret", "https://example.com/"}, "header 1 (-H): no colon"},
+		{"header with a bad name", []string{"get", "-H", "Bad Name: v", "https://example.com/"}, `"Bad Name" is not a valid header name`},
+		{"header value with a newline", []string{"get", "-H", "X-A: 1\r\nX-B: 2", "https://example.com/"}, "the value of X-A has control characters"},
+		{"header given twice", []string{"get", "-H", "X-A: 1", "-H", "x-a: 2", "https://example.com/"}, "X-A is given more than once"},
+		{"max length -1", []string{"get", "--max-length", "-1", "https://example.com/"}, "--max-length must be from 1 to 1000000; got -1"},
+		{"max length 0", []string{"get", "--max-length", "0", "https://example.com/"}, "--max-length must be from 1"},
+		{"max length not a number", []string{"get", "--max-length", "ten", "https://example.com/"}, `invalid argument "ten" for "--max-length"`},
+		{"start index -1", []string{"get", "--start-index", "-1", "https://example.com/"}, "--start-index must be 0 or more"},
+		{"max bytes 0", []string{"get", "--max-bytes", "0", "https://example.com/"}, "--max-bytes must be 1 or more"},
+		{"timeout abc", []string{"get", "--timeout", "abc", "https://example.com/"}, `invalid argument "abc" for "--timeout"`},
+		{"timeout 0", []string{"get", "--timeout", "0s", "https://example.com/"}, "--timeout must be positive"},
+		{"method PUT", []string{"get", "-X", "PUT", "https://example.com/"}, "-X must be GET or POST"},
+		{"body with GET", []string{"get", "-X", "GET", "-d", "x", "https://example.com/"}, "-d sends a body, which needs POST"},
+		{"body file missing", []string{"get", "-d", "@/nonexistent/body", "https://example.com/"}, "-d: open /nonexistent/body"},
+		{"body file too large", []string{"get", "-d", "@" + big, "https://example.com/"}, "the body is larger than 64 KiB"},
+		{"format", []string{"get", "--format", "pdf", "https://example.com/"}, "--format must be markdown, text or raw"},
+		{"bad profile", []string{"--profile", "lax", "get", "https://example.com/"}, `risk profile "lax" is not one of strict, standard, permissive`},
+		{"root missing", []string{"--root", "/nonexistent/dir", "get", "https://example.com/"}, "/nonexistent/dir"},
+		{"relative URL", []string{"get", "/just/a/path"}, "url must be absolute"},
+		{"output to stdout", []string{"get", "-o", "-", "https://example.com/"}, "-o - is not supported"},
+		{"output in a missing directory", []string{"get", "-o", "/nonexistent/dir/f", "https://example.com/"}, "directory /nonexistent/dir does not exist"},
+		{"unknown command", []string{"fetch", "https://example.com/"}, `unknown command "fetch"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := snapshot(t, root)
+			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+			r.want(t, exitUsage, nil, []string{"ocfetch: ", tc.msg, "\nhint: "})
+			if lines := strings.Count(r.stderr, "\n"); lines != 2 {
+				t.Errorf("stderr has %d lines; want 2 (the message and the hint):\n%s", lines, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q; want nothing", r.stdout)
+			}
+			if tc.msg == "url must be absolute" {
+				return // a call the tool refused is audited, like any other
+			}
+			if d := cmp.Diff(before, snapshot(t, root)); d != "" {
+				t.Errorf("a usage error changed the workspace (-before +after):\n%s", d)
+			}
+		})
+	}
+	t.Run("bad OCFETCH_DEBUG", func(t *testing.T) {
+		t.Setenv("OCFETCH_DEBUG", "loud")
+		r := ocfetch(t, cliOptions{}, "--root", root, "rules", "list")
+		r.want(t, exitUsage, nil, []string{"OCFETCH_DEBUG", "hint: set OCFETCH_DEBUG to 0–4"})
+	})
+}
+
+// TestCorruptFilesNameTheFile: a rules.json or settings.json that does not
+// load refuses the call with exit 3 and names the file, and the broken file
+// is left exactly as it was.
+func TestCorruptFilesNameTheFile(t *testing.T) {
+	s := newSite(t)
+	tests := []struct {
+		name   string
+		file   func(root string) string
+		data   string
+		args   []string
+		reason refusal.Code
+	}{
+		{"rules.json, get", func(r string) string { return wsOf(t, r).RulesPath() }, `{"schema_version": 1, "rules": [`, []string{"get", "--yes", "https://example.com/"}, refusal.RulesInvalid},
+		{"rules.json, rules list", func(r string) string { return wsOf(t, r).RulesPath() }, `[]`, []string{"rules", "list"}, refusal.RulesInvalid},
+		{"rules.json, rules allow", func(r string) string { return wsOf(t, r).RulesPath() }, `{"schema_version": 2, "rules": []}`, []string{"rules", "allow", "example.com"}, refusal.RulesInvalid},
+		{"rules.json, rules remove", func(r string) string { return wsOf(t, r).RulesPath() }, "not json", []string{"rules", "remove", "example.com"}, refusal.RulesInvalid},
+		{"settings.json, get", func(r string) string { return wsOf(t, r).SettingsPath() }, `{"schema_version": 1, "risk_profile": "yolo"}`, []string{"get", s.url("/")}, refusal.SettingsInvalid},
+		{"settings.json, local show", func(r string) string { return wsOf(t, r).SettingsPath() }, `{`, []string{"local", "show"}, refusal.SettingsInvalid},
+		{"local_fetch.json, local show", func(r string) string { return wsOf(t, r).LocalFetchPath() }, `{"schema_version": 1, "ports": [true]}`, []string{"local", "show"}, refusal.LocalAllowlistInvalid},
+		{"local_fetch.json, local allow", func(r string) string { return wsOf(t, r).LocalFetchPath() }, `{"ports": [3000]}`, []string{"local", "allow", "3000"}, refusal.LocalAllowlistInvalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := newRoot(t)
+			path := tc.file(root)
+			writeFile(t, path, tc.data)
+			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+			r.want(t, exitRefused, nil, []string{"ocfetch: " + string(tc.reason) + ": ", path})
+			got, _ := os.ReadFile(path)
+			if string(got) != tc.data {
+				t.Errorf("%s changed to %q; want it untouched", path, got)
+			}
+		})
+	}
+}
+
+// TestRefusedCallWritesOnlyItsAuditLine: whatever a refused call was
+// refused for, the only change under .oc_chat/ is one new audit line that
+// holds neither the path nor the query.
+func TestRefusedCallWritesOnlyItsAuditLine(t *testing.T) {
+	s := newSite(t)
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, root string)
+		args  []string
+	}{
+		{"not approved", func(t *testing.T, root string) { localRoot2(t, root, s.port, false) }, []string{"--profile", "permissive", "get", s.url("/secret-path?token=hunter2")}},
+		{"denied by rule", func(t *testing.T, root string) { localRoot2(t, root, s.port, false); denyRule(t, root, s.port) }, []string{"--profile", "permissive", "get", "--yes", s.url("/secret-path?token=hunter2")}},
+		{"strict profile, --yes", func(t *testing.T, root string) {}, []string{"--profile", "strict", "get", "--yes", "https://example.com/secret-path?token=hunter2"}},
+		{"https required", func(t *testing.T, root string) {}, []string{"get", "--yes", "http://example.com/secret-path?token=hunter2"}},
+		{"port not allowed", func(t *testing.T, root string) { localRoot2(t, root, 1, false) }, []string{"--profile", "permissive", "get", "--yes", s.url("/secret-path?token=hunter2")}},
+		{"no allowlist, empty workspace", func(t *testing.T, root string) {}, []string{"--profile", "permissive", "get", "--yes", s.url("/secret-path?token=hunter2")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := newRoot(t)
+			tc.setup(t, root)
+			before := snapshot(t, root)
+			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+			if r.code != exitRefused {
+				t.Fatalf("exit %d; want 3\n%s", r.code, r.stderr)
+			}
+			after := snapshot(t, root)
+			auditRel := filepath.Join(".oc_chat", "audit.jsonl")
+			newLines := strings.TrimPrefix(after[auditRel], before[auditRel])
+			if strings.Count(newLines, "\n") != 1 || !strings.HasSuffix(newLines, "\n") {
+				t.Errorf("new audit text = %q; want exactly one line", newLines)
+			}
+			if strings.Contains(newLines, "secret-path") || strings.Contains(newLines, "hunter2") {
+				t.Errorf("audit line %q holds the path or query", newLines)
+			}
+			delete(before, auditRel)
+			delete(after, auditRel)
+			if d := cmp.Diff(before, after); d != "" {
+				t.Errorf("a refused call changed more than the audit log (-before +after):\n%s", d)
+			}
+			if strings.Contains(r.stderr, "secret-path") || strings.Contains(r.stderr, "hunter2") {
+				t.Errorf("the refusal message %q holds the path or query", r.stderr)
+			}
+		})
+	}
+}
+
+func TestGetTerminalApproval(t *testing.T) {
+	s := newSite(t)
+	root := newRoot(t)
+	localRoot2(t, root, s.port, false)
+
+	// "always": the call runs and the rule is saved ...
+	r := ocfetch(t, cliOptions{interactive: true, stdin: "always\n"}, "--root", root, "--profile", "permissive", "get", s.url("/"))
+	r.want(t, exitOK, []string{"HTTP 200 OK"}, []string{"fetch wants GET 127.0.0.1", "[o]nce, [a]lways", "[d]eny?"})
+	// ... so the next call, with nobody to ask, is covered.
+	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", s.url("/"))
+	r.want(t, exitOK, []string{"HTTP 200 OK"}, nil)
+	r = ocfetch(t, cliOptions{}, "--root", root, "rules", "list")
+	r.want(t, exitOK, []string{"allow     127.0.0.1  " + strconv.Itoa(s.port)}, nil)
+
+	// "once" saves nothing.
+	root2 := newRoot(t)
+	localRoot2(t, root2, s.port, false)
+	r = ocfetch(t, cliOptions{interactive: true, stdin: "o\n"}, "--root", root2, "--profile", "permissive", "get", s.url("/"))
+	r.want(t, exitOK, []string{"HTTP 200 OK"}, nil)
+	if _, err := os.Stat(wsOf(t, root2).RulesPath()); !os.IsNotExist(err) {
+		t.Errorf("answering once wrote %s (stat: %v)", wsOf(t, root2).RulesPath(), err)
+	}
+}
+
+// TestGetPublicHTTPS runs the public path end to end: a resolver that
+// answers a public address for example.com and a dial that connects it to
+// a loopback TLS server.
+func TestGetPublicHTTPS(t *testing.T) {
+	_, egressOpts, dialed := publicSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "public hello from "+r.Host)
+	}))
+	o := cliOptions{egress: egressOpts}
+	root := newRoot(t)
+
+	r := ocfetch(t, o, "--root", root, "get", "https://example.com/")
+	r.want(t, exitRefused, nil, []string{"not_approved", "ocfetch rules allow example.com:443"})
+	if len(*dialed) != 0 {
+		t.Fatalf("an unapproved call dialed %v", *dialed)
+	}
+	r = ocfetch(t, o, "--root", root, "get", "--yes", "https://example.com/")
+	r.want(t, exitOK, []string{"HTTP 200 OK", "public hello from example.com"}, nil)
+
+	r = ocfetch(t, o, "--root", root, "--profile", "strict", "get", "--yes", "https://example.com/")
+	r.want(t, exitRefused, nil, []string{"not_approved", "profile strict accepts saved rules only"})
+
+	ocfetch(t, o, "--root", root, "rules", "allow", "example.com").want(t, exitOK, []string{"added: allow example.com:443"}, nil)
+	r = ocfetch(t, o, "--root", root, "--profile", "strict", "get", "--json", "https://example.com/")
+	r.want(t, exitOK, []string{`"ok": true`, `"status": 200`}, nil)
+
+	// A wildcard deny covers subdomains, not the apex.
+	ocfetch(t, o, "--root", root, "rules", "deny", "*.example.com").want(t, exitOK, nil, nil)
+	ocfetch(t, o, "--root", root, "get", "--yes", "https://www.example.com/").want(t, exitRefused, nil, []string{"denied_by_rule"})
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, nil, nil)
+
+	for _, addr := range *dialed {
+		if addr != "93.184.216.34:443" {
+			t.Errorf("dialed %s; want only the resolved public address", addr)
+		}
+	}
+}
+
+func TestGetOutputFile(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "body.bin")
+
+	r := ocfetch(t, cliOptions{progress: true}, "--root", root, "--profile", "permissive", "get", "--format", "raw", "-o", file, s.url("/binary"))
+	r.want(t, exitOK, []string{"HTTP 200 OK", fmt.Sprintf("wrote %d bytes to %s", 2<<20, file)}, []string{"[==============================] 100%  2.0 MiB / 2.0 MiB\n"})
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, binaryBody()) {
+		t.Errorf("%s: %d bytes, not the body as served (%d bytes)", file, len(got), 2<<20)
+	}
+
+	// Of unknown length: the bytes so far.
+	r = ocfetch(t, cliOptions{progress: true}, "--root", root, "--profile", "permissive", "get", "-o", file, s.url("/binary?chunked=1"))
+	r.want(t, exitOK, nil, []string{"\r2.0 MiB\n"})
+
+	// Below the threshold, or off a terminal, no bar.
+	r = ocfetch(t, cliOptions{progress: true}, "--root", root, "--profile", "permissive", "get", "-o", file, s.url("/"))
+	r.want(t, exitOK, nil, nil)
+	if r.stderr != "" {
+		t.Errorf("stderr = %q; want no progress bar for a small body", r.stderr)
+	}
+	if got, _ := os.ReadFile(file); !strings.Contains(string(got), "<title>Harbour</title>") {
+		t.Errorf("%s = %q; want the raw HTML", file, got)
+	}
+
+	// A body over --max-bytes writes nothing: no partial file.
+	cut := filepath.Join(dir, "cut.bin")
+	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--max-bytes", "1000", "-o", cut, s.url("/binary"))
+	r.want(t, exitFailed, nil, []string{"response_too_large", "raise --max-bytes"})
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%s holds %d entries after a cut body; want only body.bin", dir, len(entries))
+	}
+
+	// A refused call writes no file either.
+	refused := filepath.Join(dir, "refused.bin")
+	ocfetch(t, cliOptions{}, "--root", root, "get", "-o", refused, s.url("/binary")).want(t, exitRefused, nil, nil)
+	if _, err := os.Stat(refused); !os.IsNotExist(err) {
+		t.Errorf("a refused call created %s", refused)
+	}
+}
+
+func TestGetDataFromFile(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	body := filepath.Join(t.TempDir(), "body.json")
+	writeFile(t, body, `{"q":1}`)
+	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "-d", "@"+body, s.url("/echo"))
+	r.want(t, exitOK, []string{`POST {"q":1}`}, nil)
+	r = ocfetch(t, cliOptions{stdin: "from stdin"}, "--root", root, "--profile", "permissive", "get", "-d", "@-", s.url("/echo"))
+	r.want(t, exitOK, []string{"POST from stdin"}, nil)
+	reqs := s.requests()
+	if len(reqs) != 2 || reqs[0].body != `{"q":1}` || reqs[1].body != "from stdin" || reqs[0].method != "POST" {
+		t.Errorf("server saw %+v; want two POSTs with the file's and stdin's body", reqs)
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	tests := []struct {
+		in          string
+		name, value string
+		ok          bool
+	}{
+		{"X-A: 1", "X-A", "1", true},
+		{"X-A:1", "X-A", "1", true},
+		{"  X-A :  spaced value  ", "X-A", "spaced value", true},
+		{"X-Empty:", "X-Empty", "", true},
+		{"Authorization: Bearer a:b:c", "Authorization", "Bearer a:b:c", true},
+		{"no colon", "", "", false},
+		{": value", "", "", false},
+		{"Bad Name: v", "", "", false},
+		{"X-A: a\nb", "", "", false},
+		{"X-Ä: v", "", "", false},
+	}
+	for _, tc := range tests {
+		name, value, err := parseHeader(tc.in)
+		if (err == nil) != tc.ok || name != tc.name || value != tc.value {
+			t.Errorf("parseHeader(%q) = %q, %q, %v; want %q, %q, ok %v", tc.in, name, value, err, tc.name, tc.value, tc.ok)
+		}
+	}
+}
+
+// FuzzParseHeader: whatever is typed after -H, a header that is accepted
+// has a token name and a value without control characters, and an error
+// never quotes the value.
+func FuzzParseHeader(f *testing.F) {
+	for _, seed := range []string{
+		"X-A: 1",                // plain
+		"X-A:",                  // empty value
+		"Host: evil",            // a name the fetch tool refuses later
+		"X-A: 1\r\nX-B: 2",      // header injection
+		":",                     // no name
+		"\x00: \x00",            // NULs
+		"X-A: secretvalue\x7f",  // DEL in the value
+		"Ü: v",                  // non-ASCII name
+		strings.Repeat("a", 80), // no colon, long
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		name, value, err := parseHeader(in)
+		if err != nil {
+			if _, v, ok := strings.Cut(in, ":"); ok && len(strings.TrimSpace(v)) > 3 && strings.Contains(err.Error(), strings.TrimSpace(v)) {
+				t.Errorf("error %q quotes the value", err)
+			}
+			return
+		}
+		if name == "" || strings.ContainsAny(name, " \t\r\n:") {
+			t.Errorf("accepted name %q", name)
+		}
+		if strings.ContainsAny(value, "\r\n\x00") {
+			t.Errorf("accepted value %q with a control character", value)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -155,6 +156,7 @@ func (s *site) requests() []seenRequest {
 //	/missing     404
 //	/hop         302 to /page on the same server (same target)
 //	/binary      2 MiB of bytes 0..255 as application/octet-stream
+//	             (with Content-Length, unless ?chunked=1)
 //	/slow        waits for the client to go away
 func newSite(t *testing.T) *site {
 	t.Helper()
@@ -181,8 +183,12 @@ func newSite(t *testing.T) *site {
 		http.Redirect(w, r, "/page", http.StatusFound)
 	})
 	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
+		b := binaryBody()
 		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Write(binaryBody())
+		if r.URL.Query().Get("chunked") == "" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		}
+		w.Write(b)
 	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
