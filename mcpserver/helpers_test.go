@@ -147,6 +147,8 @@ type clientSpec struct {
 	elicit   *elicitor   // nil: the client does not declare elicitation
 	roots    []*mcp.Root // client roots; nil with noRoots for none
 	noRoots  bool        // do not declare the roots capability
+	// client, if set, receives the client, to change its roots.
+	client **mcp.Client
 }
 
 // connect serves a NewServer(opts) over in-memory transports and returns a
@@ -178,6 +180,9 @@ func connectTo(t testing.TB, ms *mcp.Server, cs clientSpec) *mcp.ClientSession {
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts)
 	if len(cs.roots) > 0 {
 		client.AddRoots(cs.roots...)
+	}
+	if cs.client != nil {
+		*cs.client = client
 	}
 	session, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: cs.protocol})
 	if err != nil {
@@ -268,4 +273,14 @@ func ruleTargets(t testing.TB, ws workspace.Workspace) []string {
 		out = append(out, fmt.Sprintf("%s %s:%d", r.Decision, r.Target.Host, r.Target.Port))
 	}
 	return out
+}
+
+// wsAt returns the workspace at root.
+func wsAt(t testing.TB, root string) workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.Resolve(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }

@@ -1,0 +1,204 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestWorkspaceRoot checks the one resolution of the workspace root: --root,
+// else the client's first file:// root, else the current directory. The
+// workspace in use is seen by where the rule that allows the call lives and
+// where the audit line is written.
+func TestWorkspaceRoot(t *testing.T) {
+	srv, port := pageServer(t)
+	allow := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			tests := []struct {
+				name string
+				// setup returns the options, the client and the workspace
+				// that must be used.
+				setup func(t *testing.T) (*Options, clientSpec, string)
+			}{
+				{"--root wins over client roots", func(t *testing.T) (*Options, clientSpec, string) {
+					want := localWorkspace(t, port, allow)
+					other := localWorkspace(t, port)
+					return &Options{Root: want.Root}, clientSpec{protocol: proto, roots: []*mcp.Root{fileRoot(other.Root)}}, want.Root
+				}},
+				{"first file root", func(t *testing.T) (*Options, clientSpec, string) {
+					want := localWorkspace(t, port, allow)
+					second := localWorkspace(t, port)
+					t.Chdir(localWorkspace(t, port).Root)
+					return nil, clientSpec{protocol: proto, roots: []*mcp.Root{
+						{URI: "https://example.com/repo"},
+						fileRoot(want.Root),
+						fileRoot(second.Root),
+					}}, want.Root
+				}},
+				{"file root with localhost host", func(t *testing.T) (*Options, clientSpec, string) {
+					want := localWorkspace(t, port, allow)
+					t.Chdir(localWorkspace(t, port).Root)
+					return nil, clientSpec{protocol: proto, roots: []*mcp.Root{{URI: "file://localhost" + filepath.ToSlash(want.Root)}}}, want.Root
+				}},
+				{"no roots capability: current directory", func(t *testing.T) (*Options, clientSpec, string) {
+					want := localWorkspace(t, port, allow)
+					t.Chdir(want.Root)
+					return nil, clientSpec{protocol: proto, noRoots: true}, want.Root
+				}},
+				{"no file roots: current directory", func(t *testing.T) (*Options, clientSpec, string) {
+					want := localWorkspace(t, port, allow)
+					t.Chdir(want.Root)
+					return nil, clientSpec{protocol: proto, roots: []*mcp.Root{{URI: "https://example.com/repo"}}}, want.Root
+				}},
+				{"empty roots: current directory", func(t *testing.T) (*Options, clientSpec, string) {
+					want := localWorkspace(t, port, allow)
+					t.Chdir(want.Root)
+					return nil, clientSpec{protocol: proto}, want.Root
+				}},
+			}
+			for _, tc := range tests {
+				t.Run(tc.name, func(t *testing.T) {
+					opts, spec, want := tc.setup(t)
+					cs := connect(t, opts, spec)
+					for i := range 2 { // the second call uses the remembered root
+						res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL))
+						if res.IsError {
+							t.Fatalf("call %d: error result %q; want the rule in %s to allow it", i, text(res), want)
+						}
+					}
+					lines := auditLines(t, wsAt(t, want))
+					if len(lines) != 2 {
+						t.Errorf("audit in %s has %d lines; want 2", want, len(lines))
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestWorkspaceRootUnusable(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	t.Chdir(t.TempDir())
+	for _, proto := range protocols {
+		for _, uri := range []string{"file://" + filepath.ToSlash(missing), "file://otherhost/x", "file:relative/path"} {
+			t.Run(proto+"/"+uri, func(t *testing.T) {
+				cs := connect(t, nil, clientSpec{protocol: proto, roots: []*mcp.Root{{URI: uri}}})
+				res := callFetch(t, cs, `{"url": "https://example.com/"}`)
+				if !res.IsError || !strings.HasPrefix(text(res), "internal_error: ") || !strings.Contains(text(res), "--root DIR") {
+					t.Errorf("isError %v, text %q; want internal_error naming the root and the --root hint", res.IsError, text(res))
+				}
+			})
+		}
+	}
+}
+
+// TestRootsListChanged: after the client's roots change, the next call
+// lists them again and uses the new first root.
+func TestRootsListChanged(t *testing.T) {
+	srv, port := pageServer(t)
+	allow := fmt.Sprintf("127.0.0.1:%d", port)
+	first := localWorkspace(t, port, allow)
+	second := localWorkspace(t, port, allow)
+	t.Chdir(t.TempDir())
+
+	ms, err := NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The roots change notification is only sent on the session-based
+	// protocol; on the multi round-trip protocol the roots are remembered
+	// for the session.
+	var client *mcp.Client
+	cs := connectTo(t, ms, clientSpec{protocol: protoLegacy, roots: []*mcp.Root{fileRoot(first.Root)}, client: &client})
+	if res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL)); res.IsError {
+		t.Fatalf("first call: %s", text(res))
+	}
+	client.RemoveRoots(fileRoot(first.Root).URI)
+	client.AddRoots(fileRoot(second.Root))
+	// The notification is asynchronous; wait until the server sees it.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL)); res.IsError {
+			t.Fatalf("call after the change: %s", text(res))
+		}
+		if len(auditLines(t, second)) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never used the changed root")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestFileURLPath(t *testing.T) {
+	tests := []struct {
+		uri     string
+		want    string
+		wantErr error // nil, errNotFileURL, or errAny
+	}{
+		{"file:///home/u/project", "/home/u/project", nil},
+		{"FILE:///home/u/project/", "/home/u/project", nil},
+		{"file://localhost/srv/x", "/srv/x", nil},
+		{"file:///a/b/../c", "/a/c", nil},
+		{"file:///with%20space", "/with space", nil},
+		{"https://example.com/x", "", errNotFileURL},
+		{"vscode-remote://ssh/x", "", errNotFileURL},
+		{"", "", errNotFileURL},
+		{"file://otherhost/x", "", errAny},
+		{"file:relative", "", errAny},
+		{"file://", "", errAny},
+		{"file:///a%00b", "", errAny},
+	}
+	for _, tc := range tests {
+		t.Run(tc.uri, func(t *testing.T) {
+			got, err := fileURLPath(tc.uri)
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("fileURLPath(%q) error %v; want %q", tc.uri, err, tc.want)
+			case tc.wantErr == errNotFileURL && !errors.Is(err, errNotFileURL):
+				t.Fatalf("fileURLPath(%q) = %q, %v; want errNotFileURL", tc.uri, got, err)
+			case tc.wantErr == errAny && (err == nil || errors.Is(err, errNotFileURL)):
+				t.Fatalf("fileURLPath(%q) = %q, %v; want a refusal", tc.uri, got, err)
+			}
+			if got != tc.want {
+				t.Errorf("fileURLPath(%q) = %q; want %q", tc.uri, got, tc.want)
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")
+
+// FuzzFileURLPath: a root URI comes from the client. Whatever it is, the
+// result is an error or an absolute, clean path without NUL.
+func FuzzFileURLPath(f *testing.F) {
+	for _, s := range []string{
+		"file:///home/u/project", // the common case
+		"file://localhost/srv",   // explicit local host
+		"file://host/share",      // another machine: refused
+		"file:rel",               // opaque: refused
+		"file:///a/../../..",     // climbs above the root: cleaned to /
+		"file:///a%2fb",          // encoded slash
+		"file:///%00",            // NUL
+		"https://example.com/",   // not a file URL
+		"file:////double",        // empty first segment
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		p, err := fileURLPath(uri)
+		if err != nil {
+			return
+		}
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsRune(p, 0) {
+			t.Fatalf("fileURLPath(%q) = %q; want an absolute clean path", uri, p)
+		}
+	})
+}
