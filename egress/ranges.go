@@ -74,53 +74,99 @@ func NonPublicRange(addr netip.Addr) (Range, bool) {
 	switch {
 	case addr.Is4():
 		b := addr.As4()
-		return lookup4(binary.BigEndian.Uint32(b[:]))
+		x := binary.BigEndian.Uint32(b[:])
+		ix := v4Index[x>>24]
+		lo, hi := int(ix.start), int(ix.end)
+		for lo < hi { // find the first span of this octet that starts after x
+			m := int(uint(lo+hi) >> 1)
+			if v4Spans[m].first <= x {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo > int(ix.start) && x <= v4Spans[lo-1].last {
+			return rangeTable[v4Spans[lo-1].r], true
+		}
+		return Range{}, false
 	case addr.Is6():
 		b := addr.As16()
-		hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
-		if hi>>61 == 1 { // 2000::/3, global unicast
-			return lookup6(v6GlobalSpans[:], hi, lo)
+		xh, xl := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+		spans := v6OtherSpans[:]
+		if xh>>61 == 1 { // 2000::/3, global unicast
+			spans = v6GlobalSpans[:]
 		}
-		return lookup6(v6OtherSpans[:], hi, lo)
+		ix := v6Index[xh>>56]
+		lo, hi := int(ix.start), int(ix.end)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			s := &spans[m]
+			if s.firstHi < xh || (s.firstHi == xh && s.firstLo <= xl) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo > int(ix.start) {
+			s := &spans[lo-1]
+			if xh < s.lastHi || (xh == s.lastHi && xl <= s.lastLo) {
+				return rangeTable[s.r], true
+			}
+		}
+		return Range{}, false
 	}
 	return invalidRange, true
 }
 
-// lookup4 finds the span containing x by binary search.
-func lookup4(x uint32) (Range, bool) {
-	lo, hi := 0, len(v4Spans)
-	for lo < hi { // find the first span that starts after x
-		m := int(uint(lo+hi) >> 1)
-		if v4Spans[m].first <= x {
-			lo = m + 1
-		} else {
-			hi = m
+// spanIndex is the part [start, end) of a span table that can hold an
+// address with a given first byte; an empty part means public.
+type spanIndex struct{ start, end uint8 }
+
+// v4Index and v6Index narrow a lookup to the spans sharing the address's
+// first byte, so that most public addresses need no search at all. For
+// IPv6 the first byte also says which table applies (0x20–0x3f: 2000::/3).
+var (
+	v4Index = buildIndex(len(v4Spans), func(i int) (uint8, uint8) {
+		return uint8(v4Spans[i].first >> 24), uint8(v4Spans[i].last >> 24)
+	})
+	v6Index = mergeIndex(
+		buildIndex(len(v6GlobalSpans), func(i int) (uint8, uint8) {
+			return uint8(v6GlobalSpans[i].firstHi >> 56), uint8(v6GlobalSpans[i].lastHi >> 56)
+		}),
+		buildIndex(len(v6OtherSpans), func(i int) (uint8, uint8) {
+			return uint8(v6OtherSpans[i].firstHi >> 56), uint8(v6OtherSpans[i].lastHi >> 56)
+		}))
+)
+
+// buildIndex returns, for each first byte, the spans (sorted, disjoint) that
+// overlap it. bytes returns the first byte of span i's first and last
+// address.
+func buildIndex(n int, bytes func(i int) (first, last uint8)) [256]spanIndex {
+	var ix [256]spanIndex
+	for b := 0; b < 256; b++ {
+		start, end := -1, -1
+		for i := 0; i < n; i++ {
+			f, l := bytes(i)
+			if int(f) <= b && b <= int(l) {
+				if start < 0 {
+					start = i
+				}
+				end = i + 1
+			}
+		}
+		if start >= 0 {
+			ix[b] = spanIndex{uint8(start), uint8(end)}
 		}
 	}
-	if lo > 0 && x <= v4Spans[lo-1].last {
-		return rangeTable[v4Spans[lo-1].r], true
-	}
-	return Range{}, false
+	return ix
 }
 
-func lookup6(spans []v6Span, xh, xl uint64) (Range, bool) {
-	lo, hi := 0, len(spans)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		s := &spans[m]
-		if s.firstHi < xh || (s.firstHi == xh && s.firstLo <= xl) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+// mergeIndex takes the 2000::/3 bytes from global and the others from other.
+func mergeIndex(global, other [256]spanIndex) [256]spanIndex {
+	for b := 0x20; b <= 0x3f; b++ {
+		other[b] = global[b]
 	}
-	if lo > 0 {
-		s := &spans[lo-1]
-		if xh < s.lastHi || (xh == s.lastHi && xl <= s.lastLo) {
-			return rangeTable[s.r], true
-		}
-	}
-	return Range{}, false
+	return other
 }
 
 // publicHint is the hint of every address_not_public refusal.

@@ -1,0 +1,512 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// wantRefusal checks that err is a *refusal.Error with code and a message
+// containing every one of parts.
+func wantRefusal(t *testing.T, err error, code refusal.Code, parts ...string) *refusal.Error {
+	t.Helper()
+	r, ok := refusal.As(err)
+	if !ok {
+		t.Fatalf("got error %v; want a *refusal.Error %s", err, code)
+	}
+	if r.Code != code {
+		t.Errorf("got code %s (%q); want %s", r.Code, r.Message, code)
+	}
+	for _, p := range parts {
+		if !strings.Contains(r.Message, p) {
+			t.Errorf("message %q does not contain %q", r.Message, p)
+		}
+	}
+	return r
+}
+
+func TestDialRefusesPrivateAnswerBeforeDial(t *testing.T) {
+	g := NewGuard(&Options{
+		Resolver: newMapResolver(map[string][]string{"internal.test": {"10.0.0.1"}}),
+		Dial:     noDial(t),
+	})
+	conn, err := g.DialContext(context.Background(), "tcp", "internal.test:443")
+	if conn != nil {
+		conn.Close()
+	}
+	r := wantRefusal(t, err, refusal.AddressNotPublic)
+	if want := "internal.test resolves to 10.0.0.1, which is in 10.0.0.0/8 (private use)"; r.Message != want {
+		t.Errorf("message = %q; want %q", r.Message, want)
+	}
+	if r.Hint == "" {
+		t.Errorf("refusal has no hint")
+	}
+}
+
+// TestDialRefusesNonPublicAnswers: one non-public answer refuses the whole
+// name, and the message says which answer.
+func TestDialRefusesNonPublicAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answers []string
+		want    string
+	}{
+		{"mapped loopback", []string{"::ffff:127.0.0.1"}, "::ffff:127.0.0.1, which is in 127.0.0.0/8 (loopback)"},
+		{"this host", []string{"0.0.0.0"}, "0.0.0.0, which is in 0.0.0.0/32"},
+		{"unspecified IPv6", []string{"::"}, "::, which is in ::/128 (unspecified)"},
+		{"metadata after a public answer", []string{"93.184.216.34", "169.254.169.254"}, "169.254.169.254, which is in 169.254.0.0/16 (link local) (one of its 2 addresses)"},
+		{"private before a public answer", []string{"192.168.1.1", "93.184.216.34"}, "192.168.1.1"},
+		{"IPv6 metadata", []string{"2606:4700:4700::1111", "fd00:ec2::254"}, "fd00:ec2::254, which is in fc00::/7 (unique local)"},
+		{"6to4 embedding loopback", []string{"2002:7f00:1::1"}, "2002::/16 (6to4)"},
+		{"NAT64 embedding metadata", []string{"64:ff9b::a9fe:a9fe"}, "64:ff9b::/96 (NAT64)"},
+		{"zoned link local", []string{"fe80::1%eth0"}, "fe80::/10 (link local)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGuard(&Options{
+				Resolver: newMapResolver(map[string][]string{"evil.test": tc.answers}),
+				Dial:     noDial(t),
+			})
+			_, err := g.DialContext(context.Background(), "tcp", "evil.test:443")
+			wantRefusal(t, err, refusal.AddressNotPublic, "evil.test resolves to", tc.want)
+		})
+	}
+}
+
+// TestDialRebinding: the second resolution of the same name answers a
+// private address; the guard checks every resolution, so the second dial
+// is refused.
+func TestDialRebinding(t *testing.T) {
+	p1, p2 := net.Pipe()
+	defer p2.Close()
+	var dialed []string
+	g := NewGuard(&Options{
+		Resolver: &seqResolver{answers: [][]netip.Addr{
+			{netip.MustParseAddr("93.184.216.34")},
+			{netip.MustParseAddr("10.0.0.1")},
+		}},
+		Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+			dialed = append(dialed, address)
+			if address != "93.184.216.34:443" {
+				t.Errorf("dial called with %s; want only 93.184.216.34:443", address)
+			}
+			return p1, nil
+		},
+	})
+	conn, err := g.DialContext(context.Background(), "tcp", "rebind.test:443")
+	if err != nil {
+		t.Fatalf("first dial: %v", err)
+	}
+	conn.Close()
+	_, err = g.DialContext(context.Background(), "tcp", "rebind.test:443")
+	wantRefusal(t, err, refusal.AddressNotPublic, "rebind.test resolves to 10.0.0.1")
+	if diff := cmp.Diff([]string{"93.184.216.34:443"}, dialed); diff != "" {
+		t.Errorf("dialed addresses (-want +got):\n%s", diff)
+	}
+}
+
+func TestDialLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		address string
+		want    string // refusal message part
+	}{
+		{"10.0.0.1:443", "10.0.0.1 is in 10.0.0.0/8 (private use)"},
+		{"169.254.169.254:80", "169.254.169.254 is in 169.254.0.0/16 (link local)"},
+		{"[::ffff:169.254.169.254]:80", "::ffff:169.254.169.254 is in 169.254.0.0/16 (link local)"},
+		{"127.0.0.1:8080", "127.0.0.1 is in 127.0.0.0/8 (loopback)"},
+		{"[::1]:8080", "::1 is in ::1/128 (loopback)"},
+		{"[0:0:0:0:0:0:0:1]:8080", "::1 is in ::1/128 (loopback)"},
+		{"0.0.0.0:80", "0.0.0.0 is in 0.0.0.0/32"},
+		{"[::]:80", ":: is in ::/128 (unspecified)"},
+		{"100.100.100.200:80", "100.64.0.0/10"},
+		{"192.0.0.192:80", "192.0.0.0/24 (IETF protocol assignments)"},
+		{"[fd00:ec2::254]:80", "fc00::/7 (unique local)"},
+		{"１２７.０.０.１:80", "127.0.0.1 is in 127.0.0.0/8 (loopback)"}, // full-width digits, mapped by IDNA
+		{"localhost:8080", "localhost is a loopback name"},
+		{"LOCALHOST.:8080", "localhost is a loopback name"},
+		{"ⓛⓞⓒⓐⓛⓗⓞⓢⓣ:8080", "localhost is a loopback name"},
+		{"db.localhost:5432", "db.localhost is a loopback name"},
+	} {
+		t.Run(tc.address, func(t *testing.T) {
+			g := NewGuard(&Options{Resolver: failResolver{t}, Dial: noDial(t)})
+			_, err := g.DialContext(context.Background(), "tcp", tc.address)
+			wantRefusal(t, err, refusal.AddressNotPublic, tc.want)
+		})
+	}
+}
+
+func TestDialPublicLiteral(t *testing.T) {
+	p1, p2 := net.Pipe()
+	defer p2.Close()
+	var got []string
+	g := NewGuard(&Options{
+		Resolver: failResolver{t},
+		Dial: func(_ context.Context, network, address string) (net.Conn, error) {
+			got = append(got, network+" "+address)
+			return p1, nil
+		},
+	})
+	for _, addr := range []string{"93.184.216.34:443", "[2606:4700:4700::1111]:443", "[::ffff:8.8.8.8]:53"} {
+		conn, err := g.DialContext(context.Background(), "tcp", addr)
+		if err != nil {
+			t.Fatalf("DialContext(%s): %v", addr, err)
+		}
+		if conn != p1 {
+			t.Errorf("DialContext(%s) returned another conn than the dialer's", addr)
+		}
+	}
+	p1.Close()
+	want := []string{"tcp 93.184.216.34:443", "tcp [2606:4700:4700::1111]:443", "tcp 8.8.8.8:53"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dialed (-want +got):\n%s", diff)
+	}
+}
+
+func TestDialInvalidInput(t *testing.T) {
+	for _, tc := range []struct {
+		network, address string
+		code             refusal.Code
+	}{
+		{"udp", "93.184.216.34:53", refusal.InvalidArguments},
+		{"unix", "/run/docker.sock", refusal.InvalidArguments},
+		{"ip4:icmp", "93.184.216.34", refusal.InvalidArguments},
+		{"tcp", "example.test", refusal.InvalidHost},
+		{"tcp", "example.test:https", refusal.InvalidArguments},
+		{"tcp", "example.test:0", refusal.InvalidArguments},
+		{"tcp", "example.test:65536", refusal.InvalidArguments},
+		{"tcp", ":443", refusal.InvalidHost},
+		{"tcp", "127.1:80", refusal.InvalidHost},
+		{"tcp", "0x7f000001:80", refusal.InvalidHost},
+		{"tcp", "2130706433:80", refusal.InvalidHost},
+		{"tcp", "[fe80::1%eth0]:80", refusal.InvalidHost},
+		{"tcp", "exa mple.test:80", refusal.InvalidHost},
+	} {
+		t.Run(tc.network+" "+tc.address, func(t *testing.T) {
+			g := NewGuard(&Options{Resolver: failResolver{t}, Dial: noDial(t)})
+			_, err := g.DialContext(context.Background(), tc.network, tc.address)
+			wantRefusal(t, err, tc.code)
+		})
+	}
+}
+
+func TestDialResolutionFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answers map[string][]string
+		wantIs  error
+	}{
+		{"error", map[string][]string{}, errNoSuchHost},
+		{"no answers", map[string][]string{"nx.test": {}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGuard(&Options{Resolver: newMapResolver(tc.answers), Dial: noDial(t)})
+			_, err := g.DialContext(context.Background(), "tcp", "nx.test:443")
+			r := wantRefusal(t, err, refusal.ConnectionFailed)
+			if r.Message != "cannot resolve nx.test" {
+				t.Errorf("message = %q; want %q", r.Message, "cannot resolve nx.test")
+			}
+			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+				t.Errorf("errors.Is(err, %v) = false; want the resolver's error wrapped", tc.wantIs)
+			}
+		})
+	}
+}
+
+func TestDialNetworkFamily(t *testing.T) {
+	answers := map[string][]string{
+		"dual.test": {"2606:4700:4700::1111", "93.184.216.34"},
+		"v6.test":   {"2606:4700:4700::1111"},
+	}
+	for _, tc := range []struct {
+		network, host string
+		want          []string // dialed addresses; nil: refused
+		wantMsg       string
+	}{
+		{"tcp", "dual.test", []string{"[2606:4700:4700::1111]:443", "93.184.216.34:443"}, ""},
+		{"tcp4", "dual.test", []string{"93.184.216.34:443"}, ""},
+		{"tcp6", "dual.test", []string{"[2606:4700:4700::1111]:443"}, ""},
+		{"tcp4", "v6.test", nil, "v6.test has no IPv4 address"},
+		{"tcp6", "93.184.216.34", nil, "93.184.216.34 has no IPv6 address"},
+	} {
+		t.Run(tc.network+" "+tc.host, func(t *testing.T) {
+			rd := &recordingDial{err: errors.New("connection refused (test)")}
+			g := NewGuard(&Options{Resolver: newMapResolver(answers), Dial: rd.Dial})
+			_, err := g.DialContext(context.Background(), tc.network, net.JoinHostPort(tc.host, "443"))
+			if tc.want == nil {
+				wantRefusal(t, err, refusal.ConnectionFailed, tc.wantMsg)
+			} else {
+				// Every candidate was tried, in order, and all failed.
+				r := wantRefusal(t, err, refusal.ConnectionFailed, "cannot connect to "+tc.host+":443")
+				if !errors.Is(r, rd.err) {
+					t.Errorf("errors.Is(err, dial error) = false; want the dial errors wrapped")
+				}
+			}
+			if diff := cmp.Diff(tc.want, rd.addresses()); diff != "" {
+				t.Errorf("dialed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDialFallsBackToNextAddress(t *testing.T) {
+	p1, p2 := net.Pipe()
+	defer p2.Close()
+	defer p1.Close()
+	var got []string
+	g := NewGuard(&Options{
+		Resolver: newMapResolver(map[string][]string{"two.test": {"93.184.216.34", "93.184.216.35"}}),
+		Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+			got = append(got, address)
+			if address == "93.184.216.34:443" {
+				return nil, errors.New("connection refused (test)")
+			}
+			return p1, nil
+		},
+	})
+	conn, err := g.DialContext(context.Background(), "tcp", "two.test:443")
+	if err != nil {
+		t.Fatalf("DialContext: %v", err)
+	}
+	if conn != p1 {
+		t.Errorf("got another conn than the second dial's")
+	}
+	if diff := cmp.Diff([]string{"93.184.216.34:443", "93.184.216.35:443"}, got); diff != "" {
+		t.Errorf("dialed (-want +got):\n%s", diff)
+	}
+}
+
+func TestDialTimeout(t *testing.T) {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	g := NewGuard(&Options{
+		Resolver: newMapResolver(map[string][]string{"slow.test": {"93.184.216.34"}}),
+		Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	})
+	_, err := g.DialContext(ctx, "tcp", "slow.test:443")
+	wantRefusal(t, err, refusal.Timeout, "slow.test:443")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(err, context.DeadlineExceeded) = false")
+	}
+}
+
+// TestLoopbackAdmission dials real loopback servers through the default
+// dialer: local mode's port is reachable by its three host names, nothing
+// else on loopback is, and DNS is never asked.
+func TestLoopbackAdmission(t *testing.T) {
+	_, port := loopbackServer(t, nil)
+	other := newCountingListener(t)
+	ps := strconv.Itoa(int(port))
+	admitted := WithLoopbackPort(context.Background(), port)
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		network string
+		address string
+		wantErr refusal.Code // "" for success
+	}{
+		{"127.0.0.1 admitted", admitted, "tcp", "127.0.0.1:" + ps, ""},
+		{"localhost admitted", admitted, "tcp", "localhost:" + ps, ""},
+		{"LOCALHOST. admitted", admitted, "tcp", "LOCALHOST.:" + ps, ""},
+		{"::1 admitted, 127.0.0.1 dialed first", admitted, "tcp", "[::1]:" + ps, ""},
+		{"tcp4 localhost admitted", admitted, "tcp4", "localhost:" + ps, ""},
+		{"no admission", context.Background(), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
+		{"localhost, no admission", context.Background(), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
+		{"admitted port, other port dialed", admitted, "tcp", other.Addr, refusal.AddressNotPublic},
+		{"localhost, other port", admitted, "tcp", "localhost:" + strconv.Itoa(int(other.Port)), refusal.AddressNotPublic},
+		{"127.0.0.2 is not local mode", admitted, "tcp", "127.0.0.2:" + ps, refusal.AddressNotPublic},
+		{"mapped loopback is not local mode", admitted, "tcp", "[::ffff:127.0.0.1]:" + ps, refusal.AddressNotPublic},
+		{"0.0.0.0 is not local mode", admitted, "tcp", "0.0.0.0:" + ps, refusal.AddressNotPublic},
+		{"port 0 admits nothing", WithLoopbackPort(context.Background(), 0), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGuard(&Options{Resolver: failResolver{t}})
+			conn, err := g.DialContext(tc.ctx, tc.network, tc.address)
+			if tc.wantErr != "" {
+				if conn != nil {
+					conn.Close()
+				}
+				wantRefusal(t, err, tc.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatalf("DialContext(%s): %v", tc.address, err)
+			}
+			defer conn.Close()
+			if got, want := conn.RemoteAddr().String(), "127.0.0.1:"+ps; got != want {
+				t.Errorf("connected to %s; want %s", got, want)
+			}
+		})
+	}
+	if n := other.accepted(t); n != 0 {
+		t.Errorf("the non-admitted loopback port accepted %d connections; want 0", n)
+	}
+}
+
+// TestLoopbackFallsBackToIPv6 checks the order 127.0.0.1 then ::1 with a
+// server listening on [::1] only.
+func TestLoopbackFallsBackToIPv6(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	defer func() { ln.Close(); <-done }()
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	if l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port)))); err == nil {
+		l4.Close() // the port is free on 127.0.0.1, as the test needs
+	} else {
+		t.Skipf("port %d is taken on 127.0.0.1", port)
+	}
+	var got []string
+	var d net.Dialer
+	g := NewGuard(&Options{
+		Resolver: failResolver{t},
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			got = append(got, address)
+			return d.DialContext(ctx, network, address)
+		},
+	})
+	conn, err := g.DialContext(WithLoopbackPort(context.Background(), port), "tcp", "localhost:"+strconv.Itoa(int(port)))
+	if err != nil {
+		t.Fatalf("DialContext: %v", err)
+	}
+	conn.Close()
+	ps := strconv.Itoa(int(port))
+	if diff := cmp.Diff([]string{"127.0.0.1:" + ps, "[::1]:" + ps}, got); diff != "" {
+		t.Errorf("dialed (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultDialerControl proves the default dialer's Control check is
+// wired in: handed a loopback address directly (as a rebinding answer
+// would be, past every earlier check), it refuses before connect(2), and
+// lets through exactly the admitted address and port.
+func TestDefaultDialerControl(t *testing.T) {
+	target := newCountingListener(t)
+	other := newCountingListener(t)
+	g := NewGuard(nil)
+	admit := func(port uint16) context.Context {
+		return context.WithValue(context.Background(), admittedKey{}, netip.AddrPortFrom(loopback4, port))
+	}
+
+	_, err := g.dial(context.Background(), "tcp", target.Addr)
+	wantRefusal(t, err, refusal.AddressNotPublic, "127.0.0.1 is in 127.0.0.0/8 (loopback)")
+	_, err = g.dial(admit(target.Port), "tcp", other.Addr)
+	wantRefusal(t, err, refusal.AddressNotPublic)
+	conn, err := g.dial(admit(target.Port), "tcp", target.Addr)
+	if err != nil {
+		t.Fatalf("admitted dial: %v", err)
+	}
+	conn.Close()
+
+	if n := target.accepted(t); n != 1 {
+		t.Errorf("target accepted %d connections; want 1 (the admitted one)", n)
+	}
+	if n := other.accepted(t); n != 0 {
+		t.Errorf("other accepted %d connections; want 0", n)
+	}
+}
+
+func TestControlContext(t *testing.T) {
+	admitted := context.WithValue(context.Background(), admittedKey{}, netip.MustParseAddrPort("127.0.0.1:3000"))
+	for _, tc := range []struct {
+		ctx     context.Context
+		address string
+		ok      bool
+	}{
+		{context.Background(), "93.184.216.34:443", true},
+		{context.Background(), "[2606:4700:4700::1111]:443", true},
+		{context.Background(), "127.0.0.1:3000", false},
+		{context.Background(), "[::ffff:169.254.169.254]:80", false},
+		{context.Background(), "not an address", false},
+		{admitted, "127.0.0.1:3000", true},
+		{admitted, "[::ffff:127.0.0.1]:3000", true}, // how a dual-stack socket may report it
+		{admitted, "127.0.0.1:3001", false},
+		{admitted, "127.0.0.2:3000", false},
+		{admitted, "[::1]:3000", false},
+	} {
+		err := controlContext(tc.ctx, "tcp", tc.address, nil)
+		if (err == nil) != tc.ok {
+			t.Errorf("controlContext(%s) = %v; want ok = %t", tc.address, err, tc.ok)
+		}
+		if err != nil && refusal.CodeOf(err) != refusal.AddressNotPublic {
+			t.Errorf("controlContext(%s) code = %s; want %s", tc.address, refusal.CodeOf(err), refusal.AddressNotPublic)
+		}
+	}
+}
+
+func TestLoopbackPort(t *testing.T) {
+	if p, ok := LoopbackPort(context.Background()); ok {
+		t.Errorf("LoopbackPort(background) = %d, true; want false", p)
+	}
+	if p, ok := LoopbackPort(WithLoopbackPort(context.Background(), 8080)); !ok || p != 8080 {
+		t.Errorf("LoopbackPort = %d, %t; want 8080, true", p, ok)
+	}
+	if p, ok := LoopbackPort(WithLoopbackPort(context.Background(), 0)); ok {
+		t.Errorf("LoopbackPort(port 0) = %d, true; want false", p)
+	}
+}
+
+// TestDialLogsOneLinePerDecision checks the diagnostic line: domain,
+// host, address, decision; one per DialContext.
+func TestDialLogsOneLinePerDecision(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	p1, p2 := net.Pipe()
+	defer p2.Close()
+	g := NewGuard(&Options{
+		Resolver: newMapResolver(map[string][]string{"internal.test": {"10.0.0.1"}, "example.test": {"93.184.216.34"}}),
+		Dial:     func(context.Context, string, string) (net.Conn, error) { return p1, nil },
+		Logger:   logger,
+	})
+	_, _ = g.DialContext(context.Background(), "tcp", "internal.test:443")
+	conn, err := g.DialContext(context.Background(), "tcp", "example.test:443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	_, _ = g.DialContext(context.Background(), "tcp", "nx.test:443")
+
+	var got []map[string]string
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		got = append(got, map[string]string{
+			"domain": m["domain"].(string), "host": m["host"].(string), "addr": m["addr"].(string),
+			"decision": m["decision"].(string), "code": m["code"].(string), "level": m["level"].(string),
+		})
+	}
+	want := []map[string]string{
+		{"domain": "EGRESS", "host": "internal.test", "addr": "10.0.0.1", "decision": "refuse", "code": "address_not_public", "level": "DEBUG"},
+		{"domain": "EGRESS", "host": "example.test", "addr": "93.184.216.34:443", "decision": "allow", "code": "", "level": "DEBUG"},
+		{"domain": "EGRESS", "host": "nx.test", "addr": "", "decision": "fail", "code": "connection_failed", "level": "DEBUG"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log lines (-want +got):\n%s", diff)
+	}
+}
