@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -283,4 +285,9 @@ func wsAt(t testing.TB, root string) workspace.Workspace {
 		t.Fatal(err)
 	}
 	return ws
+}
+
+// newTestLogger logs every level as text to w.
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.Level(-12)}))
 }
