@@ -15,20 +15,20 @@ const AuditTool = "proxy"
 // canonical diagnostic line of its decision. The summary is
 // "CONNECT example.com" or "GET example.com": never a path or query.
 func (s *Server) record(x *exchange) {
-	decision := "allow"
+	decision := audit.DecisionAllow
 	switch {
-	case x.v.err != nil && x.v.decidedBy == "rule":
-		decision = "deny"
+	case x.v.err != nil && x.v.decidedBy == audit.ByRule:
+		decision = audit.DecisionDeny
 	case !x.admitted:
-		decision = "refused"
+		decision = audit.DecisionRefused
 	}
-	outcome := "ok"
+	outcome := audit.OutcomeOK
 	if x.outcome != "" {
 		outcome = string(x.outcome)
 	}
 	decidedBy := x.v.decidedBy
 	if decidedBy == "" {
-		decidedBy = "policy"
+		decidedBy = audit.ByPolicy
 	}
 	dur := s.now().Sub(x.start)
 	s.log.Log(context.Background(), diag.L2, "proxy exchange",

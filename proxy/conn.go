@@ -121,15 +121,15 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 }
 
 // sanitizeMethod returns m if it is a plain token of at most 16 bytes, else
-// "?": an audit line never carries attacker-chosen text.
+// "OTHER": an audit line never carries attacker-chosen text.
 func sanitizeMethod(m string) string {
 	if m == "" || len(m) > 16 {
-		return "?"
+		return "OTHER"
 	}
 	for i := 0; i < len(m); i++ {
 		c := m[i]
 		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return "?"
+			return "OTHER"
 		}
 	}
 	return m

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -49,7 +50,7 @@ type verdict struct {
 //     proxy contract admits a target when a saved allow rule covers it AND
 //     the guard admits the address.
 func (s *Server) admit(ctx context.Context, t capability.Target) verdict {
-	v := verdict{ctx: ctx, decidedBy: "policy"}
+	v := verdict{ctx: ctx, decidedBy: audit.ByPolicy}
 	if isLocalHost(t.Host) {
 		port, err := localfetch.AdmitLocalURL(localURL(t), s.ws, s.profile)
 		if err != nil {
@@ -81,7 +82,7 @@ func (s *Server) admit(ctx context.Context, t capability.Target) verdict {
 			WithHint("allow it with: ocfetch rules allow " + target)
 		return v
 	}
-	v.decidedBy = "rule"
+	v.decidedBy = audit.ByRule
 	v.rule = m.Rule.String()
 	if m.Decision == rules.Deny {
 		v.err = refusal.Newf(refusal.DeniedByRule, "%s is denied by the rule %q in %s", target, v.rule, s.ws.RulesPath()).

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Compares the ocfetch egress proxy with Stripe's smokescreen v0.1.0 on
+# loopback: small-request rate through CONNECT, 100 MB throughput, peak RSS.
+# Installs smokescreen into a temporary GOBIN (never into this module) and
+# builds the driver there; nothing is left behind. Extra arguments go to the
+# driver (see `go run ./bench/proxy -h`), e.g. ./bench/proxy/run.sh -n 20000 -c 64
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== installing smokescreen v0.1.0 into $tmp"
+if ! (cd "$tmp" && GOFLAGS=-mod=mod GOBIN="$tmp" go install github.com/stripe/smokescreen@v0.1.0); then
+	echo "smokescreen v0.1.0 did not build; see the go install output above" >&2
+	exit 1
+fi
+echo "== building the driver"
+(cd "$repo" && go build -o "$tmp/proxybench" ./bench/proxy)
+"$tmp/proxybench" -smokescreen "$tmp/smokescreen" "$@"
