@@ -344,3 +344,24 @@ func BenchmarkIsLocalTarget(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkReadAllowedPorts(b *testing.B) {
+	ws := newWorkspace(b)
+	writeAllowlistFile(b, ws, `{"schema_version": 1, "ports": [3000, 5173, 8080]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadAllowedPorts(ws); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseAllowlist(b *testing.B) {
+	data := []byte(`{"schema_version": 1, "ports": [3000, 5173, 8080]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseAllowlist(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -12,7 +12,11 @@ import (
 
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
+	"go.uber.org/goleak"
 )
+
+// TestMain fails the package if a hang-guard goroutine outlives its test.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestParse(t *testing.T) {
 	tests := []struct {
