@@ -76,7 +76,8 @@ func (o *Options) timeout() time.Duration {
 
 // Guard is the dial-time egress check. Its DialContext is the DialContext of
 // the transport NewClient builds and of the egress proxy's upstream
-// connections. A Guard is safe for concurrent use.
+// connections. A Guard is safe for concurrent use. The zero Guard is not
+// usable: make one with NewGuard.
 type Guard struct {
 	resolver Resolver
 	dial     DialFunc

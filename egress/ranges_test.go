@@ -33,6 +33,14 @@ var docPrefixes = []string{
 
 var globalUnicast = netip.MustParsePrefix("2000::/3")
 
+var docParsed = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range docPrefixes {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
 // docRefused reports whether the reference document refuses addr.
 func docRefused(addr netip.Addr) bool {
 	if !addr.IsValid() || addr.Zone() != "" {
@@ -42,8 +50,8 @@ func docRefused(addr netip.Addr) bool {
 	if addr.Is6() && !globalUnicast.Contains(addr) {
 		return true
 	}
-	for _, s := range docPrefixes {
-		if netip.MustParsePrefix(s).Contains(addr) {
+	for _, p := range docParsed {
+		if p.Contains(addr) {
 			return true
 		}
 	}
