@@ -493,3 +493,36 @@ func ExampleReadAllowedPorts() {
 	// local_allowlist_missing
 	// 3000, 8080 true
 }
+
+// TestAdmitDuringRewrites: a reader racing allow/revoke never sees a torn
+// file — every read is the old or the new allowlist, never an invalid one.
+func TestAdmitDuringRewrites(t *testing.T) {
+	ws := newWorkspace(t)
+	mustDo(t, WriteAllowedPorts(ws, Ports{3000}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			op := AllowPort
+			if i%2 == 1 {
+				op = RevokePort
+			}
+			if _, err := op(ctx, ws, 8080); err != nil && ctx.Err() == nil {
+				t.Errorf("writer: %v", err)
+				return
+			}
+		}
+	}()
+	for range 300 {
+		_, err := AdmitLocalURL("http://localhost:3000/", ws, Profile)
+		if err != nil {
+			t.Errorf("reader saw %v during a rewrite; want 3000 admitted throughout", err)
+			break
+		}
+	}
+	cancel()
+	wg.Wait()
+}
