@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -8,7 +10,16 @@ import (
 
 // TestMain fails the package if any test leaves a goroutine behind: every
 // session, transport, HTTP server and loopback page a test starts must be
-// closed by the end of it.
+// closed by the end of it. It also removes the binary the end-to-end tests
+// build.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	code := m.Run()
+	removeBinary()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

@@ -1,0 +1,196 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// ocfetchBinary builds ./cmd/ocfetch once per test run.
+func ocfetchBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: builds the ocfetch binary")
+	}
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "ocfetch-e2e-")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "ocfetch")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/ocfetch/ocfetch/cmd/ocfetch").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./cmd/ocfetch: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func removeBinary() {
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's stderr copier and the
+// test reading it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestEndToEndStdio starts the built binary as an MCP client would
+// (`ocfetch mcp --root DIR` over stdio) and fetches a loopback page through
+// local mode, approved "always" by elicitation.
+func TestEndToEndStdio(t *testing.T) {
+	bin := ocfetchBinary(t)
+	srv, port := pageServer(t)
+	ws := localWorkspace(t, port)
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			var stderr syncBuffer
+			cmd := exec.Command(bin, "mcp", "--root", ws.Root)
+			cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
+			cmd.Stderr = &stderr
+			user := &elicitor{action: "accept", decision: "always"}
+			client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: user.handle})
+			cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: proto})
+			if err != nil {
+				t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+			}
+			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q, "format": "text"}`, srv.URL+"/e2e-path?key=v"))
+			if res.IsError || !strings.Contains(text(res), pageMarker) {
+				t.Errorf("isError %v, text:\n%s\nstderr:\n%s", res.IsError, text(res), stderr.String())
+			}
+			if res := callFetch(t, cs, `{"url": "http://example.com/"}`); !strings.HasPrefix(text(res), "https_required: ") {
+				t.Errorf("http to a public host: %q; want https_required", text(res))
+			}
+			if err := cs.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+			if want := fmt.Sprintf("allow 127.0.0.1:%d", port); !strings.Contains(strings.Join(ruleTargets(t, ws), ","), want) {
+				t.Errorf("rules = %v; want %s saved by the \"always\" answer", ruleTargets(t, ws), want)
+			}
+			if s := stderr.String(); strings.Contains(s, "e2e-path") || strings.Contains(s, "key=v") {
+				t.Errorf("stderr holds the path or query:\n%s", s)
+			}
+		})
+	}
+	lines := auditLines(t, ws)
+	if len(lines) != 4 {
+		t.Errorf("audit has %d lines; want 4 (two calls on each protocol)", len(lines))
+	}
+}
+
+// TestEndToEndHTTP starts `ocfetch mcp --http 127.0.0.1:0`, learns the port
+// from its stderr and fetches over streamable HTTP.
+func TestEndToEndHTTP(t *testing.T) {
+	bin := ocfetchBinary(t)
+	srv, port := pageServer(t)
+	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
+
+	cmd := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "127.0.0.1:0")
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	var rest syncBuffer
+	addrc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderrPipe)
+		for sc.Scan() {
+			line := sc.Text()
+			if a, ok := strings.CutPrefix(line, "ocfetch mcp: serving streamable HTTP on "); ok {
+				addrc <- a
+				continue
+			}
+			rest.Write([]byte(line + "\n"))
+		}
+		io.Copy(io.Discard, stderrPipe)
+		exited <- cmd.Wait()
+	}()
+	var endpoint string
+	select {
+	case endpoint = <-addrc:
+	case err := <-exited:
+		t.Fatalf("ocfetch mcp --http exited: %v\n%s", err, rest.String())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatal("ocfetch mcp --http did not say where it listens")
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Error("ocfetch mcp --http did not stop on SIGTERM")
+		}
+	})
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", endpoint, err)
+	}
+	defer cs.Close()
+	res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL))
+	if res.IsError || !strings.Contains(text(res), pageMarker) {
+		t.Errorf("isError %v, text:\n%s", res.IsError, text(res))
+	}
+	if res := callFetch(t, cs, `{"url": "https://example.com/", "headers": "x"}`); !strings.HasPrefix(text(res), "invalid_arguments: ") {
+		t.Errorf("malformed headers: %q; want invalid_arguments", text(res))
+	}
+}
+
+func TestEndToEndRefusesPublicBind(t *testing.T) {
+	bin := ocfetchBinary(t)
+	ws := newWorkspace(t, wsSpec{})
+	out, err := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "0.0.0.0:0").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Errorf("ocfetch mcp --http 0.0.0.0:0: %v; want exit status 2\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "loopback") {
+		t.Errorf("output %q; want it to say loopback", out)
+	}
+}
