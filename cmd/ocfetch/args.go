@@ -31,3 +31,13 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 func helpHint(cmd *cobra.Command) string {
 	return "run '" + cmd.CommandPath() + " --help' for usage"
 }
+
+// groupRun is the RunE of a command that only groups subcommands: alone it
+// prints its help; with an argument that is no subcommand of it, it is a
+// usage error (cobra would print the help and exit 0).
+func groupRun(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(helpHint(cmd), "unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+	return cmd.Help()
+}

@@ -24,7 +24,8 @@ read and write that file (atomically, under a lock); a tool call never does.`,
   ocfetch local allow 3000
   ocfetch local revoke 3000
   ocfetch get --profile permissive http://127.0.0.1:3000/`,
-		Args: noArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: groupRun,
 	}
 	cmd.AddCommand(newLocalShowCmd(a), newLocalAllowCmd(a), newLocalRevokeCmd(a))
 	return cmd

@@ -27,7 +27,8 @@ given). A deny rule wins over every allow rule, and over --yes.`,
   ocfetch rules allow '*.example.com:8443'
   ocfetch rules deny tracker.example
   ocfetch rules remove example.com:443`,
-		Args: noArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: groupRun,
 	}
 	cmd.AddCommand(newRulesListCmd(a), newRulesSetCmd(a, rules.Allow), newRulesSetCmd(a, rules.Deny), newRulesRemoveCmd(a))
 	return cmd

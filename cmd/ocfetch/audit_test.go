@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ocfetch/ocfetch/audit"
+)
+
+func TestAudit(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+
+	r := ocfetch(t, cliOptions{}, "--root", root, "audit")
+	r.want(t, exitOK, []string{"no audit lines in " + wsOf(t, root).AuditPath()}, nil)
+
+	ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", s.url("/page?q=secret")).want(t, exitOK, nil, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "get", s.url("/page?q=secret")).want(t, exitRefused, nil, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "get", "--yes", "https://10.1.2.3/").want(t, exitRefused, nil, nil)
+
+	r = ocfetch(t, cliOptions{}, "--root", root, "audit")
+	r.want(t, exitOK, nil, nil)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("audit printed %d lines; want a header and 3 entries:\n%s", len(lines), r.stdout)
+	}
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "TIME DECISION BY SUMMARY OUTCOME STATUS BYTES DURATION" {
+		t.Errorf("header = %q", lines[0])
+	}
+	for i, want := range [][]string{
+		{"allow", "rule", "GET 127.0.0.1", "ok", "200"},
+		{"refused", "policy", "GET 127.0.0.1", "local_profile_not_permissive", "-", "0"},
+		{"refused", "policy", "GET 10.1.2.3", "address_not_public", "-", "0"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[i+1], " "+w+" ") {
+				t.Errorf("line %d %q does not show %q", i+1, lines[i+1], w)
+			}
+		}
+	}
+	if strings.Contains(r.stdout, "secret") || strings.Contains(r.stdout, "/page") {
+		t.Errorf("audit shows a path or query:\n%s", r.stdout)
+	}
+
+	r = ocfetch(t, cliOptions{}, "--root", root, "audit", "--tail", "1", "--json")
+	r.want(t, exitOK, nil, nil)
+	if n := strings.Count(r.stdout, "\n"); n != 1 {
+		t.Fatalf("audit --tail 1 --json printed %d lines; want 1:\n%s", n, r.stdout)
+	}
+	var e audit.Entry
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		t.Fatalf("decode: %v\n%s", err, r.stdout)
+	}
+	if e.Outcome != "address_not_public" || e.Summary != "GET 10.1.2.3" || e.Decision != "refused" || e.ExecutionID == "" || e.Time.IsZero() {
+		t.Errorf("last entry = %+v; want the address_not_public refusal of GET 10.1.2.3", e)
+	}
+
+	r = ocfetch(t, cliOptions{}, "--root", root, "audit", "-n", "2")
+	if n := strings.Count(r.stdout, "\n"); r.code != exitOK || n != 3 {
+		t.Errorf("audit -n 2: exit %d, %d lines; want 0, 3\n%s", r.code, n, r.stdout)
+	}
+}
+
+func TestAuditMalformedLine(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", s.url("/")).want(t, exitOK, nil, nil)
+	path := wsOf(t, root).AuditPath()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{\"tampered\": \"with a secret\"\n")
+	f.Close()
+
+	r := ocfetch(t, cliOptions{}, "--root", root, "audit")
+	r.want(t, exitInternal, []string{"GET 127.0.0.1"}, []string{path, "line 2"})
+	if strings.Contains(r.stderr, "secret") {
+		t.Errorf("the error quotes the malformed line: %s", r.stderr)
+	}
+}
+
+func TestAuditBadInput(t *testing.T) {
+	root := newRoot(t)
+	for _, args := range [][]string{{"audit", "--tail", "-1"}, {"audit", "--tail", "x"}, {"audit", "extra"}, {"audit", "--jsn"}} {
+		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...).want(t, exitUsage, nil, []string{"\nhint: "})
+	}
+}

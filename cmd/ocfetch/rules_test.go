@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRules(t *testing.T) {
+	root := newRoot(t)
+	path := wsOf(t, root).RulesPath()
+	steps := []struct {
+		args   []string
+		code   int
+		stdout string
+	}{
+		{[]string{"rules", "list"}, exitOK, "no rules in " + path + "\n"},
+		{[]string{"rules", "allow", "Example.COM."}, exitOK, "added: allow example.com:443 to " + path + "\n"},
+		{[]string{"rules", "allow", "example.com"}, exitOK, "unchanged: allow example.com:443 is already in " + path + "\n"},
+		{[]string{"rules", "allow", "*.example.com:8443"}, exitOK, "added: allow *.example.com:8443 to " + path + "\n"},
+		{[]string{"rules", "deny", "bücher.example"}, exitOK, "added: deny xn--bcher-kva.example:443 to " + path + "\n"},
+		{[]string{"rules", "deny", "example.com:443"}, exitOK, "replaced: allow example.com:443 with deny example.com:443 in " + path + "\n"},
+		{[]string{"rules", "allow", "[2001:db8::1]:8080"}, exitOK, "added: allow [2001:db8::1]:8080 to " + path + "\n"},
+		{[]string{"rules", "list"}, exitOK, "" +
+			"DECISION  HOST                   PORT\n" +
+			"allow     *.example.com          8443\n" +
+			"allow     2001:db8::1            8080\n" +
+			"deny      example.com            443\n" +
+			"deny      xn--bcher-kva.example  443\n"},
+		{[]string{"rules", "remove", "example.com"}, exitOK, "removed: example.com:443 from " + path + "\n"},
+		{[]string{"rules", "remove", "example.com"}, exitOK, "unchanged: no rule for example.com:443 in " + path + "\n"},
+		{[]string{"rules", "remove", "*.example.com"}, exitOK, "unchanged: no rule for *.example.com:443 in " + path + "\n"},
+		{[]string{"rules", "remove", "*.example.com:8443"}, exitOK, "removed: *.example.com:8443 from " + path + "\n"},
+	}
+	for _, s := range steps {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, s.args...)...)
+		if r.code != s.code || r.stdout != s.stdout || r.stderr != "" {
+			t.Fatalf("ocfetch %v = exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s", s.args, r.code, r.stdout, r.stderr, s.code, s.stdout)
+		}
+	}
+
+	r := ocfetch(t, cliOptions{}, "--root", root, "rules", "list", "--json")
+	r.want(t, exitOK, nil, nil)
+	var got struct {
+		File  string `json:"file"`
+		Rules []struct {
+			Decision string `json:"decision"`
+			Host     string `json:"host"`
+			Port     int    `json:"port"`
+		} `json:"rules"`
+	}
+	decodeStrict(t, r.stdout, &got)
+	if got.File != path {
+		t.Errorf("file = %q; want %q", got.File, path)
+	}
+	type rule = struct {
+		Decision string `json:"decision"`
+		Host     string `json:"host"`
+		Port     int    `json:"port"`
+	}
+	want := []rule{{"allow", "2001:db8::1", 8080}, {"deny", "xn--bcher-kva.example", 443}}
+	if d := cmp.Diff(want, got.Rules); d != "" {
+		t.Errorf("rules list --json (-want +got):\n%s", d)
+	}
+
+	// The file on disk is the documented format.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"schema": "network.target.v1"`; !strings.Contains(string(b), want) {
+		t.Errorf("%s = %s; want it to hold %s", path, b, want)
+	}
+}
+
+func TestRulesListJSONEmpty(t *testing.T) {
+	r := ocfetch(t, cliOptions{}, "--root", newRoot(t), "rules", "list", "--json")
+	r.want(t, exitOK, []string{`"rules": []`}, nil)
+}
+
+func TestRulesBadInput(t *testing.T) {
+	root := newRoot(t)
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"rules", "allow"}, "missing HOST[:PORT]"},
+		{[]string{"rules", "allow", "a.example", "b.example"}, "2 arguments given; want 1"},
+		{[]string{"rules", "allow", "bad host!"}, "invalid host"},
+		{[]string{"rules", "deny", "example.com:0"}, `port "0" is not 1–65535`},
+		{[]string{"rules", "deny", "example.com:http"}, `port "http" is not 1–65535`},
+		{[]string{"rules", "remove", "*"}, "rule target"},
+		{[]string{"rules", "allow", "*.*.example.com"}, "rule target"},
+		{[]string{"rules", "list", "extra"}, "takes no arguments"},
+		{[]string{"rules", "bless", "example.com"}, `unknown command "bless"`},
+	}
+	for _, tc := range tests {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+		r.want(t, exitUsage, nil, []string{tc.msg, "\nhint: "})
+	}
+	if _, err := os.Stat(wsOf(t, root).Dir()); !os.IsNotExist(err) {
+		t.Errorf("bad rule commands created %s", wsOf(t, root).Dir())
+	}
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// syncBuffer is a bytes.Buffer safe for a command writing in one goroutine
+// while the test reads in another.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestMCPStdio serves `ocfetch mcp` over a pair of pipes and calls its fetch
+// tool with the SDK's client.
+func TestMCPStdio(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	a := newApp(inR, outW, &stderr)
+	done := make(chan int, 1)
+	go func() {
+		code := execute(context.Background(), a, []string{"--root", root, "--profile", "permissive", "mcp"})
+		outW.Close()
+		done <- code
+	}()
+
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "ocfetch-test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "fetch" {
+		t.Fatalf("tools/list = %+v, %v; want the one tool fetch", tools, err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"url": s.url("/")}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	if res.IsError || !strings.Contains(text.String(), "The gate opens at **six**.") {
+		t.Errorf("fetch over MCP = error %v, %q; want the page as Markdown", res.IsError, text.String())
+	}
+	cs.Close()
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("ocfetch mcp exit %d; want 0 when the client goes away\nstderr: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ocfetch mcp did not stop when the client closed stdin")
+	}
+	// The call went through the broker: it is in the audit log.
+	r := ocfetch(t, cliOptions{}, "--root", root, "audit", "--json")
+	if !strings.Contains(r.stdout, `"summary":"GET 127.0.0.1"`) || !strings.Contains(r.stdout, `"outcome":"ok"`) {
+		t.Errorf("audit after the MCP call:\n%s", r.stdout)
+	}
+}
+
+func TestServersRefuseNonLoopback(t *testing.T) {
+	root := newRoot(t)
+	for _, args := range [][]string{
+		{"mcp", "--http", "0.0.0.0:0"},
+		{"mcp", "--http", "192.0.2.1:8080"},
+		{"proxy", "--listen", "0.0.0.0:0"},
+		{"proxy", "--listen", ":3128"},
+	} {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
+		r.want(t, exitUsage, nil, []string{"loopback", "\nhint: "})
+	}
+}
+
+// TestProxy runs `ocfetch proxy` on a free loopback port, sends one
+// admitted and one refused request through it, and stops it as SIGINT
+// would (by cancelling its context).
+func TestProxy(t *testing.T) {
+	s := newSite(t)
+	other := newSite(t)
+	root := localRoot(t, s)
+	var stdout, stderr syncBuffer
+	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, a, []string{"--root", root, "--profile", "permissive", "proxy", "--listen", "127.0.0.1:0"})
+	}()
+
+	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	var proxyURL string
+	for deadline := time.Now().Add(5 * time.Second); proxyURL == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+			proxyURL = m[1]
+		}
+	}
+	if proxyURL == "" {
+		t.Fatalf("the proxy did not say where it listens; stderr:\n%s", stderr.String())
+	}
+	pu, _ := url.Parse(proxyURL)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}, Timeout: 5 * time.Second}
+	defer client.CloseIdleConnections()
+
+	resp, err := client.Get(s.url("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "<title>Harbour</title>") {
+		t.Errorf("admitted request: %d %q; want 200 and the page", resp.StatusCode, body)
+	}
+
+	resp, err = client.Get(other.url("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Ocfetch-Reason"); resp.StatusCode != http.StatusForbidden || got != "local_port_not_allowed" {
+		t.Errorf("refused request: %d, X-Ocfetch-Reason %q; want 403 local_port_not_allowed", resp.StatusCode, got)
+	}
+	if n := len(other.requests()); n != 0 {
+		t.Errorf("the refused target got %d requests", n)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(stderr.String(), "ocfetch proxy: stopped") {
+			t.Errorf("proxy exit %d; want 0 and a stop line\nstderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not stop")
+	}
+	r := ocfetch(t, cliOptions{}, "--root", root, "audit", "--json")
+	if n := strings.Count(r.stdout, "\n"); n != 2 {
+		t.Errorf("audit has %d lines after two proxied requests; want 2:\n%s", n, r.stdout)
+	}
+}
+
+func TestRun(t *testing.T) {
+	root := newRoot(t)
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "--", "sh", "-c", "exit 7"}, 7},
+		{[]string{"run", "sh", "-c", `case "$HTTPS_PROXY" in http://127.0.0.1:*) exit 0;; *) exit 9;; esac`}, 0},
+		{[]string{"run", "--", "sh", "-c", `test "$HTTP_PROXY" = "$https_proxy" && test -z "$NO_PROXY"`}, 0},
+		{[]string{"run", "--", "/nonexistent/command"}, 127},
+		{[]string{"run"}, exitUsage},
+		{[]string{"run", "--"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit %d; want %d\nstderr:\n%s", r.code, tc.code, r.stderr)
+			}
+		})
+	}
+}
