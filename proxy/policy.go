@@ -1,9 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/netip"
+	"sync"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
@@ -11,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // verdict is the policy's answer for one target: admitted (err nil) with
@@ -42,7 +45,7 @@ type verdict struct {
 //     metadata address are refused with address_not_public before any rule
 //     is read. Names are checked by the guard at dial time, on the address
 //     it actually connects to.
-//  3. Rules. rules.json is loaded on this call, fail closed (an unreadable
+//  3. Rules. rules.json is read on this call, fail closed (an unreadable
 //     or malformed file refuses with rules_invalid). A deny rule refuses
 //     (denied_by_rule); no covering rule refuses (not_approved, with the
 //     rules allow command as hint). The proxy cannot ask anyone, so there
@@ -69,7 +72,7 @@ func (s *Server) admit(ctx context.Context, t capability.Target) verdict {
 		}
 	}
 
-	set, err := rules.Load(s.ws)
+	set, err := s.rules.load(s.ws)
 	if err != nil {
 		v.err = asRefusal(err, refusal.RulesInvalid, "cannot read %s", s.ws.RulesPath())
 		return v
@@ -116,4 +119,51 @@ func asRefusal(err error, code refusal.Code, format string, args ...any) *refusa
 		return r
 	}
 	return refusal.Newf(code, format, args...).Wrap(err)
+}
+
+// ruleMemo spares the parse of rules.json when the file reads exactly as it
+// did for the set it remembers. It is not a cache in time: the file is
+// still read on every request, and a decision is always made from the set
+// that the bytes read for this request parse to. Parsing is the larger part
+// of the proxy's CPU per tunnel (strict JSON, every host normalised), and
+// rules.json rarely changes between two tunnels.
+type ruleMemo struct {
+	mu   sync.Mutex
+	data []byte
+	set  *rules.Set
+}
+
+// load returns the rule set of ws's rules.json as rules.Load would for the
+// bytes read now. Whenever the bytes differ from the remembered ones, or the
+// file cannot be read as a small regular file (missing, a symlink to
+// nothing, too large, a FIFO: rules.Load decides what that means), it is
+// rules.Load that reads and parses. Its result is remembered only when the
+// file read the same before and after it, so the set is the parse of the
+// bytes it is remembered for. (A file that changed and changed back within
+// that window could pair the bytes with the set of the transient content;
+// whoever can write rules.json can write that content for good, so this
+// grants nothing.)
+func (m *ruleMemo) load(ws workspace.Workspace) (*rules.Set, error) {
+	path := ws.RulesPath()
+	before, err := workspace.ReadSmallFile(path)
+	if err != nil {
+		return rules.Load(ws)
+	}
+	m.mu.Lock()
+	if m.set != nil && bytes.Equal(before, m.data) {
+		set := m.set
+		m.mu.Unlock()
+		return set, nil
+	}
+	m.mu.Unlock()
+	set, err := rules.Load(ws)
+	if err != nil {
+		return nil, err
+	}
+	if after, err := workspace.ReadSmallFile(path); err == nil && bytes.Equal(before, after) {
+		m.mu.Lock()
+		m.data, m.set = before, set
+		m.mu.Unlock()
+	}
+	return set, nil
 }

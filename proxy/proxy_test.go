@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -532,5 +533,43 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 5s")
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestRulesFollowEveryChange: the rule memo never answers for bytes other
+// than those read for the request. The file flips between an allow and a
+// deny document of the same size, written in place, on every request.
+func TestRulesFollowEveryChange(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Standard})
+	doc := func(d string) []byte {
+		return []byte(`{"schema_version": 1, "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "example.test", "port": 80}, "decision": "` + d + `"}]}`)
+	}
+	allow, deny := doc("allow"), doc("deny ")
+	deny = bytes.Replace(deny, []byte(`"deny "`), []byte(`"deny"`), 1)
+	deny = append(deny, ' ') // same size as allow: only the bytes differ
+	if len(allow) != len(deny) {
+		t.Fatalf("test documents differ in size: %d, %d", len(allow), len(deny))
+	}
+	for i := range 20 {
+		data, want := allow, ""
+		if i%3 == 1 {
+			data, want = deny, string(refusal.DeniedByRule)
+		}
+		if err := os.WriteFile(w.ws.RulesPath(), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		resp, _ := w.raw("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n")
+		if got := resp.Header.Get(ReasonHeader); got != want {
+			t.Fatalf("request %d: got reason %q; want %q", i, got, want)
+		}
+	}
+	// A dangling symlink is not "no rules": rules.Load refuses it.
+	os.Remove(w.ws.RulesPath())
+	if err := os.Symlink(w.ws.RulesPath()+".missing", w.ws.RulesPath()); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := w.raw("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n")
+	if got := refusal.Code(resp.Header.Get(ReasonHeader)); got != refusal.RulesInvalid {
+		t.Errorf("dangling rules.json symlink: got %q; want %q", got, refusal.RulesInvalid)
 	}
 }

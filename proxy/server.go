@@ -100,6 +100,7 @@ type Server struct {
 	dialTO    time.Duration
 
 	transport *http.Transport
+	rules     ruleMemo
 	sem       chan struct{} // one token per connection being served
 	refusers  chan struct{} // bounds the goroutines answering 503
 	wg        sync.WaitGroup

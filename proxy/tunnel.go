@@ -18,6 +18,13 @@ import (
 // loop regains control to count them and refresh deadlines.
 const tunnelChunk = 1 << 20
 
+// spliceAfter is how many bytes a direction moves through a buffer before
+// it switches to splice(2). Most tunnels carry a TLS handshake and a small
+// exchange, for which two splice calls and a kernel pipe per segment cost
+// more than a read and a write; a bulk transfer passes this in its first
+// few segments and then never copies through user space.
+const spliceAfter = 64 << 10
+
 // bufPool holds the copy buffers of tunnels between connections that are not
 // both plain TCP (where the kernel splices and no buffer is needed).
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -125,7 +132,7 @@ func (p *pipe) copy(dst, src net.Conn, side int) (int64, error) {
 		deadline := p.now().Add(p.idle)
 		src.SetReadDeadline(deadline)
 		dst.SetWriteDeadline(deadline)
-		n, eof, err := copyChunk(dst, src)
+		n, eof, err := copyChunk(dst, src, total >= spliceAfter)
 		total += n
 		if n > 0 {
 			p.idleSide[side].Store(false)
@@ -152,12 +159,12 @@ func (p *pipe) copy(dst, src net.Conn, side int) (int64, error) {
 	}
 }
 
-// copyChunk copies up to tunnelChunk bytes. Between two TCP connections it
-// lets the kernel splice (net.TCPConn.ReadFrom with an io.LimitedReader);
-// otherwise it copies through a pooled buffer, one read at a time. eof
-// reports that src is exhausted.
-func copyChunk(dst, src net.Conn) (n int64, eof bool, err error) {
-	if d, ok := dst.(*net.TCPConn); ok {
+// copyChunk copies up to tunnelChunk bytes. With bulk set, between two
+// TCP connections, it lets the kernel splice (net.TCPConn.ReadFrom with an
+// io.LimitedReader); otherwise it copies through a pooled buffer, one read
+// at a time. eof reports that src is exhausted.
+func copyChunk(dst, src net.Conn, bulk bool) (n int64, eof bool, err error) {
+	if d, ok := dst.(*net.TCPConn); ok && bulk {
 		if _, ok := src.(*net.TCPConn); ok {
 			lr := &io.LimitedReader{R: src, N: tunnelChunk}
 			n, err = d.ReadFrom(lr)
