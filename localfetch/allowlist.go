@@ -354,7 +354,7 @@ func AllowPort(ctx context.Context, ws workspace.Workspace, port uint16) (Ports,
 		return nil, refusal.New(refusal.InvalidArguments, "port 0 cannot be allowed; want 1–65535")
 	}
 	return modify(ctx, ws, func(ports Ports, missing bool) (Ports, bool) {
-		if ports.Contains(port) && !missing {
+		if ports.Contains(port) {
 			return ports, false
 		}
 		return NewPorts(append(slices.Clone(ports), port)...), true
@@ -382,7 +382,8 @@ func modify(ctx context.Context, ws workspace.Workspace, change func(ports Ports
 	path := AllowlistPath(ws)
 	if !filepath.IsAbs(path) {
 		return nil, refusal.Newf(refusal.LocalAllowlistInvalid,
-			"local allowlist %s is not an absolute path: no workspace root is set", path)
+			"local allowlist %s is not an absolute path: no workspace root is set", path).
+			WithHint("resolve the workspace root (--root) before changing the allowlist")
 	}
 	unlock, err := workspace.LockFile(ctx, path)
 	if err != nil {

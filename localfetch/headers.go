@@ -2,6 +2,7 @@ package localfetch
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -25,41 +26,37 @@ const MaxHeaderValueBytes = 512
 func BoundedResponseHeaders(h http.Header) map[string]string {
 	out := make(map[string]string)
 	for _, name := range ResponseHeaders {
-		var b strings.Builder
-		found := false
-		// Canonical key first (what net/http produces), then any
-		// non-canonical spelling a caller may have set directly.
+		// The canonical key is what net/http produces; a hand-built header
+		// may hold other spellings, whose values follow.
 		canon := http.CanonicalHeaderKey(name)
-		appendValues(&b, h[canon], &found)
+		vals, found := h[canon]
 		for k, vv := range h {
 			if k != canon && strings.EqualFold(k, name) {
-				appendValues(&b, vv, &found)
+				vals, found = append(slices.Clip(vals), vv...), true
 			}
 		}
 		if found {
-			out[name] = bound(b.String())
+			out[name] = bound(join(vals))
 		}
 	}
 	return out
 }
 
-// appendValues joins vv onto b with ", ", stopping once b holds more than
-// the bound (the rest would be cut anyway).
-func appendValues(b *strings.Builder, vv []string, found *bool) {
-	for _, v := range vv {
+// join joins vals with ", ", stopping once the result is longer than the
+// bound (the rest would be cut anyway), so a flood of values costs no more
+// than one bounded string.
+func join(vals []string) string {
+	var b strings.Builder
+	for i, v := range vals {
 		if b.Len() > MaxHeaderValueBytes {
-			*found = true
-			return
+			break
 		}
-		if *found {
+		if i > 0 {
 			b.WriteString(", ")
 		}
-		*found = true
-		if len(v) > MaxHeaderValueBytes+1 {
-			v = v[:MaxHeaderValueBytes+1] // cut later, on a rune boundary
-		}
-		b.WriteString(v)
+		b.WriteString(v[:min(len(v), MaxHeaderValueBytes+1)]) // cut later, on a rune boundary
 	}
+	return b.String()
 }
 
 // bound makes s valid UTF-8 without control characters and cuts it to
