@@ -31,21 +31,23 @@ func ocfetchBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("end-to-end: builds the ocfetch binary")
 	}
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "ocfetch-e2e-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "ocfetch")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/ocfetch/ocfetch/cmd/ocfetch").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build ./cmd/ocfetch: %v\n%s", err, out)
-		}
-	})
+	binOnce.Do(buildBinary)
 	if binErr != nil {
 		t.Fatal(binErr)
 	}
 	return binPath
+}
+
+func buildBinary() {
+	binDir, binErr = os.MkdirTemp("", "ocfetch-e2e-")
+	if binErr != nil {
+		return
+	}
+	binPath = filepath.Join(binDir, "ocfetch")
+	out, err := exec.Command("go", "build", "-o", binPath, "github.com/ocfetch/ocfetch/cmd/ocfetch").CombinedOutput()
+	if err != nil {
+		binErr = fmt.Errorf("go build ./cmd/ocfetch: %v\n%s", err, out)
+	}
 }
 
 func removeBinary() {

@@ -1,0 +1,138 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/risk"
+)
+
+// BenchmarkRoundTrip measures one fetch of a small loopback page (local
+// mode, allowed by a saved rule, one audit line each) four ways:
+//
+//   - library: broker.Call with the fetch tool, as `ocfetch get` runs it;
+//   - mcp-inmemory: the same call through the MCP server and the SDK client
+//     over in-memory transports (the client declares no elicitation);
+//   - mcp-inmemory-elicitation-client: the same with a client that declares
+//     elicitation (never asked: a rule covers the target);
+//   - mcp-stdio: through Serve's stdio transport over OS pipes, in process;
+//   - mcp-stdio-process: through the built binary (`ocfetch mcp`) over its
+//     stdin/stdout, as an MCP client runs it.
+//
+// The MCP layer's cost is the difference from library.
+//
+//	go test -run '^$' -bench BenchmarkRoundTrip -benchmem ./mcpserver
+func BenchmarkRoundTrip(b *testing.B) {
+	srv, port := pageServer(b)
+	ws := localWorkspace(b, port, fmt.Sprintf("127.0.0.1:%d", port))
+	args := fmt.Sprintf(`{"url": %q}`, srv.URL+"/page")
+	ctx := context.Background()
+
+	check := func(b *testing.B, res *mcp.CallToolResult) {
+		if res.IsError {
+			b.Fatalf("error result: %s", text(res))
+		}
+	}
+
+	b.Run("library", func(b *testing.B) {
+		client := egress.NewClient(&egress.Options{Timeout: DefaultFetchTimeout})
+		defer client.CloseIdleConnections()
+		profile, err := risk.Resolve(ws, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile})
+			br := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
+			if res := br.Call(ctx, t, args); res.IsError {
+				b.Fatalf("error result: %s", res.Content)
+			}
+		}
+	})
+
+	b.Run("mcp-inmemory", func(b *testing.B) {
+		cs := connect(b, &Options{Root: ws.Root}, clientSpec{})
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, callFetch(b, cs, args))
+		}
+	})
+
+	// A client that declares elicitation: on the multi round-trip protocol
+	// the server first runs the broker's decision dry, to know whether it
+	// must ask, before the real call.
+	b.Run("mcp-inmemory-elicitation-client", func(b *testing.B) {
+		cs := connect(b, &Options{Root: ws.Root}, clientSpec{elicit: &elicitor{action: "decline"}})
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, callFetch(b, cs, args))
+		}
+	})
+
+	b.Run("mcp-stdio", func(b *testing.B) {
+		c2sR, c2sW, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		s2cR, s2cW, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			err := Serve(ctx, &Options{Root: ws.Root, Stdin: c2sR, Stdout: s2cW})
+			s2cW.Close()
+			done <- err
+		}()
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+		cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2cR, Writer: c2sW}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, callFetch(b, cs, args))
+		}
+		b.StopTimer()
+		cs.Close()
+		if err := <-done; err != nil {
+			b.Errorf("Serve: %v", err)
+		}
+	})
+
+	b.Run("mcp-stdio-process", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("builds the binary")
+		}
+		bin := ocfetchBinaryB(b)
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "mcp", "--root", ws.Root)}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b, callFetch(b, cs, args))
+		}
+	})
+}
+
+// ocfetchBinaryB is ocfetchBinary for benchmarks.
+func ocfetchBinaryB(b *testing.B) string {
+	b.Helper()
+	binOnce.Do(buildBinary)
+	if binErr != nil {
+		b.Fatal(binErr)
+	}
+	return binPath
+}
