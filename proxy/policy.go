@@ -60,6 +60,13 @@ func (s *Server) admit(ctx context.Context, t capability.Target) verdict {
 			v.err = asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused %s", t)
 			return v
 		}
+		if s.ownPort(port) {
+			// Even allowlisted, the proxy's own port would make a loop
+			// that feeds every tunnel into another.
+			v.err = refusal.Newf(refusal.LocalPortNotAllowed, "port %d is this proxy's own port", port).
+				WithHint("remove the proxy's port from " + s.ws.LocalFetchPath())
+			return v
+		}
 		v.ctx = egress.WithLoopbackPort(ctx, port)
 		v.local = true
 	} else if addr, err := netip.ParseAddr(t.Host); err == nil {
@@ -93,6 +100,19 @@ func (s *Server) admit(ctx context.Context, t capability.Target) verdict {
 		return v
 	}
 	return v
+}
+
+// ownPort reports whether port is the port of one of the server's
+// listeners (all of which are loopback).
+func (s *Server) ownPort(port uint16) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ln := range s.listeners {
+		if ap, err := netip.ParseAddrPort(ln.Addr().String()); err == nil && ap.Port() == port {
+			return true
+		}
+	}
+	return false
 }
 
 // isLocalHost reports whether the normalised host is one of the three

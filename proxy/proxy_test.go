@@ -573,3 +573,23 @@ func TestRulesFollowEveryChange(t *testing.T) {
 		t.Errorf("dangling rules.json symlink: got %q; want %q", got, refusal.RulesInvalid)
 	}
 }
+
+// TestNeverDialsItself: the proxy's own port is refused even when it is
+// allowlisted and covered by a rule.
+func TestNeverDialsItself(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Permissive})
+	_, p, _ := net.SplitHostPort(w.addr)
+	port, _ := strconv.Atoi(p)
+	w.allowLocal(uint16(port))
+	w.rule(rules.Allow, "localhost", port)
+	w.rule(rules.Allow, "127.0.0.1", port)
+	for _, target := range []string{"localhost:" + p, "127.0.0.1:" + p} {
+		resp, body := w.raw(connectHead(target))
+		if resp.StatusCode != 403 || refusal.Code(resp.Header.Get(ReasonHeader)) != refusal.LocalPortNotAllowed {
+			t.Errorf("CONNECT %s: got %d %q; want 403 local_port_not_allowed", target, resp.StatusCode, body)
+		}
+	}
+	if got := w.dials.list(); len(got) != 0 {
+		t.Errorf("dialled %v; want no dial", got)
+	}
+}

@@ -158,7 +158,12 @@ func bench() error {
 		return errors.New("-smokescreen PATH is required (run.sh installs it)")
 	}
 
-	origins, err := startOrigin(int64(c.bigMB)<<20, originPorts)
+	tmp, err := os.MkdirTemp("", "proxybench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	origins, err := startOrigin(int64(c.bigMB)<<20, originPorts, filepath.Join(tmp, "big"))
 	if err != nil {
 		return err
 	}
@@ -175,11 +180,6 @@ func bench() error {
 	}
 	portStr := strings.Join(ports, ",")
 
-	tmp, err := os.MkdirTemp("", "proxybench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -302,9 +302,33 @@ var smallBody = []byte("hello, world\n")
 // exhaustion, which would otherwise add 1 s SYN retries to the figures.
 const originPorts = 8
 
+// writeBody writes size bytes of text to path.
+func writeBody(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte('a' + i%26)
+	}
+	for left := size; left > 0; {
+		n := min(left, int64(len(chunk)))
+		if _, err := f.Write(chunk[:n]); err != nil {
+			f.Close()
+			return err
+		}
+		left -= n
+	}
+	return f.Close()
+}
+
 // startOrigin serves /small (13 bytes) and /big (size bytes) on n loopback
 // ports.
-func startOrigin(size int64, n int) ([]net.Listener, error) {
+func startOrigin(size int64, n int, bigFile string) ([]net.Listener, error) {
+	if err := writeBody(bigFile, size); err != nil {
+		return nil, err
+	}
 	var lns []net.Listener
 	for range n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -316,24 +340,21 @@ func startOrigin(size int64, n int) ([]net.Listener, error) {
 		}
 		lns = append(lns, ln)
 	}
-	chunk := make([]byte, 256<<10)
-	for i := range chunk {
-		chunk[i] = byte('a' + i%26)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/small", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write(smallBody)
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
-		for left := size; left > 0; {
-			n := min(left, int64(len(chunk)))
-			if _, err := w.Write(chunk[:n]); err != nil {
-				return
-			}
-			left -= n
+		// Served from a file, so the origin sends it with sendfile(2) and
+		// spends little of the machine's CPU on it.
+		f, err := os.Open(bigFile)
+		if err != nil {
+			http.Error(w, "no body file", http.StatusInternalServerError)
+			return
 		}
+		defer f.Close()
+		http.ServeContent(w, r, "big", time.Time{}, f)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	for _, ln := range lns {
