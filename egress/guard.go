@@ -209,7 +209,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 
 	if ip, perr := netip.ParseAddr(host); perr == nil {
 		if err := CheckPublic(ip); err != nil {
-			addr = ip.String()
+			addr = netip.AddrPortFrom(ip, port).String()
 			return nil, err
 		}
 		conn, addr, err = g.dialAll(ctx, network, host, port, []netip.Addr{ip}, false)
@@ -228,11 +228,12 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	}
 	for _, ip := range ips {
 		if r, bad := NonPublicRange(ip); bad {
-			addr = ip.String()
-			e := refusal.Newf(refusal.AddressNotPublic, "%s resolves to %s, which is %s", host, capability.Sanitize(ip.String()), describe(r))
+			addr = netip.AddrPortFrom(ip, port).String()
+			which := capability.Sanitize(ip.String())
 			if len(ips) > 1 {
-				e.Message += " (one of its " + strconv.Itoa(len(ips)) + " addresses)"
+				which += " (1 of " + strconv.Itoa(len(ips)) + " addresses)"
 			}
+			e := refusal.Newf(refusal.AddressNotPublic, "%s resolves to %s, which is %s", host, which, describe(r))
 			e = e.WithHint(publicHint)
 			return nil, e
 		}

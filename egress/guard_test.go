@@ -65,9 +65,9 @@ func TestDialRefusesNonPublicAnswers(t *testing.T) {
 		{"mapped loopback", []string{"::ffff:127.0.0.1"}, "::ffff:127.0.0.1, which is in 127.0.0.0/8 (loopback)"},
 		{"this host", []string{"0.0.0.0"}, "0.0.0.0, which is in 0.0.0.0/32"},
 		{"unspecified IPv6", []string{"::"}, "::, which is in ::/128 (unspecified)"},
-		{"metadata after a public answer", []string{"93.184.216.34", "169.254.169.254"}, "169.254.169.254, which is in 169.254.0.0/16 (link local) (one of its 2 addresses)"},
+		{"metadata after a public answer", []string{"93.184.216.34", "169.254.169.254"}, "169.254.169.254 (1 of 2 addresses), which is in 169.254.0.0/16 (link local)"},
 		{"private before a public answer", []string{"192.168.1.1", "93.184.216.34"}, "192.168.1.1"},
-		{"IPv6 metadata", []string{"2606:4700:4700::1111", "fd00:ec2::254"}, "fd00:ec2::254, which is in fc00::/7 (unique local)"},
+		{"IPv6 metadata", []string{"2606:4700:4700::1111", "fd00:ec2::254"}, "fd00:ec2::254 (1 of 2 addresses), which is in fc00::/7 (unique local)"},
 		{"6to4 embedding loopback", []string{"2002:7f00:1::1"}, "2002::/16 (6to4)"},
 		{"NAT64 embedding metadata", []string{"64:ff9b::a9fe:a9fe"}, "64:ff9b::/96 (NAT64)"},
 		{"zoned link local", []string{"fe80::1%eth0"}, "fe80::/10 (link local)"},
@@ -502,7 +502,7 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 		})
 	}
 	want := []map[string]string{
-		{"domain": "EGRESS", "host": "internal.test", "addr": "10.0.0.1", "decision": "refuse", "code": "address_not_public", "level": "DEBUG"},
+		{"domain": "EGRESS", "host": "internal.test", "addr": "10.0.0.1:443", "decision": "refuse", "code": "address_not_public", "level": "DEBUG"},
 		{"domain": "EGRESS", "host": "example.test", "addr": "93.184.216.34:443", "decision": "allow", "code": "", "level": "DEBUG"},
 		{"domain": "EGRESS", "host": "nx.test", "addr": "", "decision": "fail", "code": "connection_failed", "level": "DEBUG"},
 	}
