@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -96,6 +97,9 @@ func parse(path string, data []byte) (*Set, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, invalid(path, "%s", describeJSONError(err))
 	}
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, invalid(path, "trailing data after the JSON object (at byte %d)", len(data)-len(rest))
+	}
 	switch {
 	case f.SchemaVersion == nil:
 		return nil, invalid(path, "schema_version is missing (want %d)", SchemaVersion)
@@ -147,80 +151,80 @@ func (fr fileRule) rule() (Rule, error) {
 	}, nil
 }
 
-// checkKeys walks the document's tokens: it is one JSON value with no
-// trailing data, no object has a duplicate key, every key is exactly one of
-// the schema's, and nesting is bounded.
+// checkKeys scans the document's structure: no object has a duplicate
+// key, every key is exactly one of the schema's, and nesting is bounded.
+// It does not validate the JSON syntax, which the decoder then does; on
+// malformed input it stops quietly and leaves the report to the decoder.
+// (It is a byte scanner rather than a json.Decoder.Token walk, which
+// allocates an error value per scalar and doubled the cost of Load.)
 func checkKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := walk(dec, 0); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("empty or truncated JSON")
-		}
-		return err
+	type frame struct {
+		object    bool
+		expectKey bool
+		keys      []string // the schema's objects have at most 3 keys
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("trailing data after the JSON object (at byte %d)", dec.InputOffset())
-	}
-	return nil
-}
-
-func walk(dec *json.Decoder, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return syntaxError(err)
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	if depth >= maxDepth {
-		return fmt.Errorf("nested deeper than %d levels", maxDepth)
-	}
-	if d == '{' {
-		seen := make(map[string]bool)
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return syntaxError(err)
+	var stack []frame
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			if len(stack) >= maxDepth {
+				return fmt.Errorf("nested deeper than %d levels", maxDepth)
 			}
-			k, _ := kt.(string)
+			stack = append(stack, frame{object: c == '{', expectKey: c == '{'})
+		case '}', ']':
+			if len(stack) == 0 {
+				return nil
+			}
+			stack = stack[:len(stack)-1]
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1].object {
+				stack[n-1].expectKey = true
+			}
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if j >= len(data) {
+				return nil // unterminated string: a syntax error
+			}
+			n := len(stack)
+			if n == 0 || !stack[n-1].expectKey {
+				i = j
+				continue
+			}
+			k := string(data[i+1 : j])
+			if escaped {
+				if err := json.Unmarshal(data[i:j+1], &k); err != nil {
+					return nil // a bad escape: a syntax error
+				}
+			}
 			if !knownKeys[k] {
 				return fmt.Errorf("unknown field %s", strconv.Quote(capability.Sanitize(k)))
 			}
-			if seen[k] {
+			if slices.Contains(stack[n-1].keys, k) {
 				return fmt.Errorf("duplicate field %q", k)
 			}
-			seen[k] = true
-			if err := walk(dec, depth+1); err != nil {
-				return err
-			}
+			stack[n-1].keys = append(stack[n-1].keys, k)
+			stack[n-1].expectKey = false
+			i = j
 		}
-	} else {
-		for dec.More() {
-			if err := walk(dec, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return syntaxError(err)
 	}
 	return nil
 }
 
-func syntaxError(err error) error {
+func describeJSONError(err error) string {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "empty or truncated JSON"
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, se.Error())
+		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, se)
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return io.EOF
-	}
-	return fmt.Errorf("invalid JSON: %w", err)
-}
-
-func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field

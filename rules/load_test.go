@@ -78,6 +78,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"duplicate top-level key", `{"schema_version": 1, "schema_version": 1, "rules": []}`, `duplicate field "schema_version"`},
 		{"duplicate rules key", `{"schema_version": 1, "rules": [], "rules": [` + valid + `]}`, `duplicate field "rules"`},
 		{"duplicate target key", doc(`{"capability": "network", "target": {"schema": "network.target.v1", "host": "a.example", "host": "b.example", "port": 443}, "decision": "allow"}`), `duplicate field "host"`},
+		{"duplicate key spelled with an escape", doc(`{"capability": "network", "target": {"schema": "network.target.v1", "host": "a.example", "\u0068ost": "b.example", "port": 443}, "decision": "allow"}`), `duplicate field "host"`},
 		{"unknown top-level field", `{"schema_version": 1, "rules": [], "comment": "x"}`, `unknown field "comment"`},
 		{"unknown rule field", doc(`{"capability": "network", "target": {"schema": "network.target.v1", "host": "a.example", "port": 443}, "decision": "allow", "expires": 1}`), `unknown field "expires"`},
 		{"known key at the wrong level", `{"schema_version": 1, "rules": [], "host": "example.com"}`, `unknown field "host"`},
