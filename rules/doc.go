@@ -15,7 +15,8 @@
 // names the file. [Add] and [Remove] are locked read-modify-write cycles
 // that replace the file atomically, so concurrent writers in any number of
 // goroutines and processes never lose a rule and a crash never leaves a
-// torn file.
+// torn file. The file is written sorted, one rule a line; like every
+// workspace file it is at most 64 KiB, which holds about 460 rules.
 //
 //	set, err := rules.Load(ws)
 //	if err != nil { return err } // rules_invalid: fail closed

@@ -23,8 +23,9 @@ const filePerm = 0o644
 // sees the old file or the new one, never a torn one. If the existing file
 // does not load, Add refuses with its rules_invalid error and writes
 // nothing. An invalid r is refused with invalid_arguments (invalid_host for
-// its host); a store that would outgrow 64 KiB is refused with
-// rules_invalid.
+// its host); a store that would outgrow the 64 KiB file limit (about 460
+// rules) is refused with rules_invalid. A rules.json that is a symlink is
+// replaced by a regular file; the link's target is left alone.
 func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
 	nr, _, err := normalize(r)
 	if err != nil {
