@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -69,8 +70,9 @@ func (c *rootsCache) changed(_ context.Context, req *mcp.RootsListChangedRequest
 // --root flag; else the client's first file:// root when the client
 // declares roots; else the current directory at startup. needRoots reports
 // that, on the multi round-trip protocol, the roots must first be asked for.
-// A client whose roots cannot be listed, or whose first file:// root is not
-// a directory, gets a refusal rather than a silent fall back to another
+// A client whose roots cannot be listed (other than one answering that it
+// has no roots/list at all), or whose first file:// root is not a
+// directory, gets a refusal rather than a silent fall back to another
 // project's rules.
 func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Workspace, needRoots bool, err error) {
 	if s.fixed != nil {
@@ -102,7 +104,15 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 		roots = lr.Roots
 	} else {
 		lr, err := c.session.ListRoots(ctx, nil) //nolint:staticcheck // roots remain the documented source of the workspace root
-		if err != nil {
+		var werr *jsonrpc.Error
+		switch {
+		case errors.As(err, &werr) && werr.Code == jsonrpc.CodeMethodNotFound:
+			// Some clients declare roots but do not implement roots/list:
+			// that is a client without roots.
+			s.log.Debug("client declares roots but has no roots/list; using the current directory", "root", s.cwd.Root)
+			s.roots.put(c.session, s.cwd)
+			return s.cwd, false, nil
+		case err != nil:
 			s.log.Warn("client roots not listed", "err", err)
 			return ws, false, refusal.New(refusal.InternalError, "the client declares roots but did not list them").
 				WithHint("start ocfetch mcp with --root DIR").Wrap(err)

@@ -1,0 +1,87 @@
+// Package mcpserver is the MCP front end of ocfetch (`ocfetch mcp`), built on
+// the official Go SDK: one tool, fetch, over stdio or streamable HTTP on a
+// loopback address.
+//
+// # Wiring
+//
+// The CLI's `ocfetch mcp [--root DIR] [--profile P] [--http ADDR]` is a thin
+// wrapper over [Serve]:
+//
+//	err := mcpserver.Serve(ctx, &mcpserver.Options{
+//		Root:     rootFlag,    // "" = the client's first file:// root, else the cwd
+//		Profile:  profileFlag, // "" = settings.json, else standard
+//		HTTPAddr: httpFlag,    // "" = stdio; else a loopback address only
+//		Logger:   diag.New(os.Stderr, level),
+//		Ready: func(a net.Addr) {
+//			fmt.Fprintf(os.Stderr, "ocfetch mcp: serving streamable HTTP on http://%s/\n", a)
+//		},
+//	})
+//	if errors.Is(err, mcpserver.ErrNotLoopback) { /* usage error */ }
+//
+// Tests and embedders that bring their own transport use [NewServer]:
+//
+//	ms, err := mcpserver.NewServer(&mcpserver.Options{Root: dir})
+//	st, ct := mcp.NewInMemoryTransports()
+//	ss, err := ms.Connect(ctx, st, nil)
+//	cs, err := mcp.NewClient(impl, nil).Connect(ctx, ct, nil)
+//
+// # The tool
+//
+// The input schema and description are the fetch tool's own ([fetch.Fetch.Info]):
+// url, method, headers, body, format, max_length, start_index. The schema is
+// advertised but not enforced by the SDK: the tool is registered with the
+// low-level [mcp.Server.AddTool], and the raw arguments go to the broker and
+// fetch's strict decoder, so wrong types, unknown fields, duplicate keys and
+// oversized strings get an invalid_arguments error result rather than a
+// protocol error. A delivered response is text content ([fetch.Render]: a
+// status line, the header summary, the content) plus structured content
+// [Output], declared as the tool's output schema.
+//
+// Every refusal and failure is a result with isError set and the text
+// "reason: message" (plus "\nhint: …"), and the reason in _meta
+// "ocfetch/reason"; never a protocol error. A panic below the handler is
+// internal_error, and the server keeps serving.
+//
+// # Through the broker
+//
+// Each call builds a [broker.Broker] for the call's workspace and profile,
+// with the audit log of that workspace, and hands it the fetch tool and the
+// raw arguments: rules, approvals and audit lines are exactly those of
+// `ocfetch get`.
+//
+// # Approval by elicitation
+//
+// A target no saved rule covers is put to the user when the client declares
+// form elicitation: the message shows the tool, "<METHOD> <host>" and the
+// network target (never path, query, headers or body), and the form has one
+// required choice, decision: once, always or deny. "always" saves an allow
+// rule in the workspace; deny, decline and cancel are not_approved. A client
+// without elicitation gets not_approved with the hint `ocfetch rules allow
+// HOST:PORT`.
+//
+// On protocol versions before 2026-07-28 the server asks mid-call
+// (elicitation/create). From 2026-07-28 (multi round-trip requests) a server
+// may not: the call returns the question as an input request with an
+// HMAC-sealed request state bound to the call's arguments, workspace and
+// target, and the client calls again with the answer. To know whether to
+// ask, the server first runs the broker's decision dry (no run, no audit
+// line), so a call is audited once, with the user's answer.
+//
+// # Workspace root
+//
+// The root is resolved in one place per call: [Options.Root] (--root) if
+// set; else the client's first file:// root (roots/list, or an input request
+// on the multi round-trip protocol), remembered per session until the client
+// says its roots changed; else the current directory at startup. A client
+// whose roots cannot be listed, or whose first file:// root is not a
+// directory, gets an error result rather than another project's rules. The
+// server's instructions say which source is in use.
+//
+// # Transports
+//
+// Stdio writes nothing but protocol messages to [Options.Stdout];
+// diagnostics go to [Options.Logger]. Streamable HTTP binds loopback only
+// ([LoopbackListen], [ErrNotLoopback]) and keeps the SDK's DNS-rebinding
+// protection, plus net/http's cross-origin protection, so a web page cannot
+// drive the server.
+package mcpserver
