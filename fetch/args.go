@@ -1,11 +1,7 @@
 package fetch
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -65,36 +61,36 @@ func errArgs(msg string) *refusal.Error {
 		WithHint(`pass one JSON object: {"url": "https://…", "method": "GET", "headers": {…}, "body": "…", "format": "markdown", "max_length": 20000, "start_index": 0}`)
 }
 
-// decodeArgs decodes argsJSON strictly, in one pass over the tokens:
+// decodeArgs decodes argsJSON strictly, in one pass (see scanner):
 // exactly one JSON object; no unknown field, no duplicate key (at the top
 // level or inside headers, where names compare case-insensitively), no
 // trailing data; every field of its documented type. A null optional field
-// counts as absent; a null url is refused. encoding/json alone would take
-// the last of duplicate keys silently, which is why the object is walked
-// token by token.
+// counts as absent; a null url is refused.
 func decodeArgs(argsJSON string) (args, error) {
 	var a args
 	if len(argsJSON) > MaxArgsBytes {
 		return a, errArgs("arguments are larger than 256 KiB")
 	}
-	dec := json.NewDecoder(strings.NewReader(argsJSON))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return a, syntaxErr(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	sc := &scanner{s: argsJSON}
+	if k := sc.kind(); k != kindObject {
+		if k == kindInvalid {
+			return a, sc.syntax()
+		}
 		return a, errArgs("arguments must be a JSON object")
 	}
+	sc.i++
 	var seen int
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return a, syntaxErr(err)
+	for first := true; ; first = false {
+		if sc.peek() == '}' && first {
+			sc.i++
+			break
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return a, errArgs("arguments are not valid JSON")
+		key, err := sc.str()
+		if err != nil {
+			return a, err
+		}
+		if err := sc.expect(':'); err != nil {
+			return a, err
 		}
 		bit := fieldBit(key)
 		if bit == 0 {
@@ -108,35 +104,40 @@ func decodeArgs(argsJSON string) (args, error) {
 		switch bit {
 		case fURL:
 			var null bool
-			a.URL, null, err = stringValue(dec, key)
+			a.URL, null, err = stringValue(sc, key)
 			if err == nil && null {
 				err = errArgs("field url must be a string, not null")
 			}
 		case fMethod:
-			a.Method, _, err = stringValue(dec, key)
+			a.Method, _, err = stringValue(sc, key)
 		case fBody:
 			var null bool
-			a.Body, null, err = stringValue(dec, key)
+			a.Body, null, err = stringValue(sc, key)
 			a.HasBody = !null
 		case fFormat:
-			a.Format, _, err = stringValue(dec, key)
+			a.Format, _, err = stringValue(sc, key)
 		case fMaxLength:
 			var null bool
-			a.MaxLength, null, err = intValue(dec, key)
+			a.MaxLength, null, err = intValue(sc, key)
 			a.HasMaxLen = !null
 		case fStartIndex:
-			a.StartIndex, _, err = intValue(dec, key)
+			a.StartIndex, _, err = intValue(sc, key)
 		case fHeaders:
-			a.Headers, err = headersValue(dec)
+			a.Headers, err = headersValue(sc)
 		}
 		if err != nil {
 			return a, err
 		}
+		if c := sc.peek(); c == ',' {
+			sc.i++
+			continue
+		} else if c == '}' {
+			sc.i++
+			break
+		}
+		return a, sc.syntax()
 	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return a, syntaxErr(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if sc.peek() != 0 {
 		return a, errArgs("arguments have data after the JSON object")
 	}
 	if seen&fURL == 0 {
@@ -165,54 +166,42 @@ func fieldBit(key string) int {
 	return 0
 }
 
-// syntaxErr reports a JSON syntax error by byte offset only: the error text
-// of encoding/json may quote a character of the document.
-func syntaxErr(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return errArgs("arguments are not valid JSON (at byte " + strconv.FormatInt(se.Offset, 10) + ")")
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errArgs("arguments are not valid JSON (unexpected end)")
-	}
-	return errArgs("arguments are not valid JSON")
-}
-
-// stringValue reads a string or null. Any other value is refused; the
-// decoding stops there, so a nested value need not be skipped.
-func stringValue(dec *json.Decoder, key string) (s string, null bool, err error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", false, syntaxErr(err)
-	}
-	switch v := tok.(type) {
-	case string:
-		return v, false, nil
-	case nil:
-		return "", true, nil
+// stringValue reads a string or null. Any other value is refused; decoding
+// stops there, so a nested value need not be skipped.
+func stringValue(sc *scanner, key string) (s string, null bool, err error) {
+	switch sc.kind() {
+	case kindString:
+		s, err := sc.str()
+		return s, false, err
+	case kindNull:
+		return "", true, sc.null()
+	case kindInvalid:
+		return "", false, sc.syntax()
 	}
 	return "", false, errArgs("field " + key + " must be a string")
 }
 
 // intValue reads an integer or null. A number with a fraction or exponent
 // is accepted only when its value is integral ("20000.0", "2e4").
-func intValue(dec *json.Decoder, key string) (n int64, null bool, err error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return 0, false, syntaxErr(err)
-	}
-	switch v := tok.(type) {
-	case json.Number:
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+func intValue(sc *scanner, key string) (n int64, null bool, err error) {
+	switch sc.kind() {
+	case kindNumber:
+		lit, err := sc.number()
+		if err != nil {
+			return 0, false, err
+		}
+		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
 			return n, false, nil
 		}
-		f, err := strconv.ParseFloat(string(v), 64)
+		f, err := strconv.ParseFloat(lit, 64)
 		if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 			return int64(f), false, nil
 		}
 		return 0, false, errArgs("field " + key + " must be an integer")
-	case nil:
-		return 0, true, nil
+	case kindNull:
+		return 0, true, sc.null()
+	case kindInvalid:
+		return 0, false, sc.syntax()
 	}
 	return 0, false, errArgs("field " + key + " must be an integer")
 }
@@ -220,45 +209,58 @@ func intValue(dec *json.Decoder, key string) (n int64, null bool, err error) {
 // headersValue reads an object of string to string (or null). A name given
 // twice, in any letter case, is refused: which value would win is exactly
 // the kind of ambiguity strict decoding exists to remove.
-func headersValue(dec *json.Decoder) ([]header, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, syntaxErr(err)
-	}
-	if tok == nil {
-		return nil, nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+func headersValue(sc *scanner) ([]header, error) {
+	switch sc.kind() {
+	case kindNull:
+		return nil, sc.null()
+	case kindObject:
+	case kindInvalid:
+		return nil, sc.syntax()
+	default:
 		return nil, errArgs("field headers must be an object of header name to string value")
 	}
+	sc.i++
 	var hs []header
-	for dec.More() {
-		tok, err := dec.Token()
+	if sc.peek() == '}' {
+		sc.i++
+		return nil, nil
+	}
+	for {
+		name, err := sc.str()
 		if err != nil {
-			return nil, syntaxErr(err)
+			return nil, err
 		}
-		name, _ := tok.(string)
+		if err := sc.expect(':'); err != nil {
+			return nil, err
+		}
 		if len(hs) >= MaxHeaders {
 			return nil, errArgs("more than " + strconv.Itoa(MaxHeaders) + " headers")
 		}
-		canon := http.CanonicalHeaderKey(name)
 		for _, h := range hs {
-			if http.CanonicalHeaderKey(h.name) == canon {
+			if strings.EqualFold(h.name, name) {
 				return nil, errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " appears more than once")
 			}
 		}
-		tok, err = dec.Token()
-		if err != nil {
-			return nil, syntaxErr(err)
-		}
-		value, ok := tok.(string)
-		if !ok {
+		switch sc.kind() {
+		case kindString:
+		case kindInvalid:
+			return nil, sc.syntax()
+		default:
 			return nil, errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " must have a string value")
 		}
+		value, err := sc.str()
+		if err != nil {
+			return nil, err
+		}
 		hs = append(hs, header{name: name, value: value})
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			return hs, nil
+		default:
+			return nil, sc.syntax()
+		}
 	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return nil, syntaxErr(err)
-	}
-	return hs, nil
 }

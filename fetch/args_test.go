@@ -2,12 +2,16 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
 )
 
 func TestDecodeArgs(t *testing.T) {
@@ -25,6 +29,12 @@ func TestDecodeArgs(t *testing.T) {
 		{"integral float", `{"url":"u","max_length":2e4,"start_index":10.0}`, args{URL: "u", MaxLength: 20000, HasMaxLen: true, StartIndex: 10}},
 		{"escapes decoded", `{"url":"https://example.com/\u00e9"}`, args{URL: "https://example.com/é"}},
 		{"empty headers", `{"url":"u","headers":{}}`, args{URL: "u"}},
+		{"escapes", `{"url":"a\"b\\c\/d\b\f\n\r\t\u0041\u00e9"}`, args{URL: "a\"b\\c/d\b\f\n\r\tAé"}},
+		{"surrogate pair", `{"url":"\ud83d\ude00"}`, args{URL: "😀"}},
+		{"lone surrogate", `{"url":"\ud83dx"}`, args{URL: "\ufffdx"}},
+		{"high then non-low", `{"url":"\ud83d\u0041"}`, args{URL: "\ufffdA"}},
+		{"escaped key", `{"u\u0072l":"u"}`, args{URL: "u"}},
+		{"negative zero start", `{"url":"u","start_index":-0}`, args{URL: "u"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,6 +47,93 @@ func TestDecodeArgs(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDecodeArgsRefusals(t *testing.T) {
+	tests := []struct{ name, in string }{
+		{"empty", ``},
+		{"spaces", `   `},
+		{"trailing comma", `{"url":"u",}`},
+		{"missing colon", `{"url" "u"}`},
+		{"single quotes", `{'url':'u'}`},
+		{"unquoted key", `{url:"u"}`},
+		{"control char in string", "{\"url\":\"a\tb\"}"},
+		{"bad escape", `{"url":"\x41"}`},
+		{"short unicode escape", `{"url":"\u12"}`},
+		{"invalid UTF-8", "{\"url\":\"a\xffb\"}"},
+		{"overlong UTF-8", "{\"url\":\"\xc0\xaf\"}"},
+		{"leading zero", `{"url":"u","max_length":01}`},
+		{"plus sign", `{"url":"u","max_length":+1}`},
+		{"bare dot", `{"url":"u","max_length":1.}`},
+		{"hex", `{"url":"u","max_length":0x10}`},
+		{"NaN", `{"url":"u","max_length":NaN}`},
+		{"nul literal", `{"url":nul}`},
+		{"true url", `{"url":true}`},
+		{"array url", `{"url":["u"]}`},
+		{"headers trailing comma", `{"url":"u","headers":{"a":"b",}}`},
+		{"headers nested", `{"url":"u","headers":{"a":{"b":"c"}}}`},
+		{"headers null value", `{"url":"u","headers":{"a":null}}`},
+		{"unterminated", `{"url":"u`},
+		{"two objects", `{"url":"u"}{"url":"v"}`},
+		{"BOM", "\ufeff{\"url\":\"u\"}"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := decodeArgs(tc.in)
+			if refusal.CodeOf(err) != refusal.InvalidArguments {
+				t.Errorf("decodeArgs(%q) = %+v, %v; want invalid_arguments", tc.in, got, err)
+			}
+		})
+	}
+}
+
+// FuzzDecodeArgs checks the hand-written scanner against encoding/json:
+// whatever decodeArgs accepts is valid JSON, and encoding/json reads the
+// same values from it. Seeds cover escapes, numbers and nesting.
+func FuzzDecodeArgs(f *testing.F) {
+	for _, s := range []string{
+		`{"url":"https://example.com/"}`,                 // minimal
+		`{"url":"\ud83d\ude00\u00e9\n","method":"post"}`, // escapes
+		`{"url":"u","max_length":2e4,"start_index":-0}`,  // number forms
+		`{"url":"u","headers":{"A":"1","b":"\"2\""}}`,    // headers
+		`{"url":"u","body":null,"format":"raw"}`,         // null optional
+		` {"url" : "u" , "headers" : { } } `,             // spacing
+		`{"url":"\ud800\udc00\ud800"}`,                   // surrogates
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := decodeArgs(in)
+		if err != nil {
+			if refusal.CodeOf(err) != refusal.InvalidArguments {
+				t.Fatalf("error %v is not invalid_arguments", err)
+			}
+			return
+		}
+		var ref struct {
+			URL        string            `json:"url"`
+			Method     *string           `json:"method"`
+			Headers    map[string]string `json:"headers"`
+			Body       *string           `json:"body"`
+			Format     *string           `json:"format"`
+			MaxLength  *float64          `json:"max_length"`
+			StartIndex *float64          `json:"start_index"`
+		}
+		if err := json.Unmarshal([]byte(in), &ref); err != nil {
+			t.Fatalf("decodeArgs accepted %q, encoding/json refuses it: %v", in, err)
+		}
+		if ref.URL != got.URL || (ref.Body != nil) != got.HasBody || (ref.Body != nil && *ref.Body != got.Body) ||
+			(ref.Method != nil && *ref.Method != got.Method) || (ref.Format != nil && *ref.Format != got.Format) ||
+			(ref.MaxLength != nil) != got.HasMaxLen || (ref.MaxLength != nil && math.Abs(*ref.MaxLength) < 1<<53 && int64(*ref.MaxLength) != got.MaxLength) ||
+			(ref.StartIndex != nil && math.Abs(*ref.StartIndex) < 1<<53 && int64(*ref.StartIndex) != got.StartIndex) || len(ref.Headers) != len(got.Headers) {
+			t.Fatalf("decodeArgs(%q) = %+v; encoding/json reads %+v", in, got, ref)
+		}
+		for _, h := range got.Headers {
+			if ref.Headers[h.name] != h.value {
+				t.Fatalf("header %q = %q; encoding/json reads %q", h.name, h.value, ref.Headers[h.name])
+			}
+		}
+	})
 }
 
 // FuzzPrepareCall feeds arbitrary argument documents to PrepareCall. It must
@@ -64,17 +161,26 @@ func FuzzPrepareCall(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	fe := NewFetch(nil, nil)
+	fe := NewFetch(nil, &Options{Workspace: newWorkspace(f, 1, 80, 443, 3000, 8080), Profile: risk.Permissive})
 	f.Fuzz(func(t *testing.T, in string) {
 		_ = fe.AuditSummary(in)
 		req, art, err := fe.PrepareCall(context.Background(), uuid.Nil, in)
+		var raw struct{ URL string }
+		_ = json.Unmarshal([]byte(in), &raw)
 		if err != nil {
-			if _, ok := refusal.As(err); !ok {
+			r, ok := refusal.As(err)
+			if !ok {
 				t.Fatalf("error %T %v is not a refusal", err, err)
+			}
+			if (r.Code == refusal.LocalPortMissing || r.Code == refusal.LocalPortNotAllowed) && !localfetch.IsLocalTarget(raw.URL) {
+				t.Fatalf("local refusal %v for %q, which localfetch.IsLocalTarget says is not local", r, raw.URL)
 			}
 			return
 		}
 		p := art.(*prepared)
+		if p.local != localfetch.IsLocalTarget(raw.URL) {
+			t.Fatalf("local %v for %q; localfetch.IsLocalTarget says %v", p.local, raw.URL, !p.local)
+		}
 		if len(req.Requirements) != 1 || req.Requirements[0].Target != p.target || !req.Grants.Empty() {
 			t.Fatalf("request %+v for target %v; want one requirement for it and no grants", req, p.target)
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,9 +46,9 @@ type prepared struct {
 	startIndex int
 }
 
-// localHosts are the three hosts of local mode (seed 000), as
-// capability.NormalizeHost writes them.
-func isLocalHost(h string) bool { return h == "localhost" || h == "127.0.0.1" || h == "::1" }
+// isLocalHost reports whether a normalised host is one of local mode's
+// three hosts (seed 000), as localfetch lists them.
+func isLocalHost(h string) bool { return slices.Contains(localfetch.LocalHosts[:], h) }
 
 // PrepareCall decodes, validates and normalises one call, ONCE, and returns
 // the single network requirement it needs with an empty grant pair (fetch
@@ -194,11 +195,11 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 	}
 
 	// A local candidate is admitted or refused here and never falls through
-	// to the public path. Both tests are asked: localfetch's on the URL as
-	// given, ours on the normalised host, so that a spelling one of them
-	// maps to a local host (full-width digits, a trailing dot) cannot slip
-	// past as "public".
-	if isLocalHost(host) || localfetch.IsLocalTarget(raw) {
+	// to the public path. The test is localfetch.IsLocalTarget's (an http
+	// or https URL whose host normalises to one of localfetch.LocalHosts),
+	// applied to the host already normalised above rather than by parsing
+	// the URL a second time; FuzzPrepareCall checks the two agree.
+	if isLocalHost(host) {
 		p.local = true
 		return f.admitLocal(p)
 	}

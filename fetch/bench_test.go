@@ -1,0 +1,144 @@
+package fetch
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/tool"
+)
+
+// BenchmarkPrepareCall measures PrepareCall alone (budget: 5 µs a call).
+// The local case includes reading local_fetch.json, which local mode does
+// on every call by contract.
+func BenchmarkPrepareCall(b *testing.B) {
+	ws := newWorkspace(b, 8080)
+	f := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
+	cases := []struct{ name, args string }{
+		{"public-get", `{"url": "https://example.com/some/path?q=1"}`},
+		{"public-post-headers", `{"url": "https://api.example.com/v1/items?limit=10", "method": "POST", "body": "{\"name\": \"x\"}", "headers": {"Content-Type": "application/json", "Authorization": "Bearer abcdef0123456789", "Accept": "application/json"}, "format": "raw", "max_length": 5000, "start_index": 0}`},
+		{"local", `{"url": "http://localhost:8080/index.html"}`},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			id := uuid.New()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := f.PrepareCall(ctx, id, c.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// tenKB is a 10 KB HTML page.
+var tenKB = func() []byte {
+	var s strings.Builder
+	s.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
+	for s.Len() < 10<<10-200 {
+		s.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
+	}
+	s.WriteString("</main></body></html>")
+	return []byte(s.String())
+}()
+
+// BenchmarkLoopbackFetch compares a loopback fetch of a 10 KB page through
+// the Fetch tool (prepare + run, local mode, over egress.NewClient) with the
+// same request through a plain http.Client, side by side (budget: fetch at
+// most 1.10× plain). "fetch-raw" asks for the body as received, the
+// like-for-like comparison; "fetch-markdown" adds the HTML to Markdown
+// conversion, for scale.
+func BenchmarkLoopbackFetch(b *testing.B) {
+	srv := httptest.NewServer(hostile.Page("text/html; charset=utf-8", tenKB))
+	defer srv.Close()
+	port := serverPort(b, srv)
+	ws := newWorkspace(b, port)
+
+	b.Run("plain", func(b *testing.B) {
+		client := &http.Client{Transport: &http.Transport{}}
+		defer client.CloseIdleConnections()
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := client.Get(srv.URL + "/page")
+			if err != nil {
+				b.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || len(body) != len(tenKB) {
+				b.Fatalf("read %d bytes, %v", len(body), err)
+			}
+		}
+	})
+	for _, format := range []string{"raw", "markdown"} {
+		b.Run("fetch-"+format, func(b *testing.B) {
+			client := egress.NewClient(nil)
+			defer client.CloseIdleConnections()
+			f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
+			args := `{"url": "` + srv.URL + `/page", "format": "` + format + `", "max_length": 1000000}`
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				id := uuid.New()
+				_, art, err := f.PrepareCall(ctx, id, args)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, _ := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+				if res.IsError || res.Bytes != int64(len(tenKB)) {
+					b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEndlessBodyMemory fetches an endless body with the default 5 MiB
+// cap and reports the heap growth of one call with the collector off: every
+// byte allocated during the call (tool, transport and server alike) is still
+// counted, so "peak/cap" is an upper bound on the call's peak heap over the
+// cap (budget: under 3).
+func BenchmarkEndlessBodyMemory(b *testing.B) {
+	srv := httptest.NewServer(hostile.EndlessBody())
+	defer srv.Close()
+	ws := newWorkspace(b, serverPort(b, srv))
+	client := egress.NewClient(nil)
+	defer client.CloseIdleConnections()
+	f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
+	args := `{"url": "` + srv.URL + `/", "format": "raw"}`
+	ctx := context.Background()
+	var peak uint64
+	var ms runtime.MemStats
+	old := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(old)
+	b.ReportAllocs()
+	for b.Loop() {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		before := ms.HeapAlloc
+		id := uuid.New()
+		_, art, err := f.PrepareCall(ctx, id, args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, _ := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+		runtime.ReadMemStats(&ms)
+		if res.IsError || res.Bytes != DefaultMaxBodyBytes {
+			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
+		}
+		peak = max(peak, ms.HeapAlloc-before)
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+	b.ReportMetric(float64(peak)/DefaultMaxBodyBytes, "peak/cap")
+}
