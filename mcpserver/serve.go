@@ -14,7 +14,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/diag"
 )
+
+func logger(opts *Options) *slog.Logger {
+	if opts.Logger != nil {
+		return opts.Logger
+	}
+	return diag.Discard()
+}
 
 // ErrNotLoopback is returned by [Serve] for an HTTP address that is not a
 // loopback address: the streamable HTTP transport has no authentication, so
@@ -123,7 +131,7 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 		return ErrNotLoopback
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
-		Logger:              opts.Logger,
+		Logger:              sdkLogger(diag.For(logger(opts), diag.DomainMCP)),
 		MaxRequestBodyBytes: MaxHTTPRequestBytes,
 		// DNS rebinding protection (a non-localhost Host header is
 		// refused) stays on; cross-origin requests from browsers are
@@ -135,7 +143,7 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	if opts.Logger != nil {
-		srv.ErrorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
+		srv.ErrorLog = slog.NewLogLogger(sdkLogger(diag.For(opts.Logger, diag.DomainMCP)).Handler(), slog.LevelWarn)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -62,7 +62,7 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	}
 	ms := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "ocfetch — least-privilege web fetch", Version: version}, &mcp.ServerOptions{
 		Instructions:            s.instructions(),
-		Logger:                  s.log,
+		Logger:                  sdkLogger(s.log),
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		RootsListChangedHandler: s.roots.changed, //nolint:staticcheck // roots remain the documented source of the workspace root
 	})
