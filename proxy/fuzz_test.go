@@ -33,6 +33,8 @@ func FuzzParseRequest(f *testing.F) {
 		"CONNECT example.com:0 HTTP/1.1\r\n\r\n",
 		"CONNECT example.com:+80 HTTP/1.1\r\n\r\n",
 		"GET http://example.com:99999/ HTTP/1.1\r\n\r\n",
+		// two trailing dots: normalises to a host that normalises again
+		"CONNECT 127.0.0.1..:80 HTTP/1.1\r\n\r\n",
 	}
 	for _, s := range seeds {
 		f.Add(s)

@@ -117,6 +117,7 @@ func TestRefusals(t *testing.T) {
 		{"CONNECT without a port", connectHead(publicHost), 400, refusal.InvalidArguments},
 		{"CONNECT with a path", "CONNECT example.test:443/x HTTP/1.1\r\nHost: x\r\n\r\n", 400, refusal.InvalidArguments},
 		{"CONNECT with a non-canonical IPv4 host", connectHead("127.1:443"), 400, refusal.InvalidHost},
+		{"CONNECT to a host with two trailing dots", connectHead("localhost..:8080"), 400, refusal.InvalidHost},
 		{"CONNECT to the IPv4-mapped loopback", connectHead("[::ffff:127.0.0.1]:8080"), 403, refusal.AddressNotPublic},
 		{"CONNECT to the metadata address", connectHead("169.254.169.254:80"), 403, refusal.AddressNotPublic},
 		{"origin-form request", "GET /secret?q=1 HTTP/1.1\r\nHost: example.test\r\n\r\n", 400, refusal.InvalidArguments},

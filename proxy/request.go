@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -114,7 +115,7 @@ func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
 			"the request URL carries credentials (user:pass@)").
 			WithHint("send credentials in a header, not in the URL")
 	}
-	t, err := capability.ParseTarget(u.Host, 80)
+	t, err := parseTarget(u.Host, 80)
 	if err != nil {
 		return parsedRequest{}, invalidHost(err)
 	}
@@ -129,11 +130,26 @@ func parseConnect(authority string) (parsedRequest, *refusal.Error) {
 	}
 	// A port is required: ParseTarget with default port 0 refuses a
 	// target without one.
-	t, err := capability.ParseTarget(authority, 0)
+	t, err := parseTarget(authority, 0)
 	if err != nil {
 		return parsedRequest{}, invalidHost(err)
 	}
 	return parsedRequest{kind: kindConnect, method: http.MethodConnect, target: t}, nil
+}
+
+// parseTarget is capability.ParseTarget, held to a fixed point: the host
+// must normalise to itself, so "example.com.." (which normalises to
+// "example.com." and only then to "example.com") is refused rather than
+// read differently by rules, local mode and the dialer.
+func parseTarget(hostport string, defaultPort uint16) (capability.Target, error) {
+	t, err := capability.ParseTarget(hostport, defaultPort)
+	if err != nil {
+		return t, err
+	}
+	if h, err := capability.NormalizeHost(t.Host); err != nil || h != t.Host {
+		return capability.Target{}, fmt.Errorf("%w: %q is not in normal form", capability.ErrInvalidHost, capability.Sanitize(t.Host))
+	}
+	return t, nil
 }
 
 // invalidHost turns a capability parse error into a refusal. capability's
