@@ -75,7 +75,7 @@ func NormalizeHost(host string) (string, error) {
 		}
 	}
 	ascii = strings.ToLower(strings.TrimSuffix(ascii, "."))
-	if ascii == "" || strings.HasPrefix(ascii, ".") || strings.Contains(ascii, "..") {
+	if ascii == "" || strings.HasPrefix(ascii, ".") || strings.HasSuffix(ascii, ".") || strings.Contains(ascii, "..") {
 		return "", fmt.Errorf("%w: empty label", ErrInvalidHost)
 	}
 	if len(ascii) > MaxHostLength {

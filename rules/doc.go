@@ -15,8 +15,9 @@
 // names the file. [Add] and [Remove] are locked read-modify-write cycles
 // that replace the file atomically, so concurrent writers in any number of
 // goroutines and processes never lose a rule and a crash never leaves a
-// torn file. The file is written sorted, one rule a line; like every
-// workspace file it is at most 64 KiB, which holds about 460 rules.
+// torn file. The file is written sorted, one rule a line; unlike the
+// other workspace files it may grow to [MaxFileSize] (2 MiB, about 18,000
+// rules), still bounded.
 //
 //	set, err := rules.Load(ws)
 //	if err != nil { return err } // rules_invalid: fail closed

@@ -21,10 +21,16 @@ import (
 // SchemaVersion is the rules.json schema this package reads and writes.
 const SchemaVersion = 1
 
+// MaxFileSize bounds rules.json: 2 MiB, about 18,000 rules. It is the one
+// workspace file allowed past the 64 KiB of the others (the audit log
+// aside), because a team's store of approved hosts grows; it is still
+// bounded so that a hostile file cannot exhaust memory.
+const MaxFileSize = 2 << 20
+
 // Load reads <root>/.oc_chat/rules.json. A missing file is an empty set.
 //
 // Load fails closed: a file that is not a regular file, is larger than
-// 64 KiB, cannot be read, or is not exactly a schema 1 rules document is
+// [MaxFileSize], cannot be read, or is not exactly a schema 1 rules document is
 // a *refusal.Error with code rules_invalid that names the file and says
 // what is wrong. Exactly means: valid UTF-8 JSON, one object, no trailing
 // data, no duplicate or unknown keys (keys are case-sensitive),
@@ -35,7 +41,7 @@ const SchemaVersion = 1
 // that normalises ("Bücher.Example." loads as "xn--bcher-kva.example").
 func Load(ws workspace.Workspace) (*Set, error) {
 	path := ws.RulesPath()
-	data, err := workspace.ReadSmallFile(path)
+	data, err := workspace.ReadFileLimit(path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := os.Lstat(path); lerr == nil {
 			// The name exists but does not lead to a file: a dangling
@@ -46,7 +52,7 @@ func Load(ws workspace.Workspace) (*Set, error) {
 	}
 	if err != nil {
 		return nil, refusal.Newf(refusal.RulesInvalid, "rules file %v", err).
-			WithHint("make " + path + " a regular file of at most 64 KiB, or remove it").Wrap(err)
+			WithHint(fmt.Sprintf("make %s a regular file of at most %d KiB, or remove it", path, MaxFileSize>>10)).Wrap(err)
 	}
 	return parse(path, data)
 }

@@ -172,8 +172,8 @@ func TestLoadNotARegularFile(t *testing.T) {
 		}, "not a regular file (a FIFO)"},
 		{"symlink to /dev/null", func(t *testing.T, path string) { symlink(t, "/dev/null", path) }, "not a regular file (a device)"},
 		{"dangling symlink", func(t *testing.T, path string) { symlink(t, filepath.Join(filepath.Dir(path), "gone.json"), path) }, "symlink to a file that does not exist"},
-		{"over 64 KiB", func(t *testing.T, path string) {
-			big := doc() + strings.Repeat(" ", workspace.MaxSmallFileSize)
+		{"over MaxFileSize", func(t *testing.T, path string) {
+			big := doc() + strings.Repeat(" ", rules.MaxFileSize)
 			if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -23,7 +23,7 @@ const filePerm = 0o644
 // sees the old file or the new one, never a torn one. If the existing file
 // does not load, Add refuses with its rules_invalid error and writes
 // nothing. An invalid r is refused with invalid_arguments (invalid_host for
-// its host); a store that would outgrow the 64 KiB file limit (about 460
+// its host); a store that would outgrow [MaxFileSize] (about 18,000
 // rules) is refused with rules_invalid. A rules.json that is a symlink is
 // replaced by a regular file; the link's target is left alone.
 func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
@@ -87,9 +87,9 @@ func update(ctx context.Context, ws workspace.Workspace, change func([]Rule) []R
 		return nil
 	}
 	data := encode(rules)
-	if len(data) > workspace.MaxSmallFileSize {
+	if len(data) > MaxFileSize {
 		return refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
-			path, len(data), len(rules), workspace.MaxSmallFileSize).
+			path, len(data), len(rules), MaxFileSize).
 			WithHint("remove rules you no longer need (`ocfetch rules list`, `ocfetch rules remove HOST[:PORT]`), or cover subdomains with one \"*.domain\" rule")
 	}
 	if err := workspace.WriteFileAtomic(path, data, filePerm); err != nil {

@@ -104,10 +104,12 @@ var ErrTooLarge = errors.New("file too large")
 // larger than the limit, and it never blocks on a FIFO. A missing file
 // returns an error wrapping fs.ErrNotExist. Errors name the file.
 func ReadSmallFile(path string) ([]byte, error) {
-	return readRegular(path, MaxSmallFileSize)
+	return ReadFileLimit(path, MaxSmallFileSize)
 }
 
-func readRegular(path string, limit int64) ([]byte, error) {
+// ReadFileLimit is [ReadSmallFile] with another size limit, for the one
+// workspace file allowed to be larger (the rule store).
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	// writer. The type check is on the opened descriptor, not the name, so
 	// the file cannot be swapped between check and read.
