@@ -356,7 +356,7 @@ func TestConcurrencyCap(t *testing.T) {
 func TestTimeouts(t *testing.T) {
 	w := newWorld(t, worldOpts{profile: risk.Permissive, tune: func(o *Options) {
 		o.HandshakeTimeout = 100 * time.Millisecond
-		o.IdleTimeout = 200 * time.Millisecond
+		o.IdleTimeout = 400 * time.Millisecond
 	}})
 	t.Run("handshake", func(t *testing.T) {
 		c, err := net.Dial("tcp", w.addr)
@@ -423,14 +423,14 @@ func TestTimeouts(t *testing.T) {
 		c, up := open(t)
 		defer c.Close()
 		defer up.Close()
-		// One byte every 50 ms for 8 idle periods, one direction only.
+		// One byte every 50 ms for 5 idle periods, one direction only.
 		buf := make([]byte, 1)
-		for i := range 32 {
+		for i := range 40 {
 			if _, err := up.Write([]byte{'x'}); err != nil {
 				t.Fatalf("write %d: %v", i, err)
 			}
 			if _, err := io.ReadFull(c, buf); err != nil {
-				t.Fatalf("byte %d after %d idle periods: %v; a busy tunnel must stay open", i, i/4, err)
+				t.Fatalf("byte %d after %d idle periods: %v; a busy tunnel must stay open", i, i/8, err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
