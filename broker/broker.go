@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -107,12 +108,12 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, set *rules.Set, need capability.Requirement) decision {
 	target := need.Target.String()
 	if m, ok := set.Decide(need); ok {
-		ruleText := fmt.Sprintf("%s %s:%d", m.Rule.Decision, m.Rule.Target.Host, m.Rule.Target.Port)
+		ruleText := m.Rule.String()
 		if m.Decision == rules.Deny {
 			log.Log(ctx, diag.L2, "denied by rule", "target", target, "rule", ruleText)
 			return decision{decidedBy: "rule", rule: ruleText, err: refusal.Newf(refusal.DeniedByRule,
 				"%s is denied by the rule %q in %s", target, ruleText, b.Workspace.RulesPath()).
-				WithHint(fmt.Sprintf("remove the rule with: ocfetch rules remove %s:%d", m.Rule.Target.Host, m.Rule.Target.Port))}
+				WithHint("remove the rule with: ocfetch rules remove " + strings.TrimPrefix(ruleText, string(m.Rule.Decision)+" "))}
 		}
 		log.Log(ctx, diag.L2, "allowed by rule", "target", target, "rule", ruleText)
 		return decision{allowed: true, decidedBy: "rule", rule: ruleText}
@@ -142,7 +143,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 			Target:     rules.RuleTarget{Schema: capability.TargetSchemaV1, Host: need.Target.Host, Port: need.Target.Port},
 			Decision:   rules.Allow,
 		}
-		ruleText := fmt.Sprintf("allow %s", target)
+		ruleText := rule.String()
 		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
 			// The user approved this call; only the saving failed. Run it,
 			// and say so where the operator looks.

@@ -138,6 +138,11 @@ func TestCallDecisions(t *testing.T) {
 			args:  `{"target":"example.com"}`, wantRan: true, wantBy: "rule", wantRule: "allow example.com:443", wantOutcome: "ok",
 		},
 		{
+			name:  "IPv6 rule is reported bracketed",
+			rules: func(t *testing.T, ws workspace.Workspace) { addRule(t, ws, "2606:4700::1111", 8443, rules.Allow) },
+			args:  `{"target":"[2606:4700::1111]:8443"}`, wantRan: true, wantBy: "rule", wantRule: "allow [2606:4700::1111]:8443", wantOutcome: "ok",
+		},
+		{
 			name: "deny wildcard wins over exact allow",
 			rules: func(t *testing.T, ws workspace.Workspace) {
 				addRule(t, ws, "api.example.com", 443, rules.Allow)
