@@ -155,11 +155,20 @@ func (s *site) requests() []seenRequest {
 //	/echo        plain text "METHOD body" and the X-Test header
 //	/missing     404
 //	/hop         302 to /page on the same server (same target)
+//	/away?port=N 302 to http://127.0.0.1:N/ (off target)
 //	/binary      2 MiB of bytes 0..255 as application/octet-stream
 //	             (with Content-Length, unless ?chunked=1)
 //	/slow        waits for the client to go away
 func newSite(t *testing.T) *site {
 	t.Helper()
+	s := startSite()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// startSite is newSite for callers without a *testing.T (testscript's
+// Setup); the caller closes it.
+func startSite() *site {
 	s := &site{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -168,7 +177,7 @@ func newSite(t *testing.T) *site {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, `<html><head><title>Harbour</title></head><body><main><h1>Harbour</h1><p>The gate opens at <b>six</b>.</p></main></body></html>`)
+		io.WriteString(w, sitePage)
 	})
 	mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -181,6 +190,9 @@ func newSite(t *testing.T) *site {
 	})
 	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/page", http.StatusFound)
+	})
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:"+r.URL.Query().Get("port")+"/", http.StatusFound)
 	})
 	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
 		b := binaryBody()
@@ -201,10 +213,12 @@ func newSite(t *testing.T) *site {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		mux.ServeHTTP(w, r)
 	}))
-	t.Cleanup(s.Close)
 	s.port = s.Listener.Addr().(*net.TCPAddr).Port
 	return s
 }
+
+// sitePage is the HTML the site serves at / and /page.
+const sitePage = `<html><head><title>Harbour</title></head><body><main><h1>Harbour</h1><p>The gate opens at <b>six</b>.</p></main></body></html>` + "\n"
 
 func binaryBody() []byte {
 	b := make([]byte, 2<<20)
