@@ -46,8 +46,8 @@
 // converter (github.com/JohannesKaufmann/html-to-markdown/v2 with its table
 // plugin) or the plain-text renderer reads the extracted node directly: no
 // render and re-parse. Tables come out as Markdown tables, <pre> as fenced
-// code blocks. When extraction finds too little (under 250 characters of a
-// longer page, or under 5% of the page's text), the page is parsed again
+// code blocks. When extraction finds too little (under 250 characters, or
+// under 5% of the page's text), the page is parsed again
 // and converted whole. Pages of more than 50,000 elements skip extraction.
 //
 // x/net/html refuses documents nested deeper than 512 elements; such a

@@ -18,8 +18,8 @@ const (
 	// whole page is converted instead (with a note).
 	maxExtractElements = 50_000
 	// minExtractRunes: an extracted article with fewer non-space runes than
-	// this, on a page that has more than twice as many, is "too little" and
-	// the whole page is used instead.
+	// this, on a page that has more, is "too little" and the whole page is
+	// used instead.
 	minExtractRunes = 250
 	// maxExtractDepth bounds extraction too: readability rescans the text
 	// under every ancestor of a candidate, so its cost grows with depth
@@ -88,7 +88,7 @@ func extract(root *html.Node, page pageInfo) (*html.Node, string, bool) {
 		return nil, "", false
 	}
 	n := textRunes(art.Node)
-	if n < minExtractRunes && page.textRunes > 2*n {
+	if n < minExtractRunes && page.textRunes > n {
 		return nil, "", false
 	}
 	if n*20 < page.textRunes {

@@ -41,6 +41,7 @@ type textWriter struct {
 	indent       string // written at the start of each line
 	cell         int    // >0 inside a table cell: breaks become spaces
 	pre          int    // >0 inside <pre>: text is verbatim
+	afterBullet  bool   // a list bullet was just written: owed breaks wait
 	wroteAnyText bool
 }
 
@@ -49,6 +50,9 @@ type textWriter struct {
 func (w *textWriter) breakLines(n int) {
 	if w.cell > 0 {
 		w.space = true
+		return
+	}
+	if w.afterBullet {
 		return
 	}
 	if w.wroteAnyText && n > w.newlines {
@@ -70,7 +74,7 @@ func (w *textWriter) flush() {
 		w.buf.WriteString(w.indent)
 		w.atLineStart = false
 		w.space = false
-	} else if w.space {
+	} else if w.space && !w.afterBullet {
 		w.buf.WriteByte(' ')
 		w.space = false
 	}
@@ -79,6 +83,7 @@ func (w *textWriter) flush() {
 // word writes s (no white space in it) after any owed breaks or space.
 func (w *textWriter) word(s string) {
 	w.flush()
+	w.afterBullet = false
 	w.buf.WriteString(s)
 	w.wroteAnyText = true
 }
@@ -114,6 +119,7 @@ func (w *textWriter) preText(s string) {
 		line, rest, found := strings.Cut(s, "\n")
 		if line != "" {
 			w.flush()
+			w.afterBullet = false
 			w.buf.WriteString(line)
 			w.wroteAnyText = true
 		}
@@ -252,13 +258,16 @@ func (w *textWriter) list(n *html.Node, depth int) {
 		if w.cell > 0 {
 			w.word(strings.TrimSpace(bullet))
 		} else {
+			w.afterBullet = false
 			w.flushForBullet()
 			w.buf.WriteString(bullet)
+			w.afterBullet = true
 		}
 		saved := w.indent
 		w.indent += strings.Repeat(" ", len(bullet))
 		w.children(c, depth+1)
 		w.indent = saved
+		w.afterBullet = false
 		w.breakLines(1)
 	}
 	if nested {
