@@ -43,7 +43,12 @@ func Serve(ctx context.Context, opts *Options) error {
 	if opts == nil {
 		opts = &Options{}
 	}
-	ms, err := NewServer(opts)
+	s, err := newServer(opts)
+	if err != nil {
+		return err
+	}
+	defer s.client.CloseIdleConnections()
+	ms, err := s.mcpServer()
 	if err != nil {
 		return err
 	}

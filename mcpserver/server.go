@@ -52,6 +52,11 @@ func NewServer(opts *Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.mcpServer()
+}
+
+// mcpServer builds the SDK server with the one tool.
+func (s *server) mcpServer() (*mcp.Server, error) {
 	info, err := s.toolInfo()
 	if err != nil {
 		return nil, err
