@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestDemo(t *testing.T) {
 	if got := strings.Count(r.stdout, "✓ address_not_public: "); got != 2 {
 		t.Errorf("address_not_public shown %d times; want 2 (127.0.0.2 and ::ffff:127.0.0.1)", got)
 	}
-	for _, s := range []string{"title: Tide tables", "**06:12**", "GET 127.0.0.2", "GET ::ffff:127.0.0.1"} {
+	for _, s := range []string{"**06:12**", "GET 127.0.0.2", "GET ::ffff:127.0.0.1"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("the demo output lacks %q", s)
 		}
@@ -49,5 +50,25 @@ func TestDemoCheck(t *testing.T) {
 	d.check(false, "not %s", "fine")
 	if d.failed != 1 || b.String() != "✓ fine\n✗ not fine\n" {
 		t.Errorf("demoRun = %d failed, %q; want 1 failed, a ✓ and a ✗ line", d.failed, b.String())
+	}
+}
+
+func TestWrap(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"", 10, []string{""}},
+		{"short", 10, []string{"short"}},
+		{"one two three four", 9, []string{"one two", "three", "four"}},
+		{"exactly10c", 10, []string{"exactly10c"}},
+		{"averyveryverylongword and more", 8, []string{"averyveryverylongword and more"}},
+		{"naïve café über straße", 11, []string{"naïve café", "über straße"}},
+	}
+	for _, tc := range tests {
+		if got := wrap(tc.in, tc.width); !slices.Equal(got, tc.want) {
+			t.Errorf("wrap(%q, %d) = %q; want %q", tc.in, tc.width, got, tc.want)
+		}
 	}
 }
