@@ -125,7 +125,7 @@ func TestRefusals(t *testing.T) {
 		{"ftp in absolute form", "GET ftp://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed},
 		{"credentials in the URL", "GET http://u:p@example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.CredentialsInURL},
 		{"malformed head", "NOT A REQUEST\r\n\r\n", 400, refusal.InvalidArguments},
-		{"head too large", "GET http://example.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n", 431, refusal.InvalidArguments},
+		{"head too large", "GET http://example.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n", 431, refusal.RequestHeadersTooLarge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,7 +101,7 @@ func tooManyConnections(limit int) *refusal.Error {
 }
 
 func headTooLarge(limit int) *refusal.Error {
-	return refusal.Newf(refusal.InvalidArguments,
+	return refusal.Newf(refusal.RequestHeadersTooLarge,
 		"the request head is larger than %d bytes", limit).
 		WithHint("send fewer or smaller headers")
 }

@@ -45,6 +45,7 @@ const (
 	ConnectionFailed          Code = "connection_failed"
 	ResponseTooLarge          Code = "response_too_large"
 	ResponseHeadersTooLarge   Code = "response_headers_too_large"
+	RequestHeadersTooLarge    Code = "request_headers_too_large"
 	TooManyConnections        Code = "too_many_connections"
 	InternalError             Code = "internal_error"
 )
