@@ -20,7 +20,7 @@ var benchPages = []struct{ name, file, url string }{
 	{"news", "news.html", "https://news.example/2026/11/30/new-homes-survey"},
 }
 
-func readBenchPage(b *testing.B, file string) []byte {
+func readBenchPage(b testing.TB, file string) []byte {
 	b.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
