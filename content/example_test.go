@@ -56,6 +56,6 @@ func ExamplePaginate() {
 	// Output:
 	// "Grüße aus Köln! This doc" truncated=true next=24 remaining=42
 	// "ument is read in windows" truncated=true next=48 remaining=18
-	// " of 12 characters." truncated=false next=66 remaining=0
+	// " of 24 characters." truncated=false next=66 remaining=0
 	// true 66
 }
