@@ -1,5 +1,7 @@
 package mcpserver
 
+//lint:file-ignore SA1019 MCP roots are deprecated by SEP-2577 (protocol 2026-07-28) but still functional, and DESIGN.md makes the client's first file:// root the workspace root.
+
 import (
 	"context"
 	"errors"
@@ -103,7 +105,7 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 		}
 		roots = lr.Roots
 	} else {
-		lr, err := c.session.ListRoots(ctx, nil) //nolint:staticcheck // roots remain the documented source of the workspace root
+		lr, err := c.session.ListRoots(ctx, nil)
 		var werr *jsonrpc.Error
 		switch {
 		case errors.As(err, &werr) && werr.Code == jsonrpc.CodeMethodNotFound:

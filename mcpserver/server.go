@@ -1,5 +1,7 @@
 package mcpserver
 
+//lint:file-ignore SA1019 MCP roots are deprecated by SEP-2577 (protocol 2026-07-28) but still functional, and DESIGN.md makes the client's first file:// root the workspace root.
+
 import (
 	"context"
 	"encoding/json"
@@ -69,7 +71,7 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 		Instructions:            s.instructions(),
 		Logger:                  sdkLogger(s.log),
 		Capabilities:            &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		RootsListChangedHandler: s.roots.changed, //nolint:staticcheck // roots remain the documented source of the workspace root
+		RootsListChangedHandler: s.roots.changed,
 	})
 	ms.AddTool(info, s.handle)
 	return ms, nil
