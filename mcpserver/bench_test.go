@@ -45,12 +45,13 @@ func BenchmarkRoundTrip(b *testing.B) {
 	b.Run("library", func(b *testing.B) {
 		client := egress.NewClient(&egress.Options{Timeout: DefaultFetchTimeout})
 		defer client.CloseIdleConnections()
-		profile, err := risk.Resolve(ws, "")
-		if err != nil {
-			b.Fatal(err)
-		}
 		b.ReportAllocs()
 		for b.Loop() {
+			// As `ocfetch get` and the MCP server do for every call.
+			profile, err := risk.Resolve(ws, "")
+			if err != nil {
+				b.Fatal(err)
+			}
 			t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile})
 			br := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
 			if res := br.Call(ctx, t, args); res.IsError {
