@@ -12,8 +12,12 @@ import (
 // errBadEncoding marks a body whose Content-Encoding could not be decoded.
 var errBadEncoding = errors.New("body could not be decompressed")
 
-// firstChunk is the initial buffer for a body of unknown length.
-const firstChunk = 32 << 10
+// firstChunk is the initial buffer for a body of unknown length; it
+// doubles up to growLimit, and then grows once, to the cap.
+const (
+	firstChunk = 32 << 10
+	growLimit  = 1 << 20
+)
 
 // readBody reads at most limit bytes of resp's body, counted after
 // decompression, and reports whether more followed (truncated). It reads
@@ -52,7 +56,11 @@ func readBody(resp *http.Response, limit int64) (body []byte, truncated bool, er
 			break
 		}
 		if len(buf) == cap(buf) {
-			next := min(int64(cap(buf))*2, max)
+			next := int64(cap(buf)) * 2
+			if next > growLimit {
+				next = max // a body this long may well reach the cap: one last allocation
+			}
+			next = min(next, max)
 			nb := make([]byte, len(buf), next)
 			copy(nb, buf)
 			buf = nb

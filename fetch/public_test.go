@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/hostile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"go.uber.org/goleak"
@@ -101,6 +102,8 @@ func TestRunPublicHTTPS(t *testing.T) {
 			mux.Handle("/downgrade", http.RedirectHandler("http://example.com/page", http.StatusFound))
 			mux.Handle("/elsewhere", http.RedirectHandler("https://www.example.com/page", http.StatusFound))
 			mux.Handle("/same", http.RedirectHandler("https://EXAMPLE.com:443/page", http.StatusFound))
+			mux.Handle("/flood", hostile.HeaderFlood(1000, 100))
+			mux.Handle("/trickle", hostile.Trickle(time.Second))
 			ph := newPublicHarness(t, mux, h2)
 
 			out := output(t, call(context.Background(), ph.f, `{"url": "https://Example.com/page"}`))
@@ -115,6 +118,14 @@ func TestRunPublicHTTPS(t *testing.T) {
 			for _, path := range []string{"/downgrade", "/elsewhere"} {
 				wantError(t, call(context.Background(), ph.f, `{"url": "https://example.com`+path+`"}`), refusal.RedirectOffTarget)
 			}
+			// HTTP/1 names the header limit. HTTP/2 cannot: Go's client
+			// stops reading a header block that overruns the advertised
+			// limit by a CONTINUATION frame and closes the connection with
+			// a bare PROTOCOL_ERROR, which is all the error says.
+			wantFlood := map[bool]refusal.Code{false: refusal.ResponseHeadersTooLarge, true: refusal.ConnectionFailed}[h2]
+			wantError(t, call(context.Background(), ph.f, `{"url": "https://example.com/flood"}`), wantFlood)
+			short := NewFetch(ph.client, &Options{Timeout: 200 * time.Millisecond})
+			wantError(t, call(context.Background(), short, `{"url": "https://example.com/trickle"}`), refusal.Timeout)
 			for _, a := range ph.dials() {
 				if a != "93.184.216.34:443" {
 					t.Errorf("guard dialed %q; want only the checked address of example.com", a)

@@ -67,11 +67,14 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if p.hasBody {
 		body = strings.NewReader(p.body)
 	}
-	u := *p.url
-	req, err := http.NewRequestWithContext(ctx, p.method, u.String(), body)
+	// The request is built from the prepared URL itself: nothing is parsed
+	// again, and the copy keeps the artifact immutable.
+	req, err := http.NewRequestWithContext(ctx, p.method, "", body)
 	if err != nil {
 		return nil, refusal.Newf(refusal.InternalError, "%s %s: the request could not be built", p.method, p.target.Host)
 	}
+	u := *p.url
+	req.URL = &u
 	for k, v := range p.header {
 		req.Header[k] = v
 	}
