@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -195,4 +196,86 @@ func TestEndToEndRefusesPublicBind(t *testing.T) {
 	if !strings.Contains(string(out), "loopback") {
 		t.Errorf("output %q; want it to say loopback", out)
 	}
+}
+
+// TestEndToEndStdoutIsProtocolOnly runs the binary at the highest
+// verbosity and checks that its stdout carries JSON-RPC messages only, the
+// diagnostics going to stderr.
+func TestEndToEndStdoutIsProtocolOnly(t *testing.T) {
+	bin := ocfetchBinary(t)
+	srv, port := pageServer(t)
+	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
+	cmd := exec.Command(bin, "mcp", "--root", ws.Root)
+	cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	tee := &lineTee{r: bufio.NewReader(stdout), lines: &lines}
+	c := &rawClient{t: t, in: stdin, out: bufio.NewReader(tee)}
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	c.await("1", nil)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch","arguments":{"url":%q}}}`, srv.URL+"/secret?k=v"))
+	c.await("2", nil)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fetch","arguments":{"url":7}}}`)
+	c.await("3", nil)
+	stdin.Close()
+	rest, _ := io.ReadAll(stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("ocfetch mcp exited with %v after stdin closed; want 0\n%s", err, stderr.String())
+	}
+	if len(bytes.TrimSpace(rest)) > 0 {
+		lines = append(lines, strings.Split(strings.TrimSpace(string(rest)), "\n")...)
+	}
+	for i, l := range lines {
+		var m struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.JSONRPC != "2.0" {
+			t.Errorf("stdout line %d is not a JSON-RPC message: %.200q", i, l)
+		}
+	}
+	if len(lines) < 3 {
+		t.Errorf("stdout has %d lines; want the three responses", len(lines))
+	}
+	if stderr.String() == "" {
+		t.Error("stderr is empty at OCFETCH_DEBUG=4; want the diagnostics there")
+	}
+	if s := stderr.String(); strings.Contains(s, "secret") || strings.Contains(s, "k=v") {
+		t.Errorf("stderr holds the path or query:\n%s", s)
+	}
+}
+
+// lineTee passes lines through and records them.
+type lineTee struct {
+	r     *bufio.Reader
+	lines *[]string
+	buf   []byte
+}
+
+func (l *lineTee) Read(p []byte) (int, error) {
+	if len(l.buf) == 0 {
+		line, err := l.r.ReadBytes('\n')
+		if len(line) > 0 {
+			*l.lines = append(*l.lines, strings.TrimRight(string(line), "\n"))
+			l.buf = line
+		}
+		if len(l.buf) == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
 }

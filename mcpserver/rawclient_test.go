@@ -15,7 +15,7 @@ import (
 // roots/list, one whose roots/list fails.
 type rawClient struct {
 	t   *testing.T
-	in  *io.PipeWriter
+	in  io.Writer
 	out *bufio.Reader
 }
 
