@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/content"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -293,6 +294,17 @@ func (a *app) approver(yes bool) broker.Approver {
 	return broker.NonInteractive()
 }
 
+// approverName names the approver for diagnostics.
+func approverName(yes, interactive bool) string {
+	switch {
+	case yes:
+		return "yes"
+	case interactive:
+		return "terminal"
+	}
+	return "none"
+}
+
 func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f getFlags) error {
 	argsJSON, err := buildFetchArgs(a, cmd, rawURL, f)
 	if err != nil {
@@ -344,8 +356,11 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		Audit:     audit.Open(ws),
 		Logger:    log,
 	}
+	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get", "root", ws.Root, "profile", string(profile),
+		"approver", approverName(f.yes, a.interactive()), "max_bytes", f.maxBytes, "timeout", f.timeout, "output_file", f.output != "")
 	res := b.Call(ctx, tl, argsJSON)
 	bar.finish()
+	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get done", "is_error", res.IsError, "reason", string(res.Reason), "status", res.Status, "bytes", res.Bytes)
 	if res.IsError {
 		return a.getFailed(f, resultError(res))
 	}

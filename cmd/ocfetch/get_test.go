@@ -251,7 +251,7 @@ func TestGetRefusals(t *testing.T) {
 
 // localRoot2 makes root's allowlist admit port and, if rule, saves an allow
 // rule for 127.0.0.1:port.
-func localRoot2(t *testing.T, root string, port int, rule bool) {
+func localRoot2(t testing.TB, root string, port int, rule bool) {
 	t.Helper()
 	ws := wsOf(t, root)
 	writeFile(t, ws.LocalFetchPath(), fmt.Sprintf(`{"schema_version": 1, "ports": [%d]}`, port))

@@ -1,14 +1,3 @@
-// Command ocfetch is a least-privilege web fetch for AI agents: it decides
-// whether a network access is allowed, performs one bounded request, and
-// hands back a result that is safe to show a model and safe to log.
-//
-// Exit codes (scripts rely on them):
-//
-//	0  a response was delivered (any HTTP status, as curl does)
-//	1  an internal error, or a demo step that did not behave as shown
-//	2  usage error: unknown flag, missing argument, malformed value
-//	3  refused by policy (the reason code says which rule)
-//	4  the request failed: network, TLS, timeout, size
 package main
 
 import (

@@ -108,7 +108,7 @@ func newRoot(t *testing.T) string {
 	return dir
 }
 
-func wsOf(t *testing.T, root string) workspace.Workspace {
+func wsOf(t testing.TB, root string) workspace.Workspace {
 	t.Helper()
 	ws, err := workspace.Resolve(root)
 	if err != nil {
@@ -118,7 +118,7 @@ func wsOf(t *testing.T, root string) workspace.Workspace {
 }
 
 // writeFile writes a workspace file by hand, as a user would.
-func writeFile(t *testing.T, path, data string) {
+func writeFile(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -183,16 +183,18 @@ func runRulesRemove(ctx context.Context, a *app, target string) error {
 }
 
 // parseRuleTarget is rules.ParseRuleTarget with a bad pattern as a usage
-// error.
+// error, keeping the rules package's message and hint.
 func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, err error) {
 	pattern, port, err = rules.ParseRuleTarget(s)
 	if err != nil {
-		msg := err.Error()
+		msg, hint := err.Error(), "write HOST, HOST:PORT, *.DOMAIN[:PORT] or [IPv6]:PORT; the port defaults to 443"
 		if r, ok := refusal.As(err); ok {
 			msg = r.Message
+			if r.Hint != "" {
+				hint = r.Hint
+			}
 		}
-		return pattern, 0, usageErrorf("write HOST, HOST:PORT, *.DOMAIN[:PORT] or [IPv6]:PORT; the port defaults to 443",
-			"%s", msg)
+		return pattern, 0, usageErrorf(hint, "%s", msg)
 	}
 	return pattern, port, nil
 }
