@@ -1,0 +1,70 @@
+// Package fetch implements the Fetch tool (seed 001): one bounded HTTP GET
+// or POST through an injected *http.Client. Preparation validates and
+// normalises the call once and emits the one shared `network` capability
+// requirement for its (host, port), so one saved workspace rule covers the
+// Fetch tool and a shell's network alike. The grant pair is empty: fetch
+// touches no file beyond local mode's read-only allowlist.
+//
+// # Wiring
+//
+// The composition root builds the guarded client and hands it in; fetch
+// never constructs one:
+//
+//	client := egress.NewClient(&egress.Options{Timeout: 30 * time.Second})
+//	f := fetch.NewFetch(client, &fetch.Options{
+//		Workspace: ws,      // where .oc_chat/local_fetch.json lives
+//		Profile:   profile, // risk.Resolve(ws, flag)
+//		Logger:    logger,  // diag; nil discards
+//	})
+//	res := b.Call(ctx, f, `{"url": "https://example.com/"}`) // broker: prepare, approve, run, audit
+//
+// # One call
+//
+// [Fetch.PrepareCall] decodes the arguments strictly (one JSON object; no
+// unknown field, duplicate key, trailing data or wrong type; at most 256 KiB;
+// see [Fetch.Info] for the schema), then decides, in order: method GET or
+// POST; a body with POST only, at most 64 KiB; at most 32 headers (8 KiB a
+// value, 32 KiB in all), none of Host, the hop-by-hop headers,
+// Content-Length, Accept-Encoding, Expect or Proxy-*; an absolute http(s) URL
+// without credentials, its fragment dropped and its host normalised
+// (capability.NormalizeHost) once. A URL on localhost, 127.0.0.1 or ::1 is
+// local mode (seed 000): admitted now by localfetch.AdmitLocalURL or refused
+// by name, never treated as public. Any other IP literal must be public
+// (egress.CheckPublic), and a public target must be https.
+//
+// [Fetch.InvokableRun] runs only the artifact bound to its context for its
+// own execution id (tool.WithArtifact); it never reparses the raw
+// arguments and fails closed without the artifact. Local mode is admitted
+// again (the allowlist may have changed since approval) and its port is put
+// on the request context for the egress guard (egress.WithLoopbackPort).
+// Redirects are followed only to the approved scheme, host and port, at
+// most 10 hops, each admitted again in local mode; anything else is refused
+// (redirect_off_target, naming only the redirect's scheme://host:port)
+// before the next request is sent, so a 307 never replays a POST body off
+// target.
+//
+// # Bounds
+//
+// The whole call is bounded by [Options.Timeout]; response headers by the
+// client (egress: 64 KiB); the body read by [Options.MaxBodyBytes] (5 MiB),
+// counted after decompression, so a gzip bomb stops at the cap; the content
+// returned by max_length (runes, default 20000) from start_index. A cut body
+// or a content window that leaves text behind is reported in the result
+// (body_truncated and a note; truncated and next_start_index), never silent.
+//
+// # Results and secrets
+//
+// A delivered response, whatever its status (a 404 is delivered, as curl has
+// it), is a tool.Result whose Structured is an [Output] and whose Content is
+// [Render] of it: a status line, the final URL, the bounded header summary
+// (content-type, content-length, location, last-modified, etag, server), a
+// blank line, the content, then notes. `ocfetch get --json` prints the
+// Output fields; an MCP server sends Content as text and the Output (without
+// its Content, which the text already carries) as structured content.
+//
+// Every refusal or failure is an error result (tool.ErrorResult) with a
+// reason code; InvokableRun never returns a Go error. Messages, hints, log
+// lines and [Fetch.AuditSummary] ("<METHOD> <host>") name the method,
+// scheme, host, port, header names and files only: never the path, query,
+// header values or body of the request, and never the text of a *url.Error.
+package fetch
