@@ -62,7 +62,8 @@ type Options struct {
 
 // Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected
 // client. It has no filesystem access of its own beyond local mode's
-// read-only allowlist, and it never constructs a client.
+// read-only allowlist, and it never constructs a client. A Fetch is safe for
+// concurrent use; its artifacts are immutable.
 type Fetch struct {
 	client           *http.Client
 	opts             Options
@@ -120,7 +121,7 @@ var inputSchema = json.RawMessage(`{
     "url": {"type": "string", "description": "Absolute URL to fetch: https://host/path (http:// only for an allowed localhost port)."},
     "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET", "description": "HTTP method."},
     "headers": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 32, "description": "Request headers, name to value. Host, Connection, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Accept-Encoding, Expect and Proxy-* may not be set."},
-    "body": {"type": "string", "maxLength": 65536, "description": "Request body, POST only, at most 64 KiB."},
+    "body": {"type": "string", "maxLength": 65536, "description": "Request body, POST only, at most 64 KiB. No Content-Type is sent unless given in headers."},
     "format": {"type": "string", "enum": ["markdown", "text", "raw"], "default": "markdown", "description": "How to return the content."},
     "max_length": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": 20000, "description": "Maximum number of characters of content to return."},
     "start_index": {"type": "integer", "minimum": 0, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."}

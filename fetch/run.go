@@ -61,6 +61,10 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 			return nil, err
 		}
 		ctx = egress.WithLoopbackPort(ctx, p.target.Port)
+	} else {
+		// A public call admits no loopback port, whatever the caller's
+		// context carries.
+		ctx = egress.WithLoopbackPort(ctx, 0)
 	}
 
 	var body io.Reader

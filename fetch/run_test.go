@@ -2,13 +2,16 @@ package fetch
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/hostile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/tool"
@@ -228,5 +231,54 @@ func TestRunDoesNotMutateClient(t *testing.T) {
 	_ = call(context.Background(), h.f, `{"url": "`+base+`/"}`)
 	if h.client.CheckRedirect != nil || h.client.Jar != nil {
 		t.Errorf("shared client was mutated: CheckRedirect set %v", h.client.CheckRedirect != nil)
+	}
+}
+
+// roundTripFunc is an http.RoundTripper from a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestRunLoopbackPortOnContext: the guard learns local mode's port from the
+// request context: set to the admitted port for a local call, and cleared
+// for a public call even when the caller's context carries one.
+func TestRunLoopbackPortOnContext(t *testing.T) {
+	var got []uint16
+	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		p, _ := egress.LoopbackPort(r.Context())
+		got = append(got, p)
+		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	})}
+	f, _ := localFetch(t, client, 8080)
+	callerCtx := egress.WithLoopbackPort(context.Background(), 8080)
+	output(t, call(callerCtx, f, `{"url": "https://example.com/"}`))
+	output(t, call(context.Background(), f, `{"url": "http://localhost:8080/"}`))
+	if want := []uint16{0, 8080}; !cmp.Equal(got, want) {
+		t.Errorf("loopback ports seen by the transport %v; want %v", got, want)
+	}
+}
+
+// TestRunConcurrent: one Fetch serves concurrent calls (run with -race).
+func TestRunConcurrent(t *testing.T) {
+	h := newHarness(t, nil)
+	base, _ := h.serve(echo())
+	var wg sync.WaitGroup
+	errs := make(chan string, 40)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				res := call(context.Background(), h.f, argsJSON(t, map[string]any{"url": base + "/", "method": "POST", "body": fmt.Sprint(g, "-", i), "format": "raw"}))
+				if res.IsError || !strings.HasSuffix(res.Structured.(Output).Content, fmt.Sprint("body=", g, "-", i)) {
+					errs <- fmt.Sprintf("call %d-%d: %s %s", g, i, res.Reason, res.Content)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
