@@ -107,7 +107,9 @@ func (a *answeredApprover) Approve(_ context.Context, req broker.ApprovalRequest
 
 // answered returns the approver holding the answer of a retried call: the
 // call must carry this server's state for these arguments and workspace,
-// naming the target, and an elicitation result for the approval question.
+// naming the target, and a response to the approval question. A response
+// that is not an elicitation result counts as nobody answering, so that a
+// confused client gets not_approved rather than the question forever.
 func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
 	if c.state == nil || c.state.Target == "" || c.state.Root != ws.Root {
 		return nil, false
@@ -116,9 +118,6 @@ func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
 	if !ok {
 		return nil, false
 	}
-	res, ok := r.(*mcp.ElicitResult)
-	if !ok {
-		return nil, false
-	}
+	res, _ := r.(*mcp.ElicitResult)
 	return &answeredApprover{target: c.state.Target, res: res}, true
 }

@@ -156,30 +156,42 @@ func TestMultiRoundTripStateIsBound(t *testing.T) {
 	}
 	accept := mcp.InputResponseMap{inputApproval: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "once"}}}
 
+	rootsInstead := mcp.InputResponseMap{inputApproval: &mcp.ListRootsResult{Roots: []*mcp.Root{}}}
+
+	// outcome: "ran", "asked" (the question again) or a final error text
+	// prefix.
 	tests := []struct {
-		name   string
-		args   json.RawMessage
-		state  string
-		wantOK bool
+		name      string
+		args      json.RawMessage
+		state     string
+		responses mcp.InputResponseMap
+		want      string
 	}{
-		{name: "no state", args: args, state: "", wantOK: false},
-		{name: "forged state", args: args, state: "eyJ0YXJnZXQiOiIxMjcuMC4wLjE6MSJ9.AAAA", wantOK: false},
-		{name: "tampered state", args: args, state: "x" + first.RequestState, wantOK: false},
-		{name: "state of other arguments", args: json.RawMessage(fmt.Sprintf(`{"url": %q}`, srv.URL+"/b")), state: first.RequestState, wantOK: false},
-		{name: "the issued state", args: args, state: first.RequestState, wantOK: true},
+		{name: "no state", args: args, responses: accept, want: "asked"},
+		{name: "forged state", args: args, state: "eyJ0YXJnZXQiOiIxMjcuMC4wLjE6MSJ9.AAAA", responses: accept, want: "asked"},
+		{name: "tampered state", args: args, state: "x" + first.RequestState, responses: accept, want: "asked"},
+		{name: "state of other arguments", args: json.RawMessage(fmt.Sprintf(`{"url": %q}`, srv.URL+"/b")), state: first.RequestState, responses: accept, want: "asked"},
+		{name: "state without an answer", args: args, state: first.RequestState, want: "asked"},
+		{name: "answered with something else", args: args, state: first.RequestState, responses: rootsInstead, want: "not_approved: "},
+		{name: "the issued state", args: args, state: first.RequestState, responses: accept, want: "ran"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: tc.args, InputResponses: accept, RequestState: tc.state})
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: tc.args, InputResponses: tc.responses, RequestState: tc.state})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ran := !res.NeedsInput() && !res.IsError
-			if ran != tc.wantOK {
-				t.Errorf("ran = %v (needsInput %v, isError %v, text %q); want %v", ran, res.NeedsInput(), res.IsError, text(res), tc.wantOK)
+			var got string
+			switch {
+			case res.NeedsInput():
+				got = "asked"
+			case !res.IsError:
+				got = "ran"
+			default:
+				got = text(res)
 			}
-			if !tc.wantOK && !res.NeedsInput() {
-				t.Errorf("an unverified answer must lead to the question again; got a final result %q", text(res))
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("outcome %q; want %q", got, tc.want)
 			}
 		})
 	}

@@ -45,6 +45,8 @@ type Options struct {
 
 	// Stdin and Stdout carry the stdio transport. If nil, os.Stdin and
 	// os.Stdout. Nothing but protocol messages is ever written to Stdout.
+	// Stdin is closed when the session ends if it is an io.Closer (that is
+	// what unblocks a pending read); Stdout is never closed.
 	Stdin  io.Reader
 	Stdout io.Writer
 

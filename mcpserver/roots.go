@@ -101,7 +101,8 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 		}
 		lr, ok := r.(*mcp.ListRootsResult)
 		if !ok {
-			return ws, true, nil
+			return ws, false, refusal.New(refusal.InternalError, "the client answered the roots request with something else").
+				WithHint("start ocfetch mcp with --root DIR")
 		}
 		roots = lr.Roots
 	} else {

@@ -3,6 +3,7 @@ package mcpserver
 //lint:file-ignore SA1019 MCP roots are deprecated by SEP-2577 (protocol 2026-07-28) but still functional, and DESIGN.md makes the client's first file:// root the workspace root.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -203,4 +204,43 @@ func FuzzFileURLPath(f *testing.F) {
 			t.Fatalf("fileURLPath(%q) = %q; want an absolute clean path", uri, p)
 		}
 	})
+}
+
+// TestRootsAnsweredWithSomethingElse: on the multi round-trip protocol, a
+// roots question answered with anything but a roots list is an error
+// result, not the question again.
+func TestRootsAnsweredWithSomethingElse(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ms, err := NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := ms.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "manual", Version: "v0"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	args := map[string]any{"url": "https://example.com/"}
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.NeedsInput() || first.InputRequests[inputRoots] == nil {
+		t.Fatalf("first result: needsInput %v, requests %v; want the roots question", first.NeedsInput(), first.InputRequests)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: args, RequestState: first.RequestState,
+		InputResponses: mcp.InputResponseMap{inputRoots: &mcp.ElicitResult{Action: "accept"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.HasPrefix(text(res), "internal_error: the client answered the roots request with something else") {
+		t.Errorf("needsInput %v, isError %v, text %q; want internal_error", res.NeedsInput(), res.IsError, text(res))
+	}
 }
