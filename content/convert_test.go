@@ -148,6 +148,12 @@ func TestHTMLConversion(t *testing.T) {
 			wantText: "a|b | line two | wide\nx",
 		},
 		{
+			name:     "pipes in code and links inside cells",
+			html:     `<table><tr><th>op</th><th>link</th></tr><tr><td><code>a|b</code></td><td><a href="/q?x=a|b">q</a></td></tr></table>`,
+			wantMD:   "| op | link |\n|---|---|\n| `a\\|b` | [q](https://site.example/q?x=a%7Cb) |",
+			wantText: "op | link\na|b | q",
+		},
+		{
 			name:     "bare pre becomes a fenced block",
 			html:     "<p>Example:</p><pre>x := 1\n\nif x > 0 {\n\tprint(x)\n}\n</pre>",
 			wantMD:   "Example:\n\n```\nx := 1\n\nif x > 0 {\n\tprint(x)\n}\n```",

@@ -46,6 +46,7 @@ type mdWriter struct {
 	afterBullet bool   // a list bullet was just written: owed breaks wait
 	indent      string // written at the start of each line ("  ", "> ")
 	inline      int    // >0 in headings, table cells, links: breaks become spaces
+	cell        bool   // rendering a table cell: "|" is escaped everywhere
 	wroteAny    bool
 }
 
@@ -164,7 +165,7 @@ func (w *mdWriter) escapedInline(s string) {
 		case '<':
 			esc = i+1 < len(s) && (isLetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!' || s[i+1] == '?')
 		case '|':
-			esc = w.inline > 0
+			esc = w.cell
 		}
 		if esc {
 			w.buf.WriteString(s[last:i])
@@ -316,6 +317,9 @@ func (w *mdWriter) inlineCode(s string) {
 	if s[0] == '`' || s[len(s)-1] == '`' {
 		pad = " "
 	}
+	if w.cell {
+		s = strings.ReplaceAll(s, "|", `\|`) // GFM splits cells before code spans
+	}
 	w.raw(fence + pad + s + pad + fence)
 }
 
@@ -416,7 +420,7 @@ func (w *mdWriter) link(n *html.Node, depth int) {
 	hadSpace := w.space
 	w.space = false
 	w.buf.WriteString("](")
-	w.buf.WriteString(escapeURL(href))
+	w.buf.WriteString(w.escapeURL(href))
 	w.buf.WriteByte(')')
 	w.space = hadSpace
 }
@@ -432,14 +436,19 @@ func (w *mdWriter) image(n *html.Node) {
 		return // alt="" marks a decorative image
 	}
 	alt = strings.NewReplacer("[", `\[`, "]", `\]`, "\\", `\\`).Replace(collapseSpace(alt))
-	w.raw("![" + alt + "](" + escapeURL(src) + ")")
+	w.raw("![" + alt + "](" + w.escapeURL(src) + ")")
 }
 
 var urlEscaper = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\n", "", "\t", "", "\r", "")
 
-func escapeURL(u string) string {
+// escapeURL percent-encodes what would end or break a Markdown link
+// destination (and "|" inside a table cell).
+func (w *mdWriter) escapeURL(u string) string {
 	if strings.ContainsAny(u, " ()<>\n\t\r") {
-		return urlEscaper.Replace(u)
+		u = urlEscaper.Replace(u)
+	}
+	if w.cell && strings.Contains(u, "|") {
+		u = strings.ReplaceAll(u, "|", "%7C")
 	}
 	return u
 }
@@ -505,7 +514,7 @@ func (w *mdWriter) table(n *html.Node, depth int) {
 	collectRows(n, &rows, 0)
 	var cells [][]string
 	cols := 0
-	sub := mdWriter{buf: textBufPool.Get().(*bytes.Buffer), inline: 1}
+	sub := mdWriter{buf: textBufPool.Get().(*bytes.Buffer), inline: 1, cell: true}
 	defer putBuf(sub.buf)
 	for _, tr := range rows {
 		var row []string
