@@ -112,6 +112,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
   ocfetch get https://example.com/
   ocfetch get --json --format text https://example.com/ | jq .content
   ocfetch audit --tail 5`,
+		Version:       versionString(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -123,6 +124,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 			return nil
 		},
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)

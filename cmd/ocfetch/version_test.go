@@ -20,6 +20,9 @@ func TestVersion(t *testing.T) {
 	if r := ocfetch(t, cliOptions{}, "version"); !strings.HasPrefix(r.stdout, "ocfetch v1.2.3 ") {
 		t.Errorf("version with -X main.version=v1.2.3 = %q", r.stdout)
 	}
+	if r2 := ocfetch(t, cliOptions{}, "--version"); r2.code != exitOK || r2.stdout != versionString()+"\n" {
+		t.Errorf("--version = %d, %q; want 0, %q", r2.code, r2.stdout, versionString()+"\n")
+	}
 	ocfetch(t, cliOptions{}, "version", "extra").want(t, exitUsage, nil, []string{"takes no arguments"})
 }
 
