@@ -1,5 +1,7 @@
 package mcpserver
 
+//lint:file-ignore SA1019 MCP roots are deprecated by SEP-2577 (protocol 2026-07-28) but still functional, and DESIGN.md makes the client's first file:// root the workspace root.
+
 import (
 	"context"
 	"encoding/json"
