@@ -506,6 +506,14 @@ func TestGetOutputFile(t *testing.T) {
 		t.Errorf("%s = %q; want the raw HTML", file, got)
 	}
 
+	// After a same-target redirect, the file holds the final body only.
+	hop := filepath.Join(dir, "hop.html")
+	ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "-o", hop, s.url("/hop")).want(t, exitOK, nil, nil)
+	if got, _ := os.ReadFile(hop); string(got) != sitePage {
+		t.Errorf("%s = %q; want the page the redirect led to", hop, got)
+	}
+	os.Remove(hop)
+
 	// A body over --max-bytes writes nothing: no partial file.
 	cut := filepath.Join(dir, "cut.bin")
 	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--max-bytes", "1000", "-o", cut, s.url("/binary"))

@@ -36,8 +36,19 @@ current directory.`,
 }
 
 func runMCP(ctx context.Context, a *app, httpAddr string) error {
+	// Only an explicit --root is resolved here (a bad one is a usage
+	// error); without it, the server takes the client's first root, else
+	// the current directory.
+	root := ""
+	if a.rootDir != "" {
+		ws, err := a.workspace()
+		if err != nil {
+			return err
+		}
+		root = ws.Root
+	}
 	opts := &mcpserver.Options{
-		Root:     a.rootDir,
+		Root:     root,
 		Profile:  a.profileFlag,
 		HTTPAddr: httpAddr,
 		Stdin:    a.stdin,

@@ -30,9 +30,9 @@ type app struct {
 	// progress reports whether stderr is a terminal a progress bar may
 	// redraw. Tests replace it.
 	progress func() bool
-	// egressOptions, when set, adjusts the egress options of get (tests
-	// inject a resolver and dialer that reach a loopback TLS server under a
-	// public-looking address). The guard itself cannot be switched off.
+	// egressOptions, when set, adjusts the egress options of get and the
+	// proxy. Only tests set it: they inject a resolver and a dialer that
+	// reach a loopback TLS server under a public-looking address.
 	egressOptions func(*egress.Options)
 
 	ws        *workspace.Workspace

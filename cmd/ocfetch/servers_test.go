@@ -91,16 +91,21 @@ func TestMCPStdio(t *testing.T) {
 	}
 }
 
-func TestServersRefuseNonLoopback(t *testing.T) {
+func TestServersBadInput(t *testing.T) {
 	root := newRoot(t)
 	for _, args := range [][]string{
 		{"mcp", "--http", "0.0.0.0:0"},
 		{"mcp", "--http", "192.0.2.1:8080"},
 		{"proxy", "--listen", "0.0.0.0:0"},
 		{"proxy", "--listen", ":3128"},
+		{"mcp", "--root", "/nonexistent/dir"},
+		{"proxy", "--root", "/nonexistent/dir", "--listen", "127.0.0.1:0"},
 	} {
 		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
-		r.want(t, exitUsage, nil, []string{"loopback", "\nhint: "})
+		r.want(t, exitUsage, nil, []string{"\nhint: "})
+		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") {
+			t.Errorf("ocfetch %v: stderr %q names neither loopback nor the root", args, r.stderr)
+		}
 	}
 }
 
