@@ -31,6 +31,8 @@ type call struct {
 	args    string
 	caps    clientCaps
 	session *mcp.ServerSession
+	// protocol is the protocol version of the request ("" if unknown).
+	protocol string
 	// multiRoundTrip: questions go back as input requests in the result;
 	// otherwise the server asks the client directly (ListRoots, Elicit).
 	multiRoundTrip bool
@@ -52,7 +54,8 @@ func (s *server) newCall(req *mcp.CallToolRequest) *call {
 			c.caps.elicitation = e.Form != nil || e.URL == nil
 		}
 	}
-	c.multiRoundTrip = protocolVersion(req) >= protocolMultiRoundTrip
+	c.protocol = protocolVersion(req)
+	c.multiRoundTrip = c.protocol >= protocolMultiRoundTrip
 	if c.multiRoundTrip && req.Params != nil && req.Params.RequestState != "" {
 		if st, ok := s.state.open(req.Params.RequestState, c.args); ok {
 			c.state = &st

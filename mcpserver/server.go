@@ -194,6 +194,7 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		return errorResult(tool.ErrorResult(rerr)), nil
 	}
 	if needRoots {
+		s.log.Log(ctx, diag.L2, "asking the client for its roots", "protocol", c.protocol)
 		return c.inputRequired(inputRoots, &mcp.ListRootsParams{}, callState{})
 	}
 	profile, perr := risk.Resolve(ws, s.opts.Profile)
@@ -218,11 +219,14 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		// calls again with the answer. A dry run of the broker (no audit,
 		// no run) tells whether the question would be asked at all.
 		if ask, ok := s.probe(ctx, b, t, c.args); ok {
+			s.log.Log(ctx, diag.L2, "asking the user to approve", "target", ask.Requirement.Target.String(), "root", ws.Root, "protocol", c.protocol)
 			return c.inputRequired(inputApproval, elicitParams(ask, ws), callState{Root: ws.Root, Target: ask.Requirement.Target.String()})
 		}
 		b.Approver = broker.NonInteractive()
 	}
-	return toCallToolResult(b.Call(ctx, t, c.args)), nil
+	r := b.Call(ctx, t, c.args)
+	s.log.Log(ctx, diag.L2, "call served", "root", ws.Root, "profile", string(profile), "protocol", c.protocol, "reason", string(r.Reason), "status", r.Status)
+	return toCallToolResult(r), nil
 }
 
 // probe runs b's decision for args without auditing or running anything and
