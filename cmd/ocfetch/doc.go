@@ -19,6 +19,7 @@
 //	2  usage error: unknown flag, missing argument, malformed value
 //	3  refused by policy (the reason code says which rule)
 //	4  the request failed: network, TLS, timeout, size
+//	130 get was interrupted (SIGINT, SIGTERM)
 //
 // `run` exits with its command's status instead.
 //

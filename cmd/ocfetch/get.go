@@ -284,14 +284,45 @@ func printable(s string) string {
 
 // approver picks who settles an uncovered target: --yes approves this call
 // only; a person at a terminal is asked; anyone else is refused.
-func (a *app) approver(yes bool) broker.Approver {
+func (a *app) approver(ctx context.Context, yes bool) broker.Approver {
 	switch {
 	case yes:
 		return broker.ApproveOnce()
 	case a.interactive():
-		return broker.NewTerminalApprover(a.stdin, a.stderr)
+		return broker.NewTerminalApprover(ctxReader{ctx: ctx, r: a.stdin}, a.stderr)
 	}
 	return broker.NonInteractive()
+}
+
+// ctxReader is a reader that gives up when ctx is done, so that ^C at the
+// approval prompt ends the call instead of waiting for a line. A read it
+// gave up on finishes in the background and its bytes are dropped; the
+// process is exiting by then.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		buf := make([]byte, len(p))
+		n, err := c.r.Read(buf)
+		done <- result{buf[:n], err}
+	}()
+	select {
+	case r := <-done:
+		return copy(p, r.b), r.err
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
+	}
 }
 
 // approverName names the approver for diagnostics.
@@ -352,7 +383,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	b := &broker.Broker{
 		Workspace: ws,
 		Profile:   profile,
-		Approver:  a.approver(f.yes),
+		Approver:  a.approver(ctx, f.yes),
 		Audit:     audit.Open(ws),
 		Logger:    log,
 	}
@@ -361,6 +392,10 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	res := b.Call(ctx, tl, argsJSON)
 	bar.finish()
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get done", "is_error", res.IsError, "reason", string(res.Reason), "status", res.Status, "bytes", res.Bytes)
+	if res.IsError && ctx.Err() != nil {
+		// SIGINT or SIGTERM: exit as a shell reports an interrupted command.
+		return &exitError{code: exitInterrupted, msg: "interrupted"}
+	}
 	if res.IsError {
 		return a.getFailed(f, resultError(res))
 	}

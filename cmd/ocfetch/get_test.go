@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -602,4 +604,39 @@ func FuzzParseHeader(f *testing.F) {
 			t.Errorf("accepted value %q with a control character", value)
 		}
 	})
+}
+
+// TestGetInterruptedAtPrompt: cancelling the context (SIGINT) while the
+// terminal prompt waits for a line ends the call at once, exit 130.
+func TestGetInterruptedAtPrompt(t *testing.T) {
+	s := newSite(t)
+	root := newRoot(t)
+	localRoot2(t, root, s.port, false)
+	pr, pw := io.Pipe()
+	defer pw.Close() // ends the abandoned read, for goleak
+	var stdout, stderr syncBuffer
+	a := newApp(pr, &stdout, &stderr)
+	a.interactive = func() bool { return true }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, a, []string{"--root", root, "--profile", "permissive", "get", s.url("/")})
+	}()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "[d]eny?"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no prompt; stderr:\n%s", stderr.String())
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitInterrupted || !strings.Contains(stderr.String(), "ocfetch: interrupted") {
+			t.Errorf("exit %d, stderr %q; want 130 and 'interrupted'", code, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("get still waits for a line after the context was cancelled")
+	}
+	if n := len(s.requests()); n != 0 {
+		t.Errorf("the site got %d requests; want none", n)
+	}
 }

@@ -19,6 +19,9 @@ const (
 	exitUsage    = 2
 	exitRefused  = 3
 	exitFailed   = 4
+	// exitInterrupted is what a shell reports for a command ended by
+	// SIGINT (128+2); get uses it when the call was cancelled.
+	exitInterrupted = 130
 )
 
 func main() {
