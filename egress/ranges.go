@@ -90,8 +90,11 @@ func NonPublicRange(addr netip.Addr) (Range, bool) {
 		}
 		return Range{}, false
 	case addr.Is6():
-		b := addr.As16()
-		xh, xl := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+		// AsSlice, not As16: copying As16's array result defeats store
+		// forwarding and costs several times the whole lookup. The slice
+		// does not escape, so it does not allocate (a test checks).
+		b := addr.AsSlice()
+		xh, xl := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:16])
 		spans := v6OtherSpans[:]
 		if xh>>61 == 1 { // 2000::/3, global unicast
 			spans = v6GlobalSpans[:]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -363,25 +364,46 @@ func FuzzNonPublicRange(f *testing.F) {
 	})
 }
 
+var benchInputs = []struct{ name, addr string }{
+	{"ipv4/public", "93.184.216.34"},
+	{"ipv4/nonpublic", "169.254.169.254"},
+	{"ipv4/mapped", "::ffff:192.168.1.1"},
+	{"ipv6/public", "2606:4700:4700::1111"},
+	{"ipv6/nonpublic", "fd00:ec2::254"},
+	{"ipv6/nonpublic-global", "2001:db8::1"},
+}
+
 func BenchmarkNonPublicRange(b *testing.B) {
-	for _, bc := range []struct{ name, addr string }{
-		{"ipv4/public", "93.184.216.34"},
-		{"ipv4/nonpublic", "169.254.169.254"},
-		{"ipv4/mapped", "::ffff:192.168.1.1"},
-		{"ipv6/public", "2606:4700:4700::1111"},
-		{"ipv6/nonpublic", "fd00:ec2::254"},
-		{"ipv6/nonpublic-global", "2001:db8::1"},
-	} {
+	for _, bc := range benchInputs {
 		addr := netip.MustParseAddr(bc.addr)
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			c0, ok0 := threadCPU()
 			var n int
 			for b.Loop() {
 				if _, ok := NonPublicRange(addr); ok {
 					n++
 				}
 			}
+			if c1, ok1 := threadCPU(); ok0 && ok1 {
+				b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
+			}
 			_ = n
+		})
+	}
+}
+
+// BenchmarkLinearScan measures the slow reference on the same inputs, a
+// yardstick for BenchmarkNonPublicRange on a noisy machine.
+func BenchmarkLinearScan(b *testing.B) {
+	for _, bc := range benchInputs {
+		addr := netip.MustParseAddr(bc.addr)
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				slowNonPublicRange(addr)
+			}
 		})
 	}
 }
