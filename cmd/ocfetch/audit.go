@@ -38,7 +38,7 @@ code), status, bytes and duration.`,
 			return runAudit(cmd.Context(), a, tail, asJSON)
 		},
 	}
-	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show only the last N lines (0: all)")
+	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "show only the last `N` lines (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON lines, as stored")
 	return cmd
 }

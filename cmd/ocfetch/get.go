@@ -65,7 +65,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get --max-length 2000 --start-index 2000 https://example.com/
   ocfetch get -X POST -H 'Content-Type: application/json' -d '{"q":1}' https://api.example.com/search
   ocfetch get -d @query.json https://api.example.com/search
-  ocfetch get -o page.html --format raw https://example.com/
+  ocfetch get -o report.pdf https://example.com/report.pdf
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
 		Args: exactArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,19 +73,19 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.method, "request", "X", "", "HTTP method, GET or POST (default GET; POST when -d is given)")
-	fl.StringVarP(&f.data, "data", "d", "", "request body for POST, at most 64 KiB; @FILE reads it from FILE, @- from stdin")
-	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
-	fl.StringVar(&f.format, "format", "markdown", "content format: markdown, text or raw")
-	fl.IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "characters of content to return (1 to 1000000)")
-	fl.IntVar(&f.startIndex, "start-index", 0, "character index to start the content at, to read on after a truncated result")
-	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "cap on the response body bytes read (after decompression)")
-	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline for the whole call, redirects and body included")
+	fl.StringVarP(&f.method, "request", "X", "", "HTTP `METHOD`, GET or POST (default GET; POST when -d is given)")
+	fl.StringVarP(&f.data, "data", "d", "", "request `BODY` for POST, at most 64 KiB; @FILE reads it from FILE, @- from stdin")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header `'Name: value'` (repeatable)")
+	fl.StringVar(&f.format, "format", "markdown", "content `FORMAT`: markdown, text or raw")
+	fl.IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return at most `N` characters of content (1 to 1000000)")
+	fl.IntVar(&f.startIndex, "start-index", 0, "start the content at character `N`, to read on after a truncated result")
+	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` bytes of the response body (after decompression)")
+	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline (`DUR`, like 10s or 2m) for the whole call, redirects and body included")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve this call's target once (never over a deny rule, the guard or local mode)")
 	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes"} or {"ok": false, "error": {"reason", "message"}}`)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "text", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{"GET", "POST"}, cobra.ShellCompDirectiveNoFileComp))
-	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to FILE (a progress bar on a terminal above 1 MiB)")
+	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to `FILE` (a progress bar on a terminal above 1 MiB)")
 	return cmd
 }
 

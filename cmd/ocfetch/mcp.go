@@ -31,7 +31,7 @@ current directory.`,
 			return runMCP(cmd.Context(), a, httpAddr)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
 	return cmd
 }
 

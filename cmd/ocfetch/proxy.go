@@ -35,7 +35,7 @@ Every tunnel or request writes one audit line.`,
 			return runProxy(cmd.Context(), a, listen)
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback address to listen on (port 0 picks a free one)")
+	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback `ADDR` to listen on, 127.0.0.1:PORT (port 0 picks a free one)")
 	return cmd
 }
 

@@ -133,8 +133,8 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 	})
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.rootDir, "root", "", "workspace root holding .oc_chat/ (default: the current directory)")
-	pf.StringVar(&a.profileFlag, "profile", "", "risk profile strict|standard|permissive (default: settings.json, else standard)")
+	pf.StringVar(&a.rootDir, "root", "", "workspace root `DIR` holding .oc_chat/ (default: the current directory)")
+	pf.StringVar(&a.profileFlag, "profile", "", "risk `PROFILE`: strict, standard or permissive (default: settings.json, else standard)")
 	root.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions([]string{"strict", "standard", "permissive"}, cobra.ShellCompDirectiveNoFileComp))
 	root.MarkPersistentFlagDirname("root")
 	pf.CountVarP(&a.verbose, "verbose", "v", "diagnostics on stderr; repeat for more (-vvvv), or set "+diag.EnvVar+"=1..4")
