@@ -179,8 +179,8 @@ func isLoopbackHost(host string) bool {
 // connected: the dial errors wrapped), timeout (ctx's deadline passed).
 // Messages name the host and port, never a URL.
 func (g *Guard) DialContext(ctx context.Context, network, address string) (conn net.Conn, err error) {
-	host, addr := "", ""
-	defer func() { g.log(ctx, host, addr, err) }()
+	host, addr, local := "", "", false
+	defer func() { g.log(ctx, host, addr, local, err) }()
 
 	switch network {
 	case "tcp", "tcp4", "tcp6":
@@ -203,6 +203,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	}
 
 	if p, ok := LoopbackPort(ctx); ok && p == port && isLoopbackHost(host) {
+		local = true
 		conn, addr, err = g.dialAll(ctx, network, host, port, []netip.Addr{loopback4, loopback6}, true)
 		return conn, err
 	}
@@ -310,9 +311,14 @@ func failure(ctx context.Context, msg, timeoutMsg string) *refusal.Error {
 	return refusal.New(refusal.ConnectionFailed, msg)
 }
 
-// log writes the one line of a dial decision.
-func (g *Guard) log(ctx context.Context, host, addr string, err error) {
+// log writes the one line of a dial decision: decision is "allow",
+// "allow_local" (local mode's loopback port), "refuse" (policy) or "fail"
+// (resolution, connection, timeout).
+func (g *Guard) log(ctx context.Context, host, addr string, local bool, err error) {
 	decision, code := "allow", ""
+	if local {
+		decision = "allow_local"
+	}
 	if err != nil {
 		decision, code = "fail", string(refusal.CodeOf(err))
 		if refusal.Code(code).Policy() {

@@ -479,8 +479,10 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 	defer p2.Close()
 	g := NewGuard(&Options{
 		Resolver: newMapResolver(map[string][]string{"internal.test": {"10.0.0.1"}, "example.test": {"93.184.216.34"}}),
-		Dial:     func(context.Context, string, string) (net.Conn, error) { return p1, nil },
-		Logger:   logger,
+		Dial: func(context.Context, string, string) (net.Conn, error) {
+			return p1, nil // a custom Dial: nothing leaves the process
+		},
+		Logger: logger,
 	})
 	_, _ = g.DialContext(context.Background(), "tcp", "internal.test:443")
 	conn, err := g.DialContext(context.Background(), "tcp", "example.test:443")
@@ -489,6 +491,11 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 	}
 	conn.Close()
 	_, _ = g.DialContext(context.Background(), "tcp", "nx.test:443")
+	conn, err = g.DialContext(WithLoopbackPort(context.Background(), 3000), "tcp", "localhost:3000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
 
 	var got []map[string]string
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
@@ -505,6 +512,7 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 		{"domain": "EGRESS", "host": "internal.test", "addr": "10.0.0.1:443", "decision": "refuse", "code": "address_not_public", "level": "DEBUG"},
 		{"domain": "EGRESS", "host": "example.test", "addr": "93.184.216.34:443", "decision": "allow", "code": "", "level": "DEBUG"},
 		{"domain": "EGRESS", "host": "nx.test", "addr": "", "decision": "fail", "code": "connection_failed", "level": "DEBUG"},
+		{"domain": "EGRESS", "host": "localhost", "addr": "127.0.0.1:3000", "decision": "allow_local", "code": "", "level": "DEBUG"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("log lines (-want +got):\n%s", diff)
