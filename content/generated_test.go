@@ -70,18 +70,20 @@ func nestedDivs(n int) []byte {
 
 // minimalPDF builds a valid one-font PDF whose pages show the given lines
 // (one page per element of pages), with a correct cross-reference table.
-func minimalPDF(pages ...[]string) []byte {
-	var objs []string
-	// 1: catalog, 2: pages, 3: font, then per page: page object, content stream.
+func minimalPDF(pages ...[]string) []byte { return assemblePDF(minimalPDFObjects(pages...)) }
+
+// minimalPDFObjects returns the objects of minimalPDF, numbered from 1:
+// catalog, page tree, font, then a page and its content stream per page.
+func minimalPDFObjects(pages ...[]string) []string {
 	kids := make([]string, len(pages))
 	for i := range pages {
 		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
 	}
-	objs = append(objs,
+	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-	)
+	}
 	for i, lines := range pages {
 		var cs strings.Builder
 		cs.WriteString("BT /F1 12 Tf 72 720 Td 14 TL\n")
@@ -95,6 +97,11 @@ func minimalPDF(pages ...[]string) []byte {
 			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", cs.Len(), cs.String()),
 		)
 	}
+	return objs
+}
+
+// assemblePDF writes objects 1..n with a correct cross-reference table.
+func assemblePDF(objs []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	offsets := make([]int, len(objs))

@@ -3,43 +3,146 @@ package content
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ledongthuc/pdf"
 )
 
-// maxPDFPages bounds the pages read from one PDF.
-const maxPDFPages = 1000
+const (
+	// maxPDFPages bounds the pages read from one PDF.
+	maxPDFPages = 1000
+	// pdfTimeout bounds one extraction; past it the PDF is described instead.
+	pdfTimeout = 10 * time.Second
+)
 
-// convertPDF extracts the text of a PDF, page by page, with
-// github.com/ledongthuc/pdf (pure Go). That library reports malformed input
-// by panicking; every call into it is guarded, and a PDF it cannot read is
-// described like any other binary body, with a note.
+// PDF text comes from github.com/ledongthuc/pdf (pure Go, maintained).
+// That library is not hardened against hostile files: it reports malformed
+// input by panicking, and some malformed structures make it loop forever
+// (a cross-reference /Prev chain that points back at itself, an object
+// stream that /Extends itself, an object stream claiming 10^18 objects, a
+// page whose /Parent chain is a cycle). So every call into it is guarded:
+//   - pdfPrecheck refuses files with those structures before parsing;
+//   - pages are found by a bounded, cycle-safe walk of the page tree;
+//   - panics are recovered;
+//   - extraction runs on its own goroutine under pdfTimeout (and ctx), and
+//     at most one runs at a time per process (pdfSlot), so a file that
+//     still defeats the library costs at most one goroutine, and later PDFs
+//     are described rather than queued behind it.
+//
+// A PDF that cannot be read is described like any other binary body, with
+// a note saying why.
+var (
+	pdfSlot    = make(chan struct{}, 1)
+	pdfExtract = pdfText // replaced in tests
+)
+
 func convertPDF(ctx context.Context, body []byte, doc Document) (Document, error) {
-	text, pages, read, err := pdfText(ctx, body)
-	if cerr := ctx.Err(); cerr != nil {
-		return Document{}, cerr
-	}
 	doc.Format = Text
-	if err != nil {
+	describe := func(note string) (Document, error) {
 		doc.Text = describeBinary(doc.MediaType, body)
-		doc.Notes = append(doc.Notes, "PDF text could not be extracted: binary content not shown")
+		doc.Notes = append(doc.Notes, note)
 		return doc, nil
 	}
-	if strings.TrimSpace(text) == "" {
-		doc.Text = describeBinary(doc.MediaType, body)
-		doc.Notes = append(doc.Notes, fmt.Sprintf("PDF has no extractable text (%d pages; perhaps scanned images)", pages))
-		return doc, nil
+	if err := pdfPrecheck(body); err != nil {
+		return describe(fmt.Sprintf("PDF text not extracted (%v): binary content not shown", err))
 	}
-	doc.Text = text
+	select {
+	case pdfSlot <- struct{}{}:
+	default:
+		return describe("PDF text not extracted (another extraction is still running): binary content not shown")
+	}
+	type result struct {
+		text        string
+		pages, read int
+		err         error
+	}
+	done := make(chan result, 1)
+	ectx, cancel := context.WithTimeout(ctx, pdfTimeout)
+	defer cancel()
+	go func() {
+		defer func() { <-pdfSlot }()
+		var r result
+		r.text, r.pages, r.read, r.err = pdfExtract(ectx, body)
+		done <- r
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ectx.Done():
+		if err := ctx.Err(); err != nil {
+			return Document{}, err
+		}
+		return describe("PDF text extraction took too long: binary content not shown")
+	}
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
+	if r.err != nil {
+		return describe("PDF text could not be extracted: binary content not shown")
+	}
+	if strings.TrimSpace(r.text) == "" {
+		return describe(fmt.Sprintf("PDF has no extractable text (%d pages; perhaps scanned images)", r.pages))
+	}
+	doc.Text = r.text
 	doc.Notes = append(doc.Notes, "text extracted from PDF: layout, tables and images are not preserved")
-	if read < pages {
-		doc.Notes = append(doc.Notes, fmt.Sprintf("only the first %d of %d PDF pages were read", read, pages))
+	if r.read < r.pages {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("only the first %d PDF pages were read", r.read))
 	}
 	return doc, nil
 }
 
+var (
+	rxStartXref = regexp.MustCompile(`startxref\s+(\d+)`)
+	rxPrev      = regexp.MustCompile(`/Prev\s+(\d+)`)
+	rxObjStmN   = regexp.MustCompile(`/N\s+(\d{7,})`)
+	errPDFShape = errors.New("structure the PDF reader cannot handle safely")
+)
+
+// pdfPrecheck refuses the structures known to make the PDF library loop
+// forever. Cross-reference sections and object stream dictionaries are
+// never compressed, so they can be checked on the raw bytes.
+func pdfPrecheck(body []byte) error {
+	if bytes.Contains(body, []byte("/Extends")) {
+		return errPDFShape
+	}
+	if rxObjStmN.Match(body) {
+		return errPDFShape
+	}
+	// Follow every /Prev chain from every startxref: each hop must move to
+	// a new offset, and the chain must be short.
+	for _, m := range rxStartXref.FindAllSubmatch(body, -1) {
+		seen := map[int]bool{}
+		off, err := strconv.Atoi(string(m[1]))
+		for hops := 0; err == nil && off >= 0 && off < len(body); hops++ {
+			if seen[off] || hops > 64 {
+				return errPDFShape
+			}
+			seen[off] = true
+			// The section at off ends at the next startxref (a classic
+			// trailer) or at its stream keyword (an xref stream).
+			section := body[off:]
+			if end := bytes.Index(section, []byte("startxref")); end >= 0 {
+				section = section[:end]
+			}
+			if end := bytes.Index(section, []byte("stream")); end >= 0 {
+				section = section[:end]
+			}
+			pm := rxPrev.FindSubmatch(section)
+			if pm == nil {
+				break
+			}
+			off, err = strconv.Atoi(string(pm[1]))
+		}
+	}
+	return nil
+}
+
+// pdfText extracts the text of up to maxPDFPages pages, page by page.
 func pdfText(ctx context.Context, body []byte) (text string, pages, read int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -50,29 +153,16 @@ func pdfText(ctx context.Context, body []byte) (text string, pages, read int, er
 	if err != nil {
 		return "", 0, 0, err
 	}
-	pages = r.NumPage()
-	if pages < 0 {
-		pages = 0
-	}
-	n := min(pages, maxPDFPages)
-	fonts := make(map[string]*pdf.Font)
+	list, complete := pdfPages(r.Trailer().Key("Root").Key("Pages"), maxPDFPages)
+	pages = len(list)
 	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		if ctx.Err() != nil {
-			return "", pages, read, ctx.Err()
+	for _, p := range list {
+		if err := ctx.Err(); err != nil {
+			return "", pages, read, err
 		}
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
-		for _, name := range p.Fonts() {
-			if _, ok := fonts[name]; !ok {
-				f := p.Font(name)
-				fonts[name] = &f
-			}
-		}
-		t, perr := p.GetPlainText(fonts)
-		if perr != nil {
+		read++
+		t, ok := pageText(p)
+		if !ok {
 			continue // one bad page does not hide the others
 		}
 		t = strings.TrimSpace(strings.ToValidUTF8(t, "\uFFFD"))
@@ -84,6 +174,73 @@ func pdfText(ctx context.Context, body []byte) (text string, pages, read int, er
 		}
 		b.WriteString(t)
 	}
-	read = n
+	if !complete {
+		pages++ // at least one more than was read
+	}
 	return b.String(), pages, read, nil
+}
+
+// pageText is one page's text, or false when the library fails on it.
+func pageText(p pdf.Page) (text string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if !parentChainEnds(p.V) {
+		return "", false // Resources lookup would follow the cycle forever
+	}
+	fonts := make(map[string]*pdf.Font)
+	for _, name := range p.Fonts() {
+		f := p.Font(name)
+		fonts[name] = &f
+	}
+	t, err := p.GetPlainText(fonts)
+	return t, err == nil
+}
+
+func parentChainEnds(v pdf.Value) bool {
+	for range 64 {
+		if v.IsNull() {
+			return true
+		}
+		v = v.Key("Parent")
+	}
+	return false
+}
+
+// pdfPages lists the leaf pages of a page tree in order with a bounded,
+// depth-first walk that a cyclic or absurdly deep tree cannot trap. It
+// reports false when it stopped early (more than limit pages, or the
+// visit budget ran out).
+func pdfPages(root pdf.Value, limit int) ([]pdf.Page, bool) {
+	type item struct {
+		v     pdf.Value
+		depth int
+	}
+	var pages []pdf.Page
+	stack := []item{{root, 0}}
+	budget := 4*limit + 64
+	for len(stack) > 0 {
+		if budget--; budget < 0 {
+			return pages, false
+		}
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.v.IsNull() || it.depth > 32 {
+			continue
+		}
+		kids := it.v.Key("Kids")
+		if it.v.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array {
+			for i := min(kids.Len(), limit+1) - 1; i >= 0; i-- {
+				stack = append(stack, item{kids.Index(i), it.depth + 1})
+			}
+			continue
+		}
+		if len(pages) == limit {
+			return pages, false
+		}
+		pages = append(pages, pdf.Page{V: it.v})
+	}
+	return pages, true
 }
