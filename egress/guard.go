@@ -176,7 +176,8 @@ func isLoopbackHost(host string) bool {
 // Refusals and failures are *refusal.Error: address_not_public,
 // invalid_host, invalid_arguments (network, port), connection_failed (a
 // name that cannot be resolved: "cannot resolve HOST"; no address could be
-// connected: the dial errors wrapped), timeout (ctx's deadline passed).
+// connected: the dial errors wrapped), timeout (ctx's deadline passed, or
+// every attempt timed out).
 // Messages name the host and port, never a URL.
 func (g *Guard) DialContext(ctx context.Context, network, address string) (conn net.Conn, err error) {
 	host, addr, local := "", "", false
@@ -225,7 +226,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 		if err == nil {
 			err = errors.New("no addresses")
 		}
-		return nil, failure(ctx, "cannot resolve "+host, "resolving "+host+" timed out").Wrap(err)
+		return nil, failure(ctx, false, "cannot resolve "+host, "resolving "+host+" timed out").Wrap(err)
 	}
 	for _, ip := range ips {
 		if r, bad := NonPublicRange(ip); bad {
@@ -284,7 +285,19 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 			break
 		}
 	}
-	return nil, last, failure(ctx, "cannot connect to "+hostport, "connecting to "+hostport+" timed out").Wrap(errors.Join(errs...))
+	return nil, last, failure(ctx, allTimeouts(errs), "cannot connect to "+hostport, "connecting to "+hostport+" timed out").Wrap(errors.Join(errs...))
+}
+
+// allTimeouts reports whether every error is a network timeout (the
+// default dialer's own Timeout, a per-attempt share of the deadline).
+func allTimeouts(errs []error) bool {
+	for _, err := range errs {
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			return false
+		}
+	}
+	return len(errs) > 0
 }
 
 // attemptContext gives one of n remaining connection attempts its share of
@@ -303,9 +316,9 @@ func attemptContext(ctx context.Context, n int) (context.Context, context.Cancel
 }
 
 // failure returns connection_failed with msg, or timeout with timeoutMsg
-// when ctx's deadline has passed.
-func failure(ctx context.Context, msg, timeoutMsg string) *refusal.Error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+// when ctx's deadline has passed or timedOut says the failure was one.
+func failure(ctx context.Context, timedOut bool, msg, timeoutMsg string) *refusal.Error {
+	if timedOut || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return refusal.New(refusal.Timeout, timeoutMsg).WithHint("raise the timeout or try again later")
 	}
 	return refusal.New(refusal.ConnectionFailed, msg)

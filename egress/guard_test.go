@@ -518,3 +518,62 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 		t.Errorf("log lines (-want +got):\n%s", diff)
 	}
 }
+
+// timeoutError is a net.Error that timed out, as a dialer's own Timeout
+// reports it.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout (test)" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+func TestDialTimeoutOfEveryAttempt(t *testing.T) {
+	g := NewGuard(&Options{
+		Resolver: newMapResolver(map[string][]string{"slow.test": {"93.184.216.34", "93.184.216.35"}}),
+		Dial: func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: timeoutError{}}
+		},
+	})
+	_, err := g.DialContext(context.Background(), "tcp", "slow.test:443")
+	wantRefusal(t, err, refusal.Timeout, "connecting to slow.test:443 timed out")
+}
+
+// TestDialSharesDeadline: with several addresses, one attempt gets its
+// share of the deadline, so an unresponsive first address cannot use it up.
+func TestDialSharesDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	overall, _ := ctx.Deadline()
+	var deadlines []time.Time
+	g := NewGuard(&Options{
+		Resolver: newMapResolver(map[string][]string{"two.test": {"93.184.216.34", "93.184.216.35"}}),
+		Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			d, _ := ctx.Deadline()
+			deadlines = append(deadlines, d)
+			return nil, errors.New("connection refused (test)")
+		},
+	})
+	_, err := g.DialContext(ctx, "tcp", "two.test:443")
+	wantRefusal(t, err, refusal.ConnectionFailed)
+	if len(deadlines) != 2 {
+		t.Fatalf("got %d attempts; want 2", len(deadlines))
+	}
+	if !deadlines[0].Before(overall.Add(-5 * time.Second)) {
+		t.Errorf("first attempt's deadline %v is not about half of the overall %v", deadlines[0], overall)
+	}
+	if !deadlines[1].Equal(overall) {
+		t.Errorf("last attempt's deadline %v; want the overall %v", deadlines[1], overall)
+	}
+}
+
+func TestNewGuardDefaults(t *testing.T) {
+	for _, opts := range []*Options{nil, {}} {
+		g := NewGuard(opts)
+		if g.resolver != Resolver(net.DefaultResolver) {
+			t.Errorf("resolver %T; want net.DefaultResolver", g.resolver)
+		}
+		if g.dial == nil || g.logger == nil {
+			t.Errorf("dial or logger nil; want the defaults")
+		}
+	}
+}
