@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -29,6 +30,7 @@ func TestHostileServers(t *testing.T) {
 	}{
 		{name: "endless body", handler: hostile.EndlessBody(), wantCut: true},
 		{name: "gzip bomb", handler: hostile.GzipBomb(1 << 20), wantCut: true},
+		{name: "declared larger than the cap", handler: hostile.Page("text/plain", bytes.Repeat([]byte("p"), 4*limit)), wantCut: true},
 		{name: "trickle", handler: hostile.Trickle(time.Second), timeout: 300 * time.Millisecond, wantCode: refusal.Timeout},
 		{name: "header flood", handler: hostile.HeaderFlood(1000, 100), wantCode: refusal.ResponseHeadersTooLarge},
 		{name: "reset mid body", handler: hostile.ResetMidBody(1<<20, 4096), wantCode: refusal.ConnectionFailed},
@@ -44,8 +46,8 @@ func TestHostileServers(t *testing.T) {
 				wantError(t, res, tc.wantCode)
 			} else {
 				out := output(t, res)
-				if !out.BodyTruncated || out.Bytes != limit || len(out.Notes) == 0 || !strings.Contains(res.Content, "body cut at") {
-					t.Errorf("body_truncated %v bytes %d notes %q; want true, %d and a note in the content", out.BodyTruncated, out.Bytes, out.Notes, limit)
+				if out.BodyTruncated != tc.wantCut || out.Bytes != limit || len(out.Notes) == 0 || !strings.Contains(res.Content, "body cut at") {
+					t.Errorf("body_truncated %v bytes %d notes %q; want %v, %d and a note in the content", out.BodyTruncated, out.Bytes, out.Notes, tc.wantCut, limit)
 				}
 				if res.Bytes != limit {
 					t.Errorf("Result.Bytes %d; want %d", res.Bytes, limit)
