@@ -67,6 +67,8 @@ type wsSpec struct {
 	localPorts []uint16 // local_fetch.json ports; nil for no file
 	allow      []string // "host:port" allow rules
 	deny       []string // "host:port" deny rules
+	rawRules   string   // rules.json as is, instead of allow/deny
+	rawLocal   string   // local_fetch.json as is, instead of localPorts
 }
 
 // newWorkspace creates a temporary workspace as spec says.
@@ -85,6 +87,12 @@ func newWorkspace(t testing.TB, spec wsSpec) workspace.Workspace {
 	if spec.localPorts != nil {
 		ports, _ := json.Marshal(spec.localPorts)
 		writeFile(t, ws.LocalFetchPath(), fmt.Sprintf(`{"schema_version": 1, "ports": %s}`, ports))
+	}
+	if spec.rawLocal != "" {
+		writeFile(t, ws.LocalFetchPath(), spec.rawLocal)
+	}
+	if spec.rawRules != "" {
+		writeFile(t, ws.RulesPath(), spec.rawRules)
 	}
 	if len(spec.allow)+len(spec.deny) > 0 {
 		var rs []string
