@@ -282,3 +282,25 @@ func TestRunConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestRunIgnoresRawArguments: InvokableRun executes the prepared artifact;
+// the argsJSON it is handed is never read, so arguments swapped after
+// approval change nothing.
+func TestRunIgnoresRawArguments(t *testing.T) {
+	h := newHarness(t, &Options{UserAgent: "ocfetch/test"})
+	approved := &hostile.Recorder{}
+	other := &hostile.Recorder{}
+	approvedBase, _ := h.serve(approved)
+	otherBase, _ := h.serve(other)
+	id := uuid.New()
+	_, art, err := h.f.PrepareCall(context.Background(), id, `{"url": "`+approvedBase+`/approved"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := h.f.InvokableRun(tool.WithArtifact(context.Background(), id, art), `{"url": "`+otherBase+`/swapped", "method": "POST", "body": "x"}`)
+	output(t, res)
+	got := approved.Requests()
+	if len(got) != 1 || got[0].Method != "GET" || got[0].Path != "/approved" || len(other.Requests()) != 0 {
+		t.Errorf("approved server got %+v, other got %d requests; want one GET /approved and none", got, len(other.Requests()))
+	}
+}
