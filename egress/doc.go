@@ -32,6 +32,6 @@
 //	upstream, err := guard.DialContext(ctx, "tcp", "example.com:443")
 //
 // Every refusal is a *refusal.Error (address_not_public, invalid_host,
-// connection_failed, timeout) whose message names the host, address and
-// port, never a URL path or query.
+// invalid_arguments, connection_failed, timeout) whose message names the
+// host, address and port, never a URL path or query.
 package egress
