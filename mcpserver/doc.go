@@ -32,8 +32,11 @@
 // advertised but not enforced by the SDK: the tool is registered with the
 // low-level [mcp.Server.AddTool], and the raw arguments go to the broker and
 // fetch's strict decoder, so wrong types, unknown fields, duplicate keys and
-// oversized strings get an invalid_arguments error result rather than a
-// protocol error. A delivered response is text content ([fetch.Render]: a
+// oversized strings get an invalid_arguments error result (audited like any
+// refusal) rather than a protocol error. (The SDK's typed AddTool would
+// answer those with its own untyped "validating arguments" error result,
+// before the broker sees the call, after filling in defaults and with
+// encoding/json's last-key-wins for duplicates.) A delivered response is text content ([fetch.Render]: a
 // status line, the header summary, the content) plus structured content
 // [Output], declared as the tool's output schema.
 //
@@ -72,10 +75,11 @@
 // The root is resolved in one place per call: [Options.Root] (--root) if
 // set; else the client's first file:// root (roots/list, or an input request
 // on the multi round-trip protocol), remembered per session until the client
-// says its roots changed; else the current directory at startup. A client
-// whose roots cannot be listed, or whose first file:// root is not a
-// directory, gets an error result rather than another project's rules. The
-// server's instructions say which source is in use.
+// says its roots changed; else the current directory at startup (also for a
+// client that declares roots but answers roots/list with "method not
+// found"). A client whose roots cannot be listed otherwise, or whose first
+// file:// root is not a directory, gets an error result rather than another
+// project's rules. The server's instructions say which source is in use.
 //
 // # Transports
 //
