@@ -301,6 +301,9 @@ func TestRunIgnoresRawArguments(t *testing.T) {
 	output(t, res)
 	got := approved.Requests()
 	if len(got) != 1 || got[0].Method != "GET" || got[0].Path != "/approved" || len(other.Requests()) != 0 {
-		t.Errorf("approved server got %+v, other got %d requests; want one GET /approved and none", got, len(other.Requests()))
+		t.Fatalf("approved server got %+v, other got %d requests; want one GET /approved and none", got, len(other.Requests()))
+	}
+	if ua := got[0].Header.Get("User-Agent"); ua != "ocfetch/test" {
+		t.Errorf("User-Agent %q; want Options.UserAgent %q", ua, "ocfetch/test")
 	}
 }

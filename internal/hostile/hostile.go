@@ -169,7 +169,7 @@ func Page(contentType string, body []byte) http.Handler {
 }
 
 // Recorder is a handler that records every request it receives (method,
-// path and body, read up to 1 MiB) and answers with Status (200 if zero).
+// path, headers and body, read up to 1 MiB) and answers with Status (200 if zero).
 // A test points a redirect at a Recorder to prove whether the redirect was
 // followed and whether a request body was replayed to it.
 type Recorder struct {
@@ -183,6 +183,7 @@ type Recorder struct {
 type RecordedRequest struct {
 	Method string
 	Path   string
+	Header http.Header
 	Body   []byte
 }
 
@@ -190,7 +191,7 @@ type RecordedRequest struct {
 func (rec *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	rec.mu.Lock()
-	rec.reqs = append(rec.reqs, RecordedRequest{Method: r.Method, Path: r.URL.Path, Body: body})
+	rec.reqs = append(rec.reqs, RecordedRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	rec.mu.Unlock()
 	status := rec.Status
 	if status == 0 {
