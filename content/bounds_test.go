@@ -12,7 +12,7 @@ import (
 )
 
 // boundsFull makes TestBoundsHostileHTML use bodies at the fetch tool's
-// 5 MiB cap instead of 256 KiB ones (which keep the normal run, under
+// 5 MiB cap instead of 64 KiB ones (which keep the normal run, under
 // -race too, short): go test ./content -run Bounds -v -bounds
 var boundsFull = flag.Bool("bounds", false, "convert hostile pages at the full 5 MiB body cap")
 
@@ -52,7 +52,7 @@ func hostilePages(t testing.TB, maxBody int) map[string][]byte {
 }
 
 func TestBoundsHostileHTML(t *testing.T) {
-	size := 256 << 10
+	size := 64 << 10
 	if *boundsFull {
 		size = 5 << 20
 	}

@@ -64,10 +64,11 @@ func convertPDF(ctx context.Context, body []byte, doc Document) (Document, error
 	done := make(chan result, 1)
 	ectx, cancel := context.WithTimeout(ctx, pdfTimeout)
 	defer cancel()
+	extract := pdfExtract
 	go func() {
 		defer func() { <-pdfSlot }()
 		var r result
-		r.text, r.pages, r.read, r.err = pdfExtract(ectx, body)
+		r.text, r.pages, r.read, r.err = extract(ectx, body)
 		done <- r
 	}()
 	var r result

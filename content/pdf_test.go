@@ -90,10 +90,10 @@ func TestPDFWatchdog(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		close(release)
-		pdfExtract = saved
 		// Wait for the stuck goroutine to give the slot back.
 		pdfSlot <- struct{}{}
 		<-pdfSlot
+		pdfExtract = saved
 	})
 	body := minimalPDF([]string{"x"})
 
