@@ -160,6 +160,14 @@ func TestServeHTTP(t *testing.T) {
 			if res := callFetch(t, cs, `{"url": "https://example.com/", "extra": 1}`); !res.IsError || !strings.HasPrefix(text(res), "invalid_arguments: ") {
 				t.Errorf("unknown field: isError %v, text %q; want invalid_arguments", res.IsError, text(res))
 			}
+			// Above the SDK's default 4 MiB request cap: still an error
+			// result, as on stdio, not an HTTP 413.
+			if !raceEnabled && proto == protoLegacy {
+				big := `{"url": "https://example.com/` + strings.Repeat("a", 5<<20) + `"}`
+				if res := callFetch(t, cs, big); !res.IsError || !strings.HasPrefix(text(res), "invalid_arguments: ") {
+					t.Errorf("5 MiB url: isError %v, text %.100q; want invalid_arguments", res.IsError, text(res))
+				}
+			}
 		})
 	}
 }
