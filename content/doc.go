@@ -63,6 +63,15 @@
 // page is flattened below depth 256 (its text kept) and parsed again, with
 // a note, so pathological input still converts in bounded time.
 //
+// # PDF
+//
+// PDF text comes from github.com/ledongthuc/pdf, a maintained pure-Go
+// reader that is not hardened against hostile files. Structures known to
+// make it loop forever are refused before parsing, pages are found by a
+// bounded walk, panics are recovered, and extraction runs on one watchdog
+// goroutine per process with a 10 s limit; a PDF that cannot be read safely
+// is described like a binary body, with a note. At most 1000 pages are read.
+//
 // # Formats
 //
 // Document.Format says what was produced, which may differ from what was
