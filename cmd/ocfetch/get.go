@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/net/http/httpguts"
@@ -135,6 +136,11 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	if strings.TrimSpace(rawURL) == "" {
 		return "", usageErrorf(hint, "missing URL")
 	}
+	// The tool's arguments are JSON strings: invalid UTF-8 would reach it
+	// silently changed (json.Marshal writes U+FFFD), so it is refused here.
+	if !utf8.ValidString(rawURL) {
+		return "", usageErrorf(hint, "the URL is not valid UTF-8")
+	}
 	args := fetchArgs{URL: rawURL}
 
 	method := strings.ToUpper(f.method)
@@ -155,6 +161,9 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 		body, err := readData(a, f.data)
 		if err != nil {
 			return "", err
+		}
+		if !utf8.ValidString(body) {
+			return "", usageErrorf("the fetch tool sends text bodies; convert binary data first", "-d: the body is not valid UTF-8")
 		}
 		args.Body = &body
 	}
@@ -261,6 +270,9 @@ func parseHeader(h string) (name, value string, err error) {
 	}
 	if !httpguts.ValidHeaderFieldValue(value) {
 		return "", "", fmt.Errorf("the value of %s has control characters", name)
+	}
+	if !utf8.ValidString(value) {
+		return "", "", fmt.Errorf("the value of %s is not valid UTF-8", name)
 	}
 	return name, value, nil
 }

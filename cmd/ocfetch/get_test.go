@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -572,27 +575,32 @@ func TestParseHeader(t *testing.T) {
 	}
 }
 
-// FuzzParseHeader: whatever is typed after -H, a header that is accepted
-// has a token name and a value without control characters, and an error
-// never quotes the value.
+// FuzzParseHeader: whatever is typed after -H ("NAME:VALUE"), an accepted
+// header has a token name and a value without control characters, and an
+// error never quotes the value (it may be a secret: a token, a cookie).
 func FuzzParseHeader(f *testing.F) {
-	for _, seed := range []string{
-		"X-A: 1",                // plain
-		"X-A:",                  // empty value
-		"Host: evil",            // a name the fetch tool refuses later
-		"X-A: 1\r\nX-B: 2",      // header injection
-		":",                     // no name
-		"\x00: \x00",            // NULs
-		"X-A: secretvalue\x7f",  // DEL in the value
-		"Ü: v",                  // non-ASCII name
-		strings.Repeat("a", 80), // no colon, long
+	for _, seed := range [][2]string{
+		{"X-A", " 1"},                  // plain
+		{"X-A", ""},                    // empty value
+		{"Host", " evil"},              // a name the fetch tool refuses later
+		{"X-A", " 1\r\nX-B: 2"},        // header injection
+		{"", ""},                       // no name
+		{"\x00", " \x00"},              // NULs
+		{"X-A", " secretvalue\x7f"},    // DEL in the value
+		{"Ü", " v"},                    // non-ASCII name
+		{"X-A", " \xff"},               // invalid UTF-8 in the value
+		{strings.Repeat("a", 80), "x"}, // long name
 	} {
-		f.Add(seed)
+		f.Add(seed[0], seed[1])
 	}
-	f.Fuzz(func(t *testing.T, in string) {
-		name, value, err := parseHeader(in)
+	const secret = "S3CR3T"
+	f.Fuzz(func(t *testing.T, name, value string) {
+		if strings.Contains(name, ":") {
+			return // the first colon ends the name
+		}
+		name, value, err := parseHeader(name + ":" + value + secret)
 		if err != nil {
-			if _, v, ok := strings.Cut(in, ":"); ok && len(strings.TrimSpace(v)) > 3 && strings.Contains(err.Error(), strings.TrimSpace(v)) {
+			if strings.Contains(err.Error(), secret) {
 				t.Errorf("error %q quotes the value", err)
 			}
 			return
@@ -600,8 +608,56 @@ func FuzzParseHeader(f *testing.F) {
 		if name == "" || strings.ContainsAny(name, " \t\r\n:") {
 			t.Errorf("accepted name %q", name)
 		}
-		if strings.ContainsAny(value, "\r\n\x00") {
-			t.Errorf("accepted value %q with a control character", value)
+		if strings.ContainsAny(value, "\r\n\x00") || !utf8.ValidString(value) || !strings.HasSuffix(value, secret) {
+			t.Errorf("accepted value %q", value)
+		}
+	})
+}
+
+// FuzzFetchArgs: whatever URL, header and body the flags carry, the
+// arguments document get builds is valid JSON that decodes back to exactly
+// those values — no flag value can add, drop or alter a field — or the
+// flags are refused as a usage error.
+func FuzzFetchArgs(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"https://example.com/", "X-A: 1", "body"},                      // plain
+		{`https://example.com/", "method": "POST`, "X-A: 1", ""},        // a quote trying to add a field
+		{"https://example.com/\u2028\u2029", "X-A: \u00e9", "\x00\x01"}, // JS line separators, NUL
+		{"https://ex\xffample.com/", "X-A: \xff", "\xff\xfe"},           // invalid UTF-8
+		{"https://example.com/?q=<script>&a=b", "Cookie: a=b; c=d", "{\"q\":1}"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, rawURL, header, body string) {
+		cmd := newGetCmd(newApp(strings.NewReader(""), io.Discard, io.Discard))
+		args := []string{"-H", header, "-d", body, rawURL}
+		if strings.HasPrefix(body, "@") {
+			args[3] = "x" // not a file reference
+			body = "x"
+		}
+		if err := cmd.ParseFlags(args[:4]); err != nil {
+			return
+		}
+		var flags getFlags
+		flags.method, flags.data, flags.headers = "", body, []string{header}
+		flags.format, flags.maxLength, flags.maxBytes, flags.timeout = "markdown", 20000, 1<<20, time.Second
+		got, err := buildFetchArgs(newApp(strings.NewReader(""), io.Discard, io.Discard), cmd, rawURL, flags)
+		if err != nil {
+			var e *exitError
+			if !errors.As(err, &e) || e.code != exitUsage {
+				t.Fatalf("buildFetchArgs error %v; want a usage error", err)
+			}
+			return
+		}
+		var back fetchArgs
+		dec := json.NewDecoder(strings.NewReader(got))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&back); err != nil {
+			t.Fatalf("arguments %q do not decode: %v", got, err)
+		}
+		name, value, _ := parseHeader(header)
+		if back.URL != rawURL || back.Body == nil || *back.Body != body || back.Headers[name] != value || len(back.Headers) != 1 || back.Method != "POST" {
+			t.Errorf("arguments %q decode to %+v; want url %q, body %q, header %q: %q, POST", got, back, rawURL, body, name, value)
 		}
 	})
 }
