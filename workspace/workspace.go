@@ -13,7 +13,6 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,32 +109,91 @@ func ReadSmallFile(path string) ([]byte, error) {
 // ReadFileLimit is [ReadSmallFile] with another size limit, for the one
 // workspace file allowed to be larger (the rule store).
 func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	// Raw system calls rather than os.File: these files are read on every
+	// call (local mode's contract), and os.File registers each descriptor
+	// with the runtime poller, which costs more than the read itself.
+	//
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	// writer. The type check is on the opened descriptor, not the name, so
 	// the file cannot be swapped between check and read.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, err := open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := fstat(fd, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, typeName(fi.Mode()))
+	if mode := fileMode(uint32(st.Mode)); !mode.IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, typeName(mode))
 	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, fi.Size(), limit)
+	if st.Size > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, st.Size, limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	// One byte more than fstat promised shows a file that grew meanwhile.
+	buf := make([]byte, st.Size+1)
+	n := 0
+	for {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+		if n == len(buf) {
+			if int64(n) > limit {
+				return nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
+			}
+			// The file grew since fstat: read on, never past limit+1.
+			grow := min(int64(len(buf)), limit+1-int64(n))
+			buf = append(buf, make([]byte, grow)...)
+		}
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
+	return buf[:n], nil
+}
+
+func open(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
 	}
-	return data, nil
+}
+
+func fstat(fd int, st *syscall.Stat_t) error {
+	for {
+		if err := syscall.Fstat(fd, st); err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// fileMode maps the S_IFMT bits of a stat mode to fs.FileMode type bits.
+func fileMode(m uint32) fs.FileMode {
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return 0
+	case syscall.S_IFDIR:
+		return fs.ModeDir
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		return fs.ModeDevice
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
 }
 
 func typeName(m fs.FileMode) string {

@@ -138,3 +138,43 @@ func TestLockFileHonoursContext(t *testing.T) {
 		t.Fatal("second LockFile succeeded while the first holds the lock")
 	}
 }
+
+func TestReadFileLimitGrowingFile(t *testing.T) {
+	// A file larger than the limit is refused whatever fstat said first;
+	// a file within it is returned whole.
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path, []byte(strings.Repeat("a", 100)), 0o644)
+	if data, err := workspace.ReadFileLimit(path, 100); err != nil || len(data) != 100 {
+		t.Errorf("ReadFileLimit(100 bytes, limit 100) = %d bytes, %v; want 100, nil", len(data), err)
+	}
+	if _, err := workspace.ReadFileLimit(path, 99); !errors.Is(err, workspace.ErrTooLarge) {
+		t.Errorf("ReadFileLimit(100 bytes, limit 99) = %v; want ErrTooLarge", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, nil, 0o644)
+	if data, err := workspace.ReadSmallFile(empty); err != nil || len(data) != 0 {
+		t.Errorf("ReadSmallFile(empty) = %q, %v; want empty, nil", data, err)
+	}
+}
+
+func BenchmarkReadSmallFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "local_fetch.json")
+	os.WriteFile(path, []byte(`{"schema_version": 1, "ports": [3000, 8080]}`), 0o644)
+	b.Run("ReadSmallFile", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := workspace.ReadSmallFile(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The baseline: os.ReadFile checks nothing and goes through the poller.
+	b.Run("os.ReadFile", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := os.ReadFile(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
