@@ -32,6 +32,10 @@ type Broker struct {
 	Audit *audit.Log
 	// Logger receives diagnostics (domain BROKER). If nil, they are dropped.
 	Logger *slog.Logger
+	// UnansweredHint is added to the not_approved hint when nobody could
+	// be asked, for what only this front end offers (the CLI: "or pass
+	// --yes to approve this call once"). Empty adds nothing.
+	UnansweredHint string
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
 }
@@ -155,9 +159,11 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		return decision{decidedBy: "denied", err: refusal.Newf(refusal.NotApproved,
 			"%s was denied by the user", target).WithHint(allowHint)}
 	}
+	if b.UnansweredHint != "" {
+		allowHint += " (" + b.UnansweredHint + ")"
+	}
 	return decision{decidedBy: "unanswered", err: refusal.Newf(refusal.NotApproved,
-		"%s is not covered by a saved rule and nobody could be asked", target).
-		WithHint(allowHint + " (or pass --yes to approve this call once)")}
+		"%s is not covered by a saved rule and nobody could be asked", target).WithHint(allowHint)}
 }
 
 func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name, summary string, req *capability.Requirement, d decision, res *tool.Result, start time.Time) {

@@ -63,8 +63,8 @@ func TestRootsListFailures(t *testing.T) {
 		wantText string // prefix of the call's text
 	}{
 		{"no roots/list: current directory", `"error":{"code":-32601,"message":"Method not found"}`, "HTTP 200 OK"},
-		{"roots/list fails", `"error":{"code":-32603,"message":"boom"}`, "internal_error: the client declares roots but did not list them"},
-		{"roots/list answers garbage", `"result":{"roots":"nope"}`, "internal_error: the client declares roots but did not list them"},
+		{"roots/list fails", `"error":{"code":-32603,"message":"boom"}`, "workspace_invalid: the client declares roots but did not list them"},
+		{"roots/list answers garbage", `"result":{"roots":"nope"}`, "workspace_invalid: the client declares roots but did not list them"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,7 +101,7 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 		}
 		lr, ok := r.(*mcp.ListRootsResult)
 		if !ok {
-			return ws, false, refusal.New(refusal.InternalError, "the client answered the roots request with something else").
+			return ws, false, refusal.New(refusal.WorkspaceInvalid, "the client answered the roots request with something else").
 				WithHint("start ocfetch mcp with --root DIR")
 		}
 		roots = lr.Roots
@@ -117,7 +117,7 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 			return s.cwd, false, nil
 		case err != nil:
 			s.log.Warn("client roots not listed", "err", err)
-			return ws, false, refusal.New(refusal.InternalError, "the client declares roots but did not list them").
+			return ws, false, refusal.New(refusal.WorkspaceInvalid, "the client declares roots but did not list them").
 				WithHint("start ocfetch mcp with --root DIR").Wrap(err)
 		}
 		roots = lr.Roots
@@ -143,7 +143,7 @@ func (s *server) pickRoot(roots []*mcp.Root) (workspace.Workspace, error) {
 			continue
 		}
 		if err != nil {
-			return workspace.Workspace{}, refusal.Newf(refusal.InternalError, "the client's first file:// root cannot be used: %v", err).
+			return workspace.Workspace{}, refusal.Newf(refusal.WorkspaceInvalid, "the client's first file:// root cannot be used: %v", err).
 				WithHint("open a local folder in the client, or start ocfetch mcp with --root DIR")
 		}
 		ws, err := workspace.Resolve(p)
@@ -156,7 +156,7 @@ func (s *server) pickRoot(roots []*mcp.Root) (workspace.Workspace, error) {
 }
 
 func rootError(root string, err error) error {
-	return refusal.Newf(refusal.InternalError, "workspace root %s (the client's first file:// root) is not a usable directory", root).
+	return refusal.Newf(refusal.WorkspaceInvalid, "workspace root %s (the client's first file:// root) is not a usable directory", root).
 		WithHint("open an existing folder in the client, or start ocfetch mcp with --root DIR").Wrap(err)
 }
 

@@ -93,8 +93,8 @@ func TestWorkspaceRootUnusable(t *testing.T) {
 			t.Run(proto+"/"+uri, func(t *testing.T) {
 				cs := connect(t, nil, clientSpec{protocol: proto, roots: []*mcp.Root{{URI: uri}}})
 				res := callFetch(t, cs, `{"url": "https://example.com/"}`)
-				if !res.IsError || !strings.HasPrefix(text(res), "internal_error: ") || !strings.Contains(text(res), "--root DIR") {
-					t.Errorf("isError %v, text %q; want internal_error naming the root and the --root hint", res.IsError, text(res))
+				if !res.IsError || !strings.HasPrefix(text(res), "workspace_invalid: ") || !strings.Contains(text(res), "--root DIR") {
+					t.Errorf("isError %v, text %q; want workspace_invalid naming the root and the --root hint", res.IsError, text(res))
 				}
 			})
 		}
@@ -240,7 +240,7 @@ func TestRootsAnsweredWithSomethingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.HasPrefix(text(res), "internal_error: the client answered the roots request with something else") {
-		t.Errorf("needsInput %v, isError %v, text %q; want internal_error", res.NeedsInput(), res.IsError, text(res))
+	if !res.IsError || !strings.HasPrefix(text(res), "workspace_invalid: the client answered the roots request with something else") {
+		t.Errorf("needsInput %v, isError %v, text %q; want workspace_invalid", res.NeedsInput(), res.IsError, text(res))
 	}
 }

@@ -255,10 +255,6 @@ func (dryRunTool) InvokableRun(context.Context, string) (*tool.Result, error) {
 	return &tool.Result{}, nil
 }
 
-// noYesHint is the part of the broker's not_approved hint that only makes
-// sense on the command line.
-const noYesHint = " (or pass --yes to approve this call once)"
-
 // toCallToolResult maps a broker result onto MCP: text content always;
 // structured content and no isError for a delivered response; isError with
 // "reason: message" and the hint for anything else.
@@ -278,10 +274,9 @@ func errorResult(r *tool.Result) *mcp.CallToolResult {
 	if reason == "" {
 		reason = refusal.InternalError
 	}
-	hint, _ := strings.CutSuffix(r.Hint, noYesHint)
 	text := string(reason) + ": " + r.Message
-	if hint != "" {
-		text += "\nhint: " + hint
+	if r.Hint != "" {
+		text += "\nhint: " + r.Hint
 	}
 	return &mcp.CallToolResult{
 		IsError: true,

@@ -47,6 +47,7 @@ const (
 	ResponseHeadersTooLarge   Code = "response_headers_too_large"
 	RequestHeadersTooLarge    Code = "request_headers_too_large"
 	TooManyConnections        Code = "too_many_connections"
+	WorkspaceInvalid          Code = "workspace_invalid"
 	InternalError             Code = "internal_error"
 )
 

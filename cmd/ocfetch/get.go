@@ -398,6 +398,8 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		Approver:  a.approver(ctx, f.yes),
 		Audit:     audit.Open(ws),
 		Logger:    log,
+		// Only the command line can approve one call up front.
+		UnansweredHint: "or pass --yes to approve this call once",
 	}
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get", "root", ws.Root, "profile", string(profile),
 		"approver", approverName(f.yes, a.interactive()), "max_bytes", f.maxBytes, "timeout", f.timeout, "output_file", f.output != "")

@@ -458,7 +458,7 @@ func TestGetPublicHTTPS(t *testing.T) {
 	root := newRoot(t)
 
 	r := ocfetch(t, o, "--root", root, "get", "https://example.com/")
-	r.want(t, exitRefused, nil, []string{"not_approved", "ocfetch rules allow example.com:443"})
+	r.want(t, exitRefused, nil, []string{"not_approved", "ocfetch rules allow example.com:443", "or pass --yes to approve this call once"})
 	if len(*dialed) != 0 {
 		t.Fatalf("an unapproved call dialed %v", *dialed)
 	}
