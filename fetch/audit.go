@@ -46,6 +46,11 @@ func summaryHost(raw string) string {
 		return summaryBadURL
 	}
 	u, err := url.Parse(raw)
+	if err == nil && u.Host == "" && isPlainScheme(u.Scheme) {
+		// "file:///etc/passwd", "mailto:x": the scheme is what was refused,
+		// and it is safe to say; what follows it is not.
+		return "<" + u.Scheme + " url without host>"
+	}
 	if err != nil || u.Opaque != "" || u.Host == "" {
 		return summaryBadURL
 	}
@@ -54,4 +59,18 @@ func summaryHost(raw string) string {
 		return summaryBadURL
 	}
 	return h
+}
+
+// isPlainScheme reports whether s is a short scheme of lowercase letters
+// and digits, safe to name in a summary.
+func isPlainScheme(s string) bool {
+	if s == "" || len(s) > 16 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < 'a' || s[i] > 'z') && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
 }
