@@ -131,7 +131,6 @@ func ReadFileLimit(path string, limit int64) ([]byte, error) {
 	if st.Size > limit {
 		return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, st.Size, limit)
 	}
-	// One byte more than fstat promised shows a file that grew meanwhile.
 	buf := make([]byte, st.Size+1)
 	n := 0
 	for {
@@ -146,6 +145,12 @@ func ReadFileLimit(path string, limit int64) ([]byte, error) {
 			break
 		}
 		n += m
+		if int64(n) == st.Size {
+			// All fstat promised: stop without the extra read(2) for EOF.
+			// A file that grew since holds more than this snapshot; its
+			// writer replaces it atomically, and the next call reads that.
+			break
+		}
 		if n == len(buf) {
 			if int64(n) > limit {
 				return nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
