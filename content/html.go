@@ -74,7 +74,10 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 	default:
 		doc.Text, doc.Format = renderMarkdown(node), Markdown
 	}
-	return doc, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
+	return doc, nil
 }
 
 // extract runs readability on root (mutating it) and reports the article
