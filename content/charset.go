@@ -33,6 +33,9 @@ var (
 // parameter of contentType, and for HTML a <meta> in the first 1024 bytes.
 // With none of these, valid UTF-8 is taken as UTF-8; anything else is
 // decoded as windows-1252 (what browsers assume) with a note saying so.
+// A declared legacy charset on a body that is valid, non-ASCII UTF-8 is
+// taken to be a mislabel: the body is read as UTF-8 (with a note when the
+// label came from Content-Type).
 //
 // Bytes that are invalid in the chosen encoding are replaced with U+FFFD and
 // a note counts them: the result is always valid UTF-8 and a model is never
@@ -50,6 +53,12 @@ func decodeToUTF8(body []byte, contentType string, isHTML bool) decoded {
 	var notes []string
 	if label := charsetParam(contentType); label != "" {
 		if enc, name := htmlcharset.Lookup(label); enc != nil {
+			// Servers that label every response ISO-8859-1 are common; a
+			// legacy encoding almost never yields valid multi-byte UTF-8.
+			if name != "utf-8" && !strings.HasPrefix(name, "utf-16") && utf8.Valid(body) && !isASCII(body) {
+				return decoded{text: body, charset: "utf-8", notes: []string{
+					fmt.Sprintf("Content-Type says charset %s but the body is valid UTF-8: decoded as UTF-8", name)}}
+			}
 			return decodeNamed(body, enc, name)
 		}
 		notes = append(notes, fmt.Sprintf("unknown charset %q in Content-Type ignored", truncateForMessage(label)))

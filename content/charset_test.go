@@ -35,6 +35,8 @@ func TestDecodeToUTF8(t *testing.T) {
 			`<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><p>日本</p>`, "shift_jis", ""},
 		{"header beats meta", cp1252(`<meta charset="shift_jis"><p>café</p>`), "text/html; charset=windows-1252", true, `<meta charset="shift_jis"><p>café</p>`, "windows-1252", ""},
 		{"meta ignored outside HTML", cp1252(`<meta charset="shift_jis">café`), "text/plain", false, `<meta charset="shift_jis">café`, "windows-1252", "decoded as windows-1252"},
+		{"UTF-8 body mislabelled ISO-8859-1 by the server", []byte("café"), "text/plain; charset=iso-8859-1", false, "café", "utf-8", "valid UTF-8: decoded as UTF-8"},
+		{"ASCII body with a legacy label", []byte("plain"), "text/plain; charset=iso-8859-1", false, "plain", "windows-1252", ""},
 		{"stale legacy meta on a UTF-8 page", []byte(`<meta charset="iso-8859-1"><p>café</p>`), "text/html", true, `<meta charset="iso-8859-1"><p>café</p>`, "utf-8", ""},
 		{"undeclared legacy bytes", cp1252("Œuvre à 3 €"), "text/html", true, "Œuvre à 3 €", "windows-1252", "decoded as windows-1252"},
 		{"invalid UTF-8 replaced", []byte("ok \xff\xfe then café"), "text/plain; charset=utf-8", false, "ok \uFFFD\uFFFD then café", "utf-8", "invalid UTF-8 replaced: 2 bytes"},
