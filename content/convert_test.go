@@ -166,6 +166,12 @@ func TestHTMLConversion(t *testing.T) {
 			wantText: "s := `raw`\nt := \"```\"",
 		},
 		{
+			name:     "pre with br and line divs",
+			html:     `<pre><span>a := 1</span><br><span>b := 2</span></pre><pre><div class="line">x()</div><div class="line">y()</div></pre>`,
+			wantMD:   "```\na := 1\nb := 2\n```\n\n```\nx()\ny()\n```",
+			wantText: "a := 1\nb := 2\n\nx()\ny()",
+		},
+		{
 			name:     "links made absolute, fragments kept, javascript dropped",
 			html:     `<p><a href="../api.html?q=a b">API</a> <a href="/">home</a> <a href="#top">top</a> <a href="javascript:alert(1)">click</a> <a href="https://other.example/x">x</a> <a href="/icon"><img src="/i.png" alt=""></a></p>`,
 			wantMD:   "[API](https://site.example/docs/api.html?q=a%20b) [home](https://site.example/) [top](#top) click [x](https://other.example/x)",
@@ -272,4 +278,29 @@ func FuzzConvert(f *testing.F) {
 			t.Fatalf("script markup leaked into markdown")
 		}
 	})
+}
+
+func TestOddHTMLDocuments(t *testing.T) {
+	tests := []struct {
+		name, html, contentType, want string
+	}{
+		{"empty body", "", "text/html", ""},
+		{"only a head", "<html><head><title>T</title></head></html>", "text/html", ""},
+		{"frameset", `<html><head><title>F</title></head><frameset><frame src="a.html"><noframes><p>No frames here</p></noframes></frameset></html>`, "text/html", ""},
+		{"xhtml", `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>x<br/>y</p></body></html>`, "application/xhtml+xml", "x\ny"},
+		{"fragment without html or body", "<p>just a paragraph</p>", "text/html", "just a paragraph"},
+	}
+	for _, tc := range tests {
+		for _, opts := range []Options{{}, {FullPage: true}, {Format: Text}} {
+			t.Run(tc.name, func(t *testing.T) {
+				d, err := Convert(context.Background(), []byte(tc.html), tc.contentType, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Text != tc.want {
+					t.Errorf("got %q; want %q", d.Text, tc.want)
+				}
+			})
+		}
+	}
 }

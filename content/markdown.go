@@ -339,7 +339,7 @@ func longestRun(s string, c byte) int {
 // pre writes a fenced code block with the text under n kept verbatim
 // (links and highlighting spans inside it are flattened to their text).
 func (w *mdWriter) pre(n *html.Node) {
-	code := textOf(n)
+	code := preformattedText(n)
 	if w.inline > 0 {
 		w.inlineCode(collapseSpace(code))
 		return
@@ -374,6 +374,36 @@ func (w *mdWriter) pre(n *html.Node) {
 	w.buf.WriteString(w.indent)
 	w.buf.WriteString(fence)
 	w.breakLines(2)
+}
+
+// preformattedText is the text under a <pre>, with <br> and the ends of
+// block elements (highlighters wrap each line in a <div>) as line breaks.
+func preformattedText(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c.Type == html.TextNode && c.NextSibling == nil {
+		return c.Data
+	}
+	var b strings.Builder
+	var walk func(*html.Node, int)
+	walk = func(n *html.Node, depth int) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+			case c.Type != html.ElementNode || depth > maxTextDepth:
+			case c.DataAtom == atom.Br:
+				b.WriteByte('\n')
+			default:
+				walk(c, depth+1)
+				if isBlockAtom(c.DataAtom) || c.DataAtom == atom.P {
+					if s := b.String(); s != "" && s[len(s)-1] != '\n' {
+						b.WriteByte('\n')
+					}
+				}
+			}
+		}
+	}
+	walk(n, 0)
+	return b.String()
 }
 
 // codeLanguage reads a "language-x" or "lang-x" class.
