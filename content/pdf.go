@@ -13,12 +13,12 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-const (
-	// maxPDFPages bounds the pages read from one PDF.
-	maxPDFPages = 1000
-	// pdfTimeout bounds one extraction; past it the PDF is described instead.
-	pdfTimeout = 10 * time.Second
-)
+// maxPDFPages bounds the pages read from one PDF.
+const maxPDFPages = 1000
+
+// pdfTimeout bounds one extraction, and the wait for the extraction slot;
+// past it the PDF is described instead. A variable for tests.
+var pdfTimeout = 10 * time.Second
 
 // PDF text comes from github.com/ledongthuc/pdf (pure Go, maintained).
 // That library is not hardened against hostile files: it reports malformed
@@ -30,9 +30,9 @@ const (
 //   - pages are found by a bounded, cycle-safe walk of the page tree;
 //   - panics are recovered;
 //   - extraction runs on its own goroutine under pdfTimeout (and ctx), and
-//     at most one runs at a time per process (pdfSlot), so a file that
-//     still defeats the library costs at most one goroutine, and later PDFs
-//     are described rather than queued behind it.
+//     at most one runs at a time per process (pdfSlot): a file that still
+//     defeats the library costs at most one goroutine, and later PDFs wait
+//     at most pdfTimeout for the slot before being described instead.
 //
 // A PDF that cannot be read is described like any other binary body, with
 // a note saying why.
@@ -51,9 +51,13 @@ func convertPDF(ctx context.Context, body []byte, doc Document) (Document, error
 	if err := pdfPrecheck(body); err != nil {
 		return describe(fmt.Sprintf("PDF text not extracted (%v): binary content not shown", err))
 	}
+	wait := time.NewTimer(pdfTimeout)
+	defer wait.Stop()
 	select {
 	case pdfSlot <- struct{}{}:
-	default:
+	case <-ctx.Done():
+		return Document{}, ctx.Err()
+	case <-wait.C:
 		return describe("PDF text not extracted (another extraction is still running): binary content not shown")
 	}
 	type result struct {

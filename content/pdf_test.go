@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -80,10 +81,12 @@ func TestPDFParentCycle(t *testing.T) {
 }
 
 // TestPDFWatchdog: an extraction that never returns is abandoned after
-// pdfTimeout (or when ctx ends) and later PDFs are described, not queued.
+// pdfTimeout, and while its goroutine holds the slot later PDFs wait at
+// most pdfTimeout (or until their ctx ends) and are then described.
 func TestPDFWatchdog(t *testing.T) {
 	release := make(chan struct{})
-	saved := pdfExtract
+	saved, savedTimeout := pdfExtract, pdfTimeout
+	pdfTimeout = 100 * time.Millisecond
 	pdfExtract = func(ctx context.Context, body []byte) (string, int, int, error) {
 		<-release // a library stuck in a loop
 		return "", 0, 0, nil
@@ -93,16 +96,26 @@ func TestPDFWatchdog(t *testing.T) {
 		// Wait for the stuck goroutine to give the slot back.
 		pdfSlot <- struct{}{}
 		<-pdfSlot
-		pdfExtract = saved
+		pdfExtract, pdfTimeout = saved, savedTimeout
 	})
 	body := minimalPDF([]string{"x"})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := Convert(ctx, body, "application/pdf", Options{}); err != context.DeadlineExceeded {
-		t.Fatalf("stuck extraction with a deadline: got %v; want context.DeadlineExceeded", err)
-	}
+	// 1. The stuck extraction is abandoned after pdfTimeout.
 	d, err := Convert(context.Background(), body, "application/pdf", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !containsNote(d, "took too long") || !strings.HasPrefix(d.Text, "[binary content") {
+		t.Errorf("got text %q notes %q; want a description and the timeout note", d.Text, d.Notes)
+	}
+	// 2. Its goroutine still holds the slot: a caller's deadline ends the wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := Convert(ctx, body, "application/pdf", Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiting for the slot with a deadline: got %v; want context.DeadlineExceeded", err)
+	}
+	// 3. Without a deadline the wait ends after pdfTimeout with a description.
+	d, err = Convert(context.Background(), body, "application/pdf", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
