@@ -70,8 +70,8 @@
 // make it loop forever are refused before parsing, pages are found by a
 // bounded walk, panics are recovered, and extraction runs on one watchdog
 // goroutine per process with a 10 s limit (later PDFs wait for it at most
-// as long); a PDF that cannot be read safely
-// is described like a binary body, with a note. At most 1000 pages are read.
+// as long). A PDF that cannot be read safely is described like a binary
+// body, with a note. At most 1000 pages are read.
 //
 // # Formats
 //
