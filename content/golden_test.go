@@ -174,7 +174,7 @@ func checkSpec(t *testing.T, d Document) {
 		t.Errorf("fence lines: got %d; want at least 600", n)
 	}
 	mustBalancedFences(t, d.Text)
-	mustContain(t, d.Text, "## Introduction", "```\nSyntax      = { Production } .",
+	mustContain(t, d.Text, "## Introduction", "### Comments\n", "```\nSyntax      = { Production } .",
 		"[go.dev](https://go.dev/)", "[Go 1.18](#Go_1.18)", "[variant](https://en.wikipedia.org/wiki/Wirth_syntax_notation)")
 }
 

@@ -325,6 +325,9 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 			info.elements++
 			info.maxDepth = max(info.maxDepth, depth)
 			fixURLs(n, base)
+			if isHeading(n.DataAtom) {
+				dropIDAndClass(n)
+			}
 		}
 		var next *html.Node
 		next, depth = nextNodeDepth(n, info.body, descend, depth)
@@ -334,6 +337,27 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 		n = next
 	}
 	return info
+}
+
+func isHeading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+// dropIDAndClass removes a heading's id and class. Readability drops
+// headings whose id or class looks like clutter, so the Go spec's
+// <h3 id="Comments">Comments</h3> would vanish; neither renderer uses them.
+func dropIDAndClass(n *html.Node) {
+	kept := n.Attr[:0]
+	for _, a := range n.Attr {
+		if a.Key != "id" && a.Key != "class" {
+			kept = append(kept, a)
+		}
+	}
+	n.Attr = kept
 }
 
 // nextNodeDepth is nextNode that also tracks the depth of the node returned.
