@@ -69,8 +69,18 @@ func Paginate(text string, startIndex, maxLength int) Page {
 // offset reached and how many runes were passed (fewer than n only at the
 // end of s). ASCII bytes take the fast path.
 func runeOffset(s string, from, n int) (off, passed int) {
+	if len(s)-from <= n {
+		// Every rune is at least a byte: the rest of s fits whole.
+		return len(s), utf8.RuneCountInString(s[from:])
+	}
 	i := from
 	for passed < n && i < len(s) {
+		if n-passed >= 8 && len(s)-i >= 8 &&
+			(s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7]) < utf8.RuneSelf {
+			i += 8 // eight ASCII bytes are eight runes
+			passed += 8
+			continue
+		}
 		if s[i] < utf8.RuneSelf {
 			i++
 		} else {

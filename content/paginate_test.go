@@ -111,6 +111,8 @@ func FuzzPaginate(f *testing.F) {
 	f.Add("", 0, 0)
 	f.Add("short", 10, 1)
 	f.Add("no limit", 0, -1)
+	f.Add("abcdefghijklmnopq日本語abcdefghij\xffxyz", 3, 17) // the 8-byte ASCII skip, then multi-byte
+	f.Add("abcdefghijklmnop", 0, 16)                      // exactly the rest of the text
 	f.Fuzz(func(t *testing.T, text string, start, max int) {
 		p := Paginate(text, start, max)
 		total := utf8.RuneCountInString(text)
