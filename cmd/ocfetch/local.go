@@ -10,6 +10,7 @@ import (
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 func newLocalCmd(a *app) *cobra.Command {
@@ -111,30 +112,18 @@ func newLocalAllowCmd(a *app) *cobra.Command {
 }
 
 func runLocalAllow(ctx context.Context, a *app, arg string) error {
-	port, err := parsePortArg(arg)
+	e, err := editAllowlist(ctx, a, arg, localfetch.AllowPort)
 	if err != nil {
 		return err
-	}
-	ws, err := a.workspace()
-	if err != nil {
-		return err
-	}
-	before, err := localfetch.ReadAllowedPorts(ws)
-	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
-		return classify(err)
-	}
-	ports, err := localfetch.AllowPort(ctx, ws, port)
-	if err != nil {
-		return classify(err)
 	}
 	verb := "allowed"
-	if before.Contains(port) {
+	if e.listed {
 		verb = "unchanged"
 	}
-	fmt.Fprintf(a.stdout, "%s: port %d in %s (ports: %s)\n", verb, port, localfetch.AllowlistPath(ws), ports)
-	if p, err := a.profile(ws); err == nil && p != localfetch.Profile {
+	fmt.Fprintf(a.stdout, "%s: port %d in %s (ports: %s)\n", verb, e.port, localfetch.AllowlistPath(e.ws), e.ports)
+	if p, err := a.profile(e.ws); err == nil && p != localfetch.Profile {
 		fmt.Fprintf(a.stdout, "note: profile %s does not admit local mode; it needs %s (--profile %s, or \"risk_profile\" in %s)\n",
-			p, localfetch.Profile, localfetch.Profile, ws.SettingsPath())
+			p, localfetch.Profile, localfetch.Profile, e.ws.SettingsPath())
 	}
 	return nil
 }
@@ -152,28 +141,49 @@ func newLocalRevokeCmd(a *app) *cobra.Command {
 }
 
 func runLocalRevoke(ctx context.Context, a *app, arg string) error {
-	port, err := parsePortArg(arg)
+	e, err := editAllowlist(ctx, a, arg, localfetch.RevokePort)
 	if err != nil {
 		return err
+	}
+	if !e.listed {
+		fmt.Fprintf(a.stdout, "unchanged: port %d is not in %s (ports: %s)\n", e.port, localfetch.AllowlistPath(e.ws), e.ports)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "revoked: port %d from %s (ports: %s)\n", e.port, localfetch.AllowlistPath(e.ws), e.ports)
+	return nil
+}
+
+// portEdit is what one `local allow` or `local revoke` did, for its report.
+type portEdit struct {
+	ws     workspace.Workspace
+	port   uint16
+	listed bool             // the port was in the allowlist before the edit
+	ports  localfetch.Ports // the allowlist after the edit
+}
+
+// editAllowlist parses the PORT argument and applies change (localfetch.AllowPort
+// or localfetch.RevokePort) to the workspace's allowlist. A missing file counts
+// as an empty list; an invalid one is refused before change runs, so a broken
+// file is never rewritten.
+func editAllowlist(ctx context.Context, a *app, arg string,
+	change func(context.Context, workspace.Workspace, uint16) (localfetch.Ports, error)) (portEdit, error) {
+	port, err := parsePortArg(arg)
+	if err != nil {
+		return portEdit{}, err
 	}
 	ws, err := a.workspace()
 	if err != nil {
-		return err
+		return portEdit{}, err
 	}
 	before, err := localfetch.ReadAllowedPorts(ws)
 	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
-		return classify(err)
+		return portEdit{}, classify(err)
 	}
-	ports, err := localfetch.RevokePort(ctx, ws, port)
+	ports, err := change(ctx, ws, port)
 	if err != nil {
-		return classify(err)
+		return portEdit{}, classify(err)
 	}
-	if !before.Contains(port) {
-		fmt.Fprintf(a.stdout, "unchanged: port %d is not in %s (ports: %s)\n", port, localfetch.AllowlistPath(ws), ports)
-		return nil
-	}
-	fmt.Fprintf(a.stdout, "revoked: port %d from %s (ports: %s)\n", port, localfetch.AllowlistPath(ws), ports)
-	return nil
+	return portEdit{ws: ws, port: port, listed: before.Contains(port), ports: ports}, nil
 }
 
 // parsePortArg parses a PORT argument, 1–65535, as a usage error if bad.
