@@ -249,6 +249,7 @@ func TestNewClientSettings(t *testing.T) {
 			if tr.Proxy != nil {
 				t.Errorf("Transport.Proxy is set; want nil (never from the environment)")
 			}
+			//lint:ignore SA1019 the test asserts the deprecated dial hooks stay unset
 			if tr.DialContext == nil || tr.DialTLSContext != nil || tr.Dial != nil || tr.DialTLS != nil {
 				t.Errorf("transport must dial through the guard's DialContext only")
 			}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -84,8 +83,6 @@ func slowNonPublicRange(addr netip.Addr) (Range, bool) {
 	}
 	return rangeTable[best], true
 }
-
-var rangeCmp = cmp.Comparer(func(a, b Range) bool { return a == b })
 
 func TestNonPublicRange(t *testing.T) {
 	pfx := netip.MustParsePrefix
