@@ -2,34 +2,20 @@ package fetch
 
 import (
 	"context"
-	"crypto/x509"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"go.uber.org/goleak"
 )
-
-// fakeDNS answers from a table; names not in it do not exist.
-type fakeDNS map[string][]netip.Addr
-
-func (d fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := d[host]; ok {
-		return a, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
 
 // publicHarness serves a loopback TLS server (its certificate is valid for
 // example.com and *.example.com) as if it were the public host: the
@@ -39,53 +25,36 @@ func (d fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, e
 type publicHarness struct {
 	f      *Fetch
 	client *http.Client
-	mu     sync.Mutex
-	dialed []string
+	pub    *testnet.PublicTLS
 }
 
 func newPublicHarness(t *testing.T, handler http.Handler, http2 bool) *publicHarness {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
-	srv := httptest.NewUnstartedServer(handler)
-	srv.EnableHTTP2 = http2
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // handshake failures are expected
-	srv.StartTLS()
-	pool := x509.NewCertPool()
-	pool.AddCert(srv.Certificate())
-	ph := &publicHarness{}
-	dns := fakeDNS{
+	ph := &publicHarness{pub: testnet.StartPublicTLS(t, handler, &testnet.Options{HTTP2: http2})}
+	dns := testnet.Resolver{
 		"example.com":     {netip.MustParseAddr("93.184.216.34")},
 		"www.example.com": {netip.MustParseAddr("2606:2800:220:1:248:1893:25c8:1946")},
 		"other.test":      {netip.MustParseAddr("93.184.216.35")},
 		"internal.test":   {netip.MustParseAddr("10.0.0.1")},
 		"rebind.test":     {netip.MustParseAddr("127.0.0.1")},
 	}
-	var d net.Dialer
 	ph.client = egress.NewClient(&egress.Options{
 		Resolver: dns,
-		RootCAs:  pool,
+		RootCAs:  ph.pub.RootCAs,
 		Timeout:  5 * time.Second,
-		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
-			ph.mu.Lock()
-			ph.dialed = append(ph.dialed, address)
-			ph.mu.Unlock()
-			return d.DialContext(ctx, "tcp", srv.Listener.Addr().String())
-		},
+		Dial:     ph.pub.Dial,
 	})
 	ph.f = NewFetch(ph.client, &Options{Profile: risk.Standard})
 	t.Cleanup(func() {
-		srv.Close()
+		ph.pub.Server.Close()
 		ph.client.CloseIdleConnections()
 		goleak.VerifyNone(t, ignore)
 	})
 	return ph
 }
 
-func (ph *publicHarness) dials() []string {
-	ph.mu.Lock()
-	defer ph.mu.Unlock()
-	return append([]string(nil), ph.dialed...)
-}
+func (ph *publicHarness) dials() []string { return ph.pub.Dials.List() }
 
 func TestRunPublicHTTPS(t *testing.T) {
 	for _, h2 := range []bool{false, true} {
