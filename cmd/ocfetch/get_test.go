@@ -450,7 +450,7 @@ func TestGetTerminalApproval(t *testing.T) {
 // answers a public address for example.com and a dial that connects it to
 // a loopback TLS server.
 func TestGetPublicHTTPS(t *testing.T) {
-	_, egressOpts, dialed := publicSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pub, egressOpts := publicSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, "public hello from "+r.Host)
 	}))
@@ -459,8 +459,8 @@ func TestGetPublicHTTPS(t *testing.T) {
 
 	r := ocfetch(t, o, "--root", root, "get", "https://example.com/")
 	r.want(t, exitRefused, nil, []string{"not_approved", "ocfetch rules allow example.com:443", "or pass --yes to approve this call once"})
-	if len(*dialed) != 0 {
-		t.Fatalf("an unapproved call dialed %v", *dialed)
+	if dialed := pub.Dials.List(); len(dialed) != 0 {
+		t.Fatalf("an unapproved call dialed %v", dialed)
 	}
 	r = ocfetch(t, o, "--root", root, "get", "--yes", "https://example.com/")
 	r.want(t, exitOK, []string{"HTTP 200 OK", "public hello from example.com"}, nil)
@@ -477,7 +477,7 @@ func TestGetPublicHTTPS(t *testing.T) {
 	ocfetch(t, o, "--root", root, "get", "--yes", "https://www.example.com/").want(t, exitRefused, nil, []string{"denied_by_rule"})
 	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, nil, nil)
 
-	for _, addr := range *dialed {
+	for _, addr := range pub.Dials.List() {
 		if addr != "93.184.216.34:443" {
 			t.Errorf("dialed %s; want only the resolved public address", addr)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -245,48 +245,25 @@ func localRoot(t *testing.T, s *site) string {
 	return root
 }
 
-// publicAddr is what the injected resolver answers for example.com: a
-// public-looking address that is never dialed (the injected dial goes to
-// a loopback TLS server instead).
+// publicAddr is what the injected resolver answers for example.com and
+// www.example.com: a public-looking address that is never dialed (the
+// injected dial goes to a loopback TLS server instead).
 var publicAddr = netip.MustParseAddr("93.184.216.34")
 
-// fakeResolver maps every name to publicAddr.
-type fakeResolver struct{}
-
-func (fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if host == "example.com" || strings.HasSuffix(host, ".example.com") {
-		return []netip.Addr{publicAddr}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
 // publicSite starts a loopback TLS server standing in for
-// https://example.com/ and returns the egress options that reach it: a
-// resolver answering a public address, a dial that connects that address
-// to the loopback server (and records it), and the server's CA.
-func publicSite(t *testing.T, h http.Handler) (*httptest.Server, func(*egress.Options), *[]string) {
+// https://example.com/ and returns it with the egress options that reach
+// it: a resolver answering publicAddr, a dial that connects publicAddr:443
+// (only) to the loopback server and records every address, and the
+// server's CA.
+func publicSite(t *testing.T, h http.Handler) (*testnet.PublicTLS, func(*egress.Options)) {
 	t.Helper()
-	srv := httptest.NewTLSServer(h)
-	t.Cleanup(srv.Close)
-	pool := x509.NewCertPool()
-	pool.AddCert(srv.Certificate())
-	var mu sync.Mutex
-	var dialed []string
+	pub := testnet.StartPublicTLS(t, h, &testnet.Options{Only: netip.AddrPortFrom(publicAddr, 443)})
 	opts := func(o *egress.Options) {
-		o.Resolver = fakeResolver{}
-		o.RootCAs = pool
-		o.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			mu.Lock()
-			dialed = append(dialed, addr)
-			mu.Unlock()
-			if addr != net.JoinHostPort(publicAddr.String(), "443") {
-				return nil, fmt.Errorf("test dial: unexpected address %s", addr)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, network, srv.Listener.Addr().String())
-		}
+		o.Resolver = testnet.Resolver{"example.com": {publicAddr}, "www.example.com": {publicAddr}}
+		o.RootCAs = pub.RootCAs
+		o.Dial = pub.Dial
 	}
-	return srv, opts, &dialed
+	return pub, opts
 }
 
 // snapshot returns every file under dir with its contents.
