@@ -98,7 +98,7 @@ func TestCurl(t *testing.T) {
 			}
 		})
 	}
-	for _, a := range w.dials.list() {
+	for _, a := range w.dials.List() {
 		if strings.HasPrefix(a, "127.0.0.2") || !strings.HasPrefix(a, "127.0.0.1:") && !strings.HasPrefix(a, "[::1]:") {
 			t.Errorf("the guard dialled %s; want only admitted loopback ports", a)
 		}

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -53,35 +53,7 @@ type world struct {
 	addr  string // the proxy's host:port
 	https *httptest.Server
 	http  *httptest.Server
-	dials *dialLog
-}
-
-// dialLog records every address the guard asked the injected dial for.
-type dialLog struct {
-	mu    sync.Mutex
-	addrs []string
-}
-
-func (d *dialLog) add(a string) {
-	d.mu.Lock()
-	d.addrs = append(d.addrs, a)
-	d.mu.Unlock()
-}
-
-func (d *dialLog) list() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]string(nil), d.addrs...)
-}
-
-// fakeResolver is the injected resolver of the simulated internet.
-type fakeResolver map[string][]netip.Addr
-
-func (r fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := r[host]; ok {
-		return a, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	dials *testnet.DialLog // every address the guard asked the injected dial for
 }
 
 // echoHandler answers "hello from <host>" and echoes what the tests check.
@@ -116,7 +88,7 @@ func newWorld(t *testing.T, o worldOpts) *world {
 	if err := ws.EnsureDir(); err != nil {
 		t.Fatal(err)
 	}
-	w := &world{t: t, ws: ws, dials: &dialLog{}}
+	w := &world{t: t, ws: ws, dials: &testnet.DialLog{}}
 	w.https = httptest.NewTLSServer(http.HandlerFunc(echoHandler))
 	w.http = httptest.NewServer(http.HandlerFunc(echoHandler))
 	t.Cleanup(w.https.Close)
@@ -126,13 +98,13 @@ func newWorld(t *testing.T, o worldOpts) *world {
 	httpAddr := w.http.Listener.Addr().String()
 	var d net.Dialer
 	guard := egress.NewGuard(&egress.Options{
-		Resolver: fakeResolver{
+		Resolver: testnet.Resolver{
 			publicHost:  {netip.MustParseAddr(publicAddr)},
 			deniedHost:  {netip.MustParseAddr(publicAddr)},
 			privateHost: {netip.MustParseAddr("10.0.0.5")},
 		},
 		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			w.dials.add(addr)
+			w.dials.Add(addr)
 			switch {
 			case addr == publicAddr+":443":
 				return d.DialContext(ctx, "tcp", httpsAddr)

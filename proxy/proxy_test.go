@@ -93,7 +93,7 @@ func TestClientThroughProxy(t *testing.T) {
 			}
 		})
 	}
-	for _, a := range w.dials.list() {
+	for _, a := range w.dials.List() {
 		switch a {
 		case publicAddr + ":443", publicAddr + ":80", "127.0.0.1:" + strconv.Itoa(sitePort):
 		default:
@@ -147,7 +147,7 @@ func TestRefusals(t *testing.T) {
 			}
 		})
 	}
-	if got := w.dials.list(); len(got) != 0 {
+	if got := w.dials.List(); len(got) != 0 {
 		t.Errorf("refused requests dialled %v; want no dial", got)
 	}
 	for _, e := range w.waitAudit(len(tests) - 2) { // a malformed or oversized head has no audit line
@@ -590,7 +590,7 @@ func TestNeverDialsItself(t *testing.T) {
 			t.Errorf("CONNECT %s: got %d %q; want 403 local_port_not_allowed", target, resp.StatusCode, body)
 		}
 	}
-	if got := w.dials.list(); len(got) != 0 {
+	if got := w.dials.List(); len(got) != 0 {
 		t.Errorf("dialled %v; want no dial", got)
 	}
 }
