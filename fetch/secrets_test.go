@@ -1,40 +1,21 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/risk"
 )
-
-// syncBuffer is a log sink shared by the tool's and the guard's handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSecretsNeverLeak is a property test: random tokens placed in the
 // path, the query, header values and the body of calls that succeed, are
@@ -54,7 +35,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		return "S" + string(b)
 	}
 
-	logs := &syncBuffer{}
+	logs := &testio.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: diag.L4 - 4}))
 	h := newHarness(t, nil)
 	h.client = egress.NewClient(&egress.Options{Timeout: 5 * time.Second, Logger: logger})

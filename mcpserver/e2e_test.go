@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/internal/testio"
 )
 
 var (
@@ -57,25 +58,6 @@ func removeBinary() {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's stderr copier and the
-// test reading it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestEndToEndStdio starts the built binary as an MCP client would
 // (`ocfetch mcp --root DIR` over stdio) and fetches a loopback page through
 // local mode, approved "always" by elicitation.
@@ -85,7 +67,7 @@ func TestEndToEndStdio(t *testing.T) {
 	ws := localWorkspace(t, port)
 	for _, proto := range protocols {
 		t.Run(proto, func(t *testing.T) {
-			var stderr syncBuffer
+			var stderr testio.SyncBuffer
 			cmd := exec.Command(bin, "mcp", "--root", ws.Root)
 			cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
 			cmd.Stderr = &stderr
@@ -135,7 +117,7 @@ func TestEndToEndHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	var rest syncBuffer
+	var rest testio.SyncBuffer
 	addrc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderrPipe)
@@ -207,7 +189,7 @@ func TestEndToEndStdoutIsProtocolOnly(t *testing.T) {
 	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
 	cmd := exec.Command(bin, "mcp", "--root", ws.Root)
 	cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
-	var stderr syncBuffer
+	var stderr testio.SyncBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -673,7 +674,7 @@ func TestGetInterruptedAtPrompt(t *testing.T) {
 	localRoot2(t, root, s.port, false)
 	pr, pw := io.Pipe()
 	defer pw.Close() // ends the abandoned read, for goleak
-	var stdout, stderr syncBuffer
+	var stdout, stderr testio.SyncBuffer
 	a := newApp(pr, &stdout, &stderr)
 	a.interactive = func() bool { return true }
 	ctx, cancel := context.WithCancel(context.Background())

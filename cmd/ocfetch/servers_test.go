@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,31 +8,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/internal/testio"
 )
-
-// syncBuffer is a bytes.Buffer safe for a command writing in one goroutine
-// while the test reads in another.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestMCPStdio serves `ocfetch mcp` over a pair of pipes and calls its fetch
 // tool with the SDK's client.
@@ -42,7 +22,7 @@ func TestMCPStdio(t *testing.T) {
 	root := localRoot(t, s)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr testio.SyncBuffer
 	a := newApp(inR, outW, &stderr)
 	done := make(chan int, 1)
 	go func() {
@@ -116,7 +96,7 @@ func TestProxy(t *testing.T) {
 	s := newSite(t)
 	other := newSite(t)
 	root := localRoot(t, s)
-	var stdout, stderr syncBuffer
+	var stdout, stderr testio.SyncBuffer
 	a := newApp(strings.NewReader(""), &stdout, &stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
