@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 // TestElicitation puts an uncovered loopback target to a scripted user on
@@ -226,7 +227,7 @@ func TestAnswerOf(t *testing.T) {
 }
 
 func TestApprovalMessage(t *testing.T) {
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	req := broker.ApprovalRequest{
 		Tool:        "fetch",
 		Summary:     "POST api.example.com",

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 // TestConcurrentCalls runs many calls at once on one session whose root
@@ -84,7 +86,7 @@ func TestElicitationFails(t *testing.T) {
 // TestServeStdioCancel: cancelling Serve's context ends it cleanly even
 // while it waits for input.
 func TestServeStdioCancel(t *testing.T) {
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	c2sR, c2sW := io.Pipe()
 	defer c2sW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -115,7 +117,7 @@ func (f *fakeListener) Addr() net.Addr {
 }
 
 func TestServeRefusesNonLoopbackListener(t *testing.T) {
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	ln := &fakeListener{closed: make(chan struct{})}
 	err := Serve(context.Background(), &Options{Root: ws.Root, Listener: ln})
 	if !errors.Is(err, ErrNotLoopback) {

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 var (
@@ -170,7 +172,7 @@ func TestEndToEndHTTP(t *testing.T) {
 
 func TestEndToEndRefusesPublicBind(t *testing.T) {
 	bin := ocfetchBinary(t)
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	out, err := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "0.0.0.0:0").CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("ocfetch mcp --http 0.0.0.0:0: %v; want exit status 2\n%s", err, out)

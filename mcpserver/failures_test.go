@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 // TestFailuresThroughMCP checks that refusals of local mode, of the rule
@@ -29,27 +31,27 @@ func TestFailuresThroughMCP(t *testing.T) {
 	tests := []struct {
 		name     string
 		url      string
-		spec     wsSpec
+		spec     testws.Spec
 		wantCode string
 	}{
-		{"local port missing", "http://localhost/", wsSpec{profile: "permissive", localPorts: []uint16{8080}}, "local_port_missing"},
-		{"local allowlist missing", "http://localhost:8080/", wsSpec{profile: "permissive"}, "local_allowlist_missing"},
-		{"local allowlist invalid", "http://localhost:8080/", wsSpec{profile: "permissive", rawLocal: `{"schema_version": 1, "ports": ["8080"]}`}, "local_allowlist_invalid"},
-		{"rules file invalid", "https://example.com/", wsSpec{rawRules: `{"schema_version": 1, "rules": [`}, "rules_invalid"},
+		{"local port missing", "http://localhost/", testws.Spec{Profile: "permissive", LocalPorts: []uint16{8080}}, "local_port_missing"},
+		{"local allowlist missing", "http://localhost:8080/", testws.Spec{Profile: "permissive"}, "local_allowlist_missing"},
+		{"local allowlist invalid", "http://localhost:8080/", testws.Spec{Profile: "permissive", RawLocal: `{"schema_version": 1, "ports": ["8080"]}`}, "local_allowlist_invalid"},
+		{"rules file invalid", "https://example.com/", testws.Spec{RawRules: `{"schema_version": 1, "rules": [`}, "rules_invalid"},
 		{
 			"redirect off target", redirect.URL + "/start",
-			wsSpec{profile: "permissive", localPorts: []uint16{redirectPort}, allow: []string{fmt.Sprintf("127.0.0.1:%d", redirectPort)}},
+			testws.Spec{Profile: "permissive", LocalPorts: []uint16{redirectPort}, Allow: []string{fmt.Sprintf("127.0.0.1:%d", redirectPort)}},
 			"redirect_off_target",
 		},
 		{
 			"connection refused", fmt.Sprintf("http://127.0.0.1:%d/", closedPort),
-			wsSpec{profile: "permissive", localPorts: []uint16{closedPort}, allow: []string{fmt.Sprintf("127.0.0.1:%d", closedPort)}},
+			testws.Spec{Profile: "permissive", LocalPorts: []uint16{closedPort}, Allow: []string{fmt.Sprintf("127.0.0.1:%d", closedPort)}},
 			"connection_failed",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := newWorkspace(t, tc.spec)
+			ws := testws.New(t, tc.spec)
 			cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, tc.url))
 			if !res.IsError || !strings.HasPrefix(text(res), tc.wantCode+": ") {

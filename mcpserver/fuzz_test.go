@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 // reasonPrefix is how every error result's text starts: a reason code.
@@ -35,7 +37,7 @@ func FuzzHandleArguments(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	ws := newWorkspace(f, wsSpec{profile: "standard"})
+	ws := testws.New(f, testws.Spec{Profile: "standard"})
 	s, err := newServer(&Options{Root: ws.Root})
 	if err != nil {
 		f.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -61,70 +62,10 @@ func pageServer(t testing.TB) (*httptest.Server, uint16) {
 	return srv, uint16(port)
 }
 
-// wsSpec says what a test workspace holds under .oc_chat/.
-type wsSpec struct {
-	profile    string   // settings.json risk_profile; "" for no file
-	localPorts []uint16 // local_fetch.json ports; nil for no file
-	allow      []string // "host:port" allow rules
-	deny       []string // "host:port" deny rules
-	rawRules   string   // rules.json as is, instead of allow/deny
-	rawLocal   string   // local_fetch.json as is, instead of localPorts
-}
-
-// newWorkspace creates a temporary workspace as spec says.
-func newWorkspace(t testing.TB, spec wsSpec) workspace.Workspace {
-	t.Helper()
-	ws, err := workspace.Resolve(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ws.EnsureDir(); err != nil {
-		t.Fatal(err)
-	}
-	if spec.profile != "" {
-		writeFile(t, ws.SettingsPath(), fmt.Sprintf(`{"schema_version": 1, "risk_profile": %q}`, spec.profile))
-	}
-	if spec.localPorts != nil {
-		ports, _ := json.Marshal(spec.localPorts)
-		writeFile(t, ws.LocalFetchPath(), fmt.Sprintf(`{"schema_version": 1, "ports": %s}`, ports))
-	}
-	if spec.rawLocal != "" {
-		writeFile(t, ws.LocalFetchPath(), spec.rawLocal)
-	}
-	if spec.rawRules != "" {
-		writeFile(t, ws.RulesPath(), spec.rawRules)
-	}
-	if len(spec.allow)+len(spec.deny) > 0 {
-		var rs []string
-		add := func(decision, hostport string) {
-			host, port, ok := strings.Cut(hostport, ":")
-			if !ok {
-				t.Fatalf("rule target %q has no port", hostport)
-			}
-			rs = append(rs, fmt.Sprintf(`{"capability": "network", "target": {"schema": "network.target.v1", "host": %q, "port": %s}, "decision": %q}`, host, port, decision))
-		}
-		for _, a := range spec.allow {
-			add("allow", a)
-		}
-		for _, d := range spec.deny {
-			add("deny", d)
-		}
-		writeFile(t, ws.RulesPath(), `{"schema_version": 1, "rules": [`+strings.Join(rs, ", ")+`]}`)
-	}
-	return ws
-}
-
-func writeFile(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // localWorkspace is a permissive workspace whose local_fetch.json admits
 // port, with the given allow rules.
 func localWorkspace(t testing.TB, port uint16, allow ...string) workspace.Workspace {
-	return newWorkspace(t, wsSpec{profile: "permissive", localPorts: []uint16{port}, allow: allow})
+	return testws.New(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}, Allow: allow})
 }
 
 // elicitor is a scripted user: it answers every elicitation with answer

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 // TestFetchPublicHTTPS fetches a public https target through the MCP
@@ -31,7 +32,7 @@ func TestFetchPublicHTTPS(t *testing.T) {
 		Dial:    pub.Dial,
 		RootCAs: pub.RootCAs,
 	}
-	ws := newWorkspace(t, wsSpec{allow: []string{"example.com:443", "internal.example:443", "metadata.example:443"}})
+	ws := testws.New(t, testws.Spec{Allow: []string{"example.com:443", "internal.example:443", "metadata.example:443"}})
 	cs := connect(t, &Options{Root: ws.Root, Egress: eo}, clientSpec{})
 
 	// httptest's certificate covers example.com, so TLS verifies against

@@ -10,10 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 func TestListToolsSchema(t *testing.T) {
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -87,7 +89,7 @@ func TestListToolsSchema(t *testing.T) {
 }
 
 func TestInstructionsNameTheRoot(t *testing.T) {
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: protoLegacy})
 	got := cs.InitializeResult().Instructions
 	if want := "Workspace root: " + ws.Root + " (from --root)"; !strings.Contains(got, want) {
@@ -160,7 +162,7 @@ func TestRefusals(t *testing.T) {
 	tests := []struct {
 		name     string
 		args     string
-		spec     wsSpec
+		spec     testws.Spec
 		wantCode string
 		wantText []string
 		// legacyOnly: the case is about argument decoding, which does not
@@ -185,15 +187,15 @@ func TestRefusals(t *testing.T) {
 		},
 		{
 			name: "deny rule", args: `{"url": "https://example.com/private?secret=1"}`, wantCode: "denied_by_rule",
-			spec: wsSpec{deny: []string{"example.com:443"}}, wantText: []string{"ocfetch rules remove example.com:443"},
+			spec: testws.Spec{Deny: []string{"example.com:443"}}, wantText: []string{"ocfetch rules remove example.com:443"},
 		},
 		{
 			name: "strict profile", args: `{"url": "https://example.com/"}`, wantCode: "not_approved",
-			spec: wsSpec{profile: "strict"}, wantText: []string{"strict"},
+			spec: testws.Spec{Profile: "strict"}, wantText: []string{"strict"},
 		},
-		{name: "local port not allowed", args: `{"url": "http://127.0.0.1:1/"}`, wantCode: "local_port_not_allowed", spec: wsSpec{profile: "permissive", localPorts: []uint16{}}},
+		{name: "local port not allowed", args: `{"url": "http://127.0.0.1:1/"}`, wantCode: "local_port_not_allowed", spec: testws.Spec{Profile: "permissive", LocalPorts: []uint16{}}},
 		{name: "local mode needs permissive", args: `{"url": "http://localhost:8080/"}`, wantCode: "local_profile_not_permissive"},
-		{name: "settings invalid", args: `{"url": "https://example.com/"}`, wantCode: "settings_invalid", spec: wsSpec{profile: "reckless"}},
+		{name: "settings invalid", args: `{"url": "https://example.com/"}`, wantCode: "settings_invalid", spec: testws.Spec{Profile: "reckless"}},
 	}
 	for _, proto := range protocols {
 		t.Run(proto, func(t *testing.T) {
@@ -202,7 +204,7 @@ func TestRefusals(t *testing.T) {
 					if tc.legacyOnly && proto != protoLegacy {
 						t.Skip("argument decoding does not depend on the protocol")
 					}
-					ws := newWorkspace(t, tc.spec)
+					ws := testws.New(t, tc.spec)
 					cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: proto})
 					res := callFetch(t, cs, tc.args)
 					got := text(res)
@@ -258,7 +260,7 @@ func TestMalformedArgumentsThenSuccess(t *testing.T) {
 }
 
 func TestUnknownToolIsProtocolError(t *testing.T) {
-	ws := newWorkspace(t, wsSpec{})
+	ws := testws.New(t, testws.Spec{})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "shell", Arguments: map[string]any{}}); err == nil {
 		t.Fatal("CallTool(shell): no error; want the SDK's unknown-tool protocol error")
