@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -75,15 +76,6 @@ func (f *fakeTool) AuditSummary(argsJSON string) string {
 		return "FAKE <invalid host>"
 	}
 	return "FAKE " + t.Host
-}
-
-func newWorkspace(t *testing.T) workspace.Workspace {
-	t.Helper()
-	ws, err := workspace.Resolve(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
 }
 
 func addRule(t *testing.T, ws workspace.Workspace, host string, port uint16, d rules.Decision) {
@@ -180,7 +172,7 @@ func TestCallDecisions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := newWorkspace(t)
+			ws := testws.Bare(t)
 			if tc.rules != nil {
 				tc.rules(t, ws)
 			}
@@ -222,7 +214,7 @@ func TestCallDecisions(t *testing.T) {
 }
 
 func TestAlwaysSavesRule(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := testws.Bare(t)
 	var asked []broker.ApprovalRequest
 	b := &broker.Broker{Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
@@ -252,7 +244,7 @@ func TestAlwaysSavesRule(t *testing.T) {
 }
 
 func TestUnansweredNamesTheRuleCommand(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := testws.Bare(t)
 	b := &broker.Broker{Workspace: ws, Profile: risk.Standard}
 	res := b.Call(context.Background(), &fakeTool{}, `{"target":"[2001:4860::8888]:8443"}`)
 	if res.Reason != refusal.NotApproved {
@@ -267,7 +259,7 @@ func TestUnansweredNamesTheRuleCommand(t *testing.T) {
 }
 
 func TestCorruptRulesFailClosed(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := testws.Bare(t)
 	if err := ws.EnsureDir(); err != nil {
 		t.Fatal(err)
 	}

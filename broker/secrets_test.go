@@ -21,6 +21,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -53,7 +54,7 @@ func TestAuditAndLogsHoldNoSecrets(t *testing.T) {
 	defer srv.Close()
 	port := netip.MustParseAddrPort(srv.Listener.Addr().String()).Port()
 
-	ws := newWorkspace(t)
+	ws := testws.Bare(t)
 	if err := localfetch.WriteAllowedPorts(ws, localfetch.Ports{port}); err != nil {
 		t.Fatal(err)
 	}

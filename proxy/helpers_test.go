@@ -23,6 +23,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -81,13 +82,7 @@ type worldOpts struct {
 
 func newWorld(t *testing.T, o worldOpts) *world {
 	t.Helper()
-	ws, err := workspace.Resolve(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ws.EnsureDir(); err != nil {
-		t.Fatal(err)
-	}
+	ws := testws.New(t, testws.Spec{})
 	w := &world{t: t, ws: ws, dials: &testnet.DialLog{}}
 	w.https = httptest.NewTLSServer(http.HandlerFunc(echoHandler))
 	w.http = httptest.NewServer(http.HandlerFunc(echoHandler))
@@ -250,12 +245,3 @@ func localPort(t *testing.T, s *httptest.Server) int {
 }
 
 func newReader(c net.Conn) *bufio.Reader { return bufio.NewReader(c) }
-
-func newWorkspace(t *testing.T) workspace.Workspace {
-	t.Helper()
-	ws, err := workspace.Resolve(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -517,7 +518,7 @@ func TestListenAddr(t *testing.T) {
 			}
 		})
 	}
-	s, err := New(&Options{Workspace: newWorkspace(t)})
+	s, err := New(&Options{Workspace: testws.Bare(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

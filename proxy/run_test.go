@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 )
@@ -58,7 +59,7 @@ func TestRunExitStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code, err := run(context.Background(), &Options{Workspace: newWorkspace(t)}, tc.cmd, nil, &out, io.Discard)
+			code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)}, tc.cmd, nil, &out, io.Discard)
 			if code != tc.wantCode || (err != nil) != tc.wantErr {
 				t.Errorf("run(%q): got %d, %v; want %d, error %v", tc.cmd, code, err, tc.wantCode, tc.wantErr)
 			}
@@ -81,7 +82,7 @@ func TestRunCurl(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
 	}
-	ws := newWorkspace(t)
+	ws := testws.Bare(t)
 	w := &world{t: t, ws: ws}
 	if err := ws.EnsureDir(); err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestRunForwardsSignals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	go func() {
-		code, err := run(ctx, &Options{Workspace: newWorkspace(t)},
+		code, err := run(ctx, &Options{Workspace: testws.Bare(t)},
 			[]string{"sh", "-c", `trap 'exit 42' TERM; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`},
 			nil, pw, io.Discard)
 		pw.Close()
@@ -152,7 +153,7 @@ func TestRunForwardsSignals(t *testing.T) {
 func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	code, err := run(ctx, &Options{Workspace: newWorkspace(t)}, []string{"sleep", "10"}, nil, io.Discard, io.Discard)
+	code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, []string{"sleep", "10"}, nil, io.Discard, io.Discard)
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("cancelled run: got %d, %v; want %d (SIGTERM)", code, err, 128+int(syscall.SIGTERM))
 	}
