@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -259,11 +260,11 @@ func TestGetRefusals(t *testing.T) {
 // rule for 127.0.0.1:port.
 func localRoot2(t testing.TB, root string, port int, rule bool) {
 	t.Helper()
-	ws := wsOf(t, root)
-	writeFile(t, ws.LocalFetchPath(), fmt.Sprintf(`{"schema_version": 1, "ports": [%d]}`, port))
+	spec := testws.Spec{LocalPorts: []uint16{uint16(port)}}
 	if rule {
-		writeFile(t, ws.RulesPath(), fmt.Sprintf(`{"schema_version": 1, "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": %d}, "decision": "allow"}]}`, port))
+		spec.Allow = []string{fmt.Sprintf("127.0.0.1:%d", port)}
 	}
+	testws.Write(t, wsOf(t, root), spec)
 }
 
 func denyRule(t *testing.T, root string, port int) {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -241,7 +242,7 @@ func localRoot(t *testing.T, s *site) string {
 	if _, err := localfetch.AllowPort(context.Background(), ws, uint16(s.port)); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, ws.RulesPath(), fmt.Sprintf(`{"schema_version": 1, "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": %d}, "decision": "allow"}]}`, s.port))
+	testws.Write(t, ws, testws.Spec{Allow: []string{fmt.Sprintf("127.0.0.1:%d", s.port)}})
 	return root
 }
 
