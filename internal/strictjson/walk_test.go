@@ -1,0 +1,316 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// visit is one call of the visitor, flattened for comparison.
+type visit struct {
+	Path string
+	Kind Kind
+	Raw  string
+	Off  int
+}
+
+// record walks data with w and returns every visit.
+func record(w *Walker, data string) ([]visit, error) {
+	var got []visit
+	err := w.Walk([]byte(data), func(p Path, v Value) error {
+		got = append(got, visit{p.String(), v.Kind, string(v.Raw), v.Offset})
+		return nil
+	})
+	return got, err
+}
+
+func TestWalkVisitsInDocumentOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want []visit
+	}{
+		{"scalar", ` 12 `, []visit{{"", Number, "12", 1}}},
+		{"empty object", `{}`, []visit{{"", Object, "", 0}}},
+		{"empty list", `[ ]`, []visit{{"", Array, "", 0}}},
+		{"members", `{"a": 1, "b": [true, null, "x"], "c": {}}`, []visit{
+			{"", Object, "", 0},
+			{"a", Number, "1", 6},
+			{"b", Array, "", 14},
+			{"b[0]", Bool, "true", 15},
+			{"b[1]", Null, "null", 21},
+			{"b[2]", String, `"x"`, 27},
+			{"c", Object, "", 38},
+		}},
+		{"nested lists", `[[1],[],[[2]]]`, []visit{
+			{"", Array, "", 0},
+			{"[0]", Array, "", 1},
+			{"[0][0]", Number, "1", 2},
+			{"[1]", Array, "", 5},
+			{"[2]", Array, "", 8},
+			{"[2][0]", Array, "", 9},
+			{"[2][0][0]", Number, "2", 10},
+		}},
+		{"objects in a list", `[{"k":1},{"k":2}]`, []visit{
+			{"", Array, "", 0},
+			{"[0]", Object, "", 1},
+			{"[0].k", Number, "1", 6},
+			{"[1]", Object, "", 9},
+			{"[1].k", Number, "2", 14},
+		}},
+		{"escaped key is decoded", `{"p\u006frt": -0.5e+3}`, []visit{
+			{"", Object, "", 0},
+			{"port", Number, "-0.5e+3", 14},
+		}},
+		{"same key in sibling objects", `{"a":{"x":1},"b":{"x":2}}`, []visit{
+			{"", Object, "", 0},
+			{"a", Object, "", 5},
+			{"a.x", Number, "1", 10},
+			{"b", Object, "", 17},
+			{"b.x", Number, "2", 22},
+		}},
+		{"all whitespace kinds", "\t\r\n {\"a\"\n:\r[ 1\t, 2 ]\n}\n", []visit{
+			{"", Object, "", 4},
+			{"a", Array, "", 11},
+			{"a[0]", Number, "1", 13},
+			{"a[1]", Number, "2", 17},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := record(&Walker{}, tc.data)
+			if err != nil {
+				t.Fatalf("Walk(%q) = %v; want nil", tc.data, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("visits mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWalkRefuses(t *testing.T) {
+	schema := &Walker{MaxDepth: 3, Keys: []string{"port", "ports", "schema_version"}}
+	tests := []struct {
+		name   string
+		w      *Walker
+		data   string
+		is     []error
+		offset int    // -1: not an *Error
+		msg    string // part of the message
+	}{
+		{"empty", nil, "", []error{ErrEmpty}, -1, "empty"},
+		{"whitespace", nil, " \r\n\t", []error{ErrEmpty}, -1, "empty"},
+		{"invalid UTF-8", nil, "{\"a\": \"\xff\"}", []error{ErrInvalidUTF8}, 7, "not valid UTF-8 at byte 7"},
+		{"overlong UTF-8", nil, "\"\xc0\xaf\"", []error{ErrInvalidUTF8}, 1, "not valid UTF-8"},
+		{"surrogate as UTF-8", nil, "\"\xed\xa0\x80\"", []error{ErrInvalidUTF8}, 1, "not valid UTF-8"},
+		{"BOM", nil, "\ufeff{}", []error{ErrSyntax}, 0, `invalid JSON at byte 0: unexpected '\ufeff'; want a value`},
+		{"truncated object", nil, `{"a": [1`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 8, "unexpected end of input"},
+		{"truncated key", nil, `{"a`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 3, "unexpected end"},
+		{"truncated after key", nil, `{"a"`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 4, "unexpected end"},
+		{"truncated after colon", nil, `{"a": `, []error{ErrSyntax, io.ErrUnexpectedEOF}, 6, "unexpected end"},
+		{"truncated literal", nil, `[tru`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 4, "unexpected end"},
+		{"truncated escape", nil, `"\u00`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 5, "unexpected end"},
+		{"truncated number", nil, `[1e`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 3, "unexpected end"},
+		{"trailing comma", nil, `[1,]`, []error{ErrSyntax}, 3, "unexpected ']'; want a value"},
+		{"trailing comma in object", nil, `{"a":1,}`, []error{ErrSyntax}, 7, "want a string key"},
+		{"missing colon", nil, `{"a" 1}`, []error{ErrSyntax}, 5, "want ':'"},
+		{"missing comma", nil, `[1 2]`, []error{ErrSyntax}, 3, "want ',' or ']'"},
+		{"wrong closer", nil, `{"a":1]`, []error{ErrSyntax}, 6, "want ',' or '}'"},
+		{"single quotes", nil, `{'a':1}`, []error{ErrSyntax}, 1, "want a string key"},
+		{"bare word", nil, `nul`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 3, "unexpected end"},
+		{"misspelled literal", nil, `[ture]`, []error{ErrSyntax}, 2, "want true"},
+		{"leading zero", nil, `[01]`, []error{ErrSyntax}, 2, "want ',' or ']'"},
+		{"plus sign", nil, `+1`, []error{ErrSyntax}, 0, "want a value"},
+		{"bare fraction", nil, `.5`, []error{ErrSyntax}, 0, "want a value"},
+		{"fraction without digits", nil, `1.`, []error{ErrSyntax, io.ErrUnexpectedEOF}, 2, "unexpected end"},
+		{"exponent without digits", nil, `[1e+]`, []error{ErrSyntax}, 4, "want a digit"},
+		{"minus alone", nil, `[-]`, []error{ErrSyntax}, 2, "want a digit"},
+		{"NaN", nil, `NaN`, []error{ErrSyntax}, 0, "want a value"},
+		{"control character in string", nil, "\"a\tb\"", []error{ErrSyntax}, 2, "control character"},
+		{"bad escape", nil, `"\x41"`, []error{ErrSyntax}, 2, "invalid escape"},
+		{"short unicode escape", nil, `"\u12G4"`, []error{ErrSyntax}, 5, "four hex digits"},
+		{"comment", nil, `{} // note`, []error{ErrTrailingData}, 3, "trailing data after the JSON value at byte 3"},
+		{"second value", nil, `{}{}`, []error{ErrTrailingData}, 2, "trailing data"},
+		{"garbage after number", nil, `1 x`, []error{ErrTrailingData}, 2, "trailing data"},
+		{"duplicate key", nil, `{"a":1,"b":2,"a":3}`, []error{ErrDuplicateKey}, 13, `duplicate key "a" at byte 13`},
+		{"duplicate via escape", nil, `{"ab":1,"\u0061\u0062":2}`, []error{ErrDuplicateKey}, 8, `duplicate key "ab"`},
+		{"duplicate via surrogate replacement", nil, `{"\ud800":1,"\udbff":2}`, []error{ErrDuplicateKey}, 12, "duplicate key"},
+		{"duplicate in nested object", nil, `[{"a":1},{"a":1,"a":2}]`, []error{ErrDuplicateKey}, 16, `duplicate key "a"`},
+		{"duplicate among many keys", nil, manyKeysDoc(40, "k7"), []error{ErrDuplicateKey}, strings.LastIndex(manyKeysDoc(40, "k7"), `"k7"`), `duplicate key "k7"`},
+		{"too deep", &Walker{MaxDepth: 2}, `[[[1]]]`, []error{ErrTooDeep}, 2, "nested deeper than 2 levels at byte 2"},
+		{"too deep by default", nil, strings.Repeat("[", DefaultMaxDepth+1), []error{ErrTooDeep}, DefaultMaxDepth, "nested deeper than 32"},
+		{"hostile depth", nil, strings.Repeat(`{"a":`, 1<<20), []error{ErrTooDeep}, 5 * DefaultMaxDepth, "nested deeper"},
+		{"unknown key", schema, `{"schema_version":1,"hosts":[]}`, []error{ErrUnknownKey}, 20, `unknown key "hosts" at byte 20 (known: port, ports, schema_version)`},
+		{"key in another case", schema, `{"Ports":[]}`, []error{ErrUnknownKey}, 1, `unknown key "Ports"`},
+		{"key folding to a known one", schema, `{"ſchema_version":1}`, []error{ErrUnknownKey}, 1, `unknown key "?`},
+		{"key with Kelvin sign", schema, "{\"\u212aey\":1}", []error{ErrUnknownKey}, 1, "unknown key"},
+		{"unknown key is sanitized", schema, `{"a\u0007b":1}`, []error{ErrUnknownKey}, 1, `unknown key "a?b"`},
+		{"unknown key cut", schema, `{"` + strings.Repeat("x", 100) + `":1}`, []error{ErrUnknownKey}, 1, `"` + strings.Repeat("x", 64) + `…"`},
+		{"unknown key before its value's syntax", schema, `{"x": [}`, []error{ErrUnknownKey}, 1, `unknown key "x"`},
+		{"known key duplicated", schema, `{"ports":[],"ports":[]}`, []error{ErrDuplicateKey}, 12, `duplicate key "ports"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := tc.w
+			if w == nil {
+				w = &Walker{}
+			}
+			_, err := record(w, tc.data)
+			if err == nil {
+				t.Fatalf("Walk = nil; want %v", tc.is)
+			}
+			for _, want := range tc.is {
+				if !errors.Is(err, want) {
+					t.Errorf("Walk = %v; want errors.Is %v", err, want)
+				}
+			}
+			var e *Error
+			if got := errors.As(err, &e); got != (tc.offset >= 0) {
+				t.Fatalf("errors.As(%v, *Error) = %v; want %v", err, got, tc.offset >= 0)
+			}
+			if e != nil && e.Offset != tc.offset {
+				t.Errorf("Offset = %d; want %d (%v)", e.Offset, tc.offset, err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("message %q does not contain %q", err, tc.msg)
+			}
+			if !json.Valid([]byte(tc.data)) && errors.Is(err, ErrDuplicateKey) {
+				t.Errorf("duplicate key reported for a document encoding/json refuses")
+			}
+		})
+	}
+}
+
+// manyKeysDoc returns an object with n distinct keys k0… and then the
+// key dup.
+func manyKeysDoc(n int, dup string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+	}
+	fmt.Fprintf(&b, `"%s":0}`, dup)
+	return b.String()
+}
+
+func TestWalkManyKeys(t *testing.T) {
+	// Past manyKeys the duplicate check switches to a map; a nested
+	// object's keys must still be scoped to it.
+	doc := manyKeysDoc(40, "k40")
+	doc = strings.Replace(doc, `"k40":0`, `"k40":{"k1":1,"k2":{"k1":2}},"k41":1`, 1)
+	got, err := record(&Walker{}, doc)
+	if err != nil {
+		t.Fatalf("Walk = %v; want nil", err)
+	}
+	// The object, k0…k39, k40 and its k1, k2 and k2's k1, then k41.
+	if n := len(got); n != 1+40+1+1+1+1+1 {
+		t.Errorf("%d visits; want 46", n)
+	}
+}
+
+func TestWalkVisitorErrorStopsTheWalk(t *testing.T) {
+	stop := errors.New("ports[0] is a list")
+	data := `{"ports": ` + strings.Repeat("[", 1<<16) // truncated and too deep
+	var calls int
+	err := (&Walker{}).Walk([]byte(data), func(p Path, v Value) error {
+		calls++
+		if len(p) == 1 && v.Kind == Array {
+			return stop
+		}
+		return nil
+	})
+	if err != stop {
+		t.Errorf("Walk = %v; want the visitor's error unchanged", err)
+	}
+	if calls != 2 {
+		t.Errorf("visitor called %d times; want 2", calls)
+	}
+}
+
+func TestWalkInternsKnownKeys(t *testing.T) {
+	w := &Walker{Keys: []string{"schema_version", "ports"}}
+	data := []byte(`{"schema_version": 1, "ports": [3000, 8080]}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := w.Walk(data, func(Path, Value) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The scanner's state, which the visitor's Path points into. Escaped
+	// or unknown keys would cost more.
+	if allocs > 1 {
+		t.Errorf("Walk allocates %v times; want at most 1", allocs)
+	}
+}
+
+func TestValueText(t *testing.T) {
+	tests := []struct {
+		raw  string
+		kind Kind
+		want string
+	}{
+		{`"plain"`, String, "plain"},
+		{`""`, String, ""},
+		{`"a\"b\\c\/d\n\u00e9\ud83d\ude00"`, String, "a\"b\\c/d\né😀"},
+		{`"\ud800"`, String, "\ufffd"},
+		{`12`, Number, ""},
+		{`true`, Bool, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.raw, func(t *testing.T) {
+			var got []string
+			err := (&Walker{}).Walk([]byte(tc.raw), func(_ Path, v Value) error {
+				if v.Kind != tc.kind {
+					t.Errorf("Kind = %v; want %v", v.Kind, tc.kind)
+				}
+				got = append(got, v.Text())
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+				t.Errorf("Text mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPathString(t *testing.T) {
+	p := Path{{Key: "rules", Index: -1}, {Index: 3}, {Key: "target", Index: -1}, {Key: "host", Index: -1}}
+	if got, want := p.String(), "rules[3].target.host"; got != want {
+		t.Errorf("String = %q; want %q", got, want)
+	}
+	if got := Path(nil).String(); got != "" {
+		t.Errorf("empty path String = %q; want \"\"", got)
+	}
+	if got, want := (Path{{Index: 0}, {Index: 1}}).String(), "[0][1]"; got != want {
+		t.Errorf("String = %q; want %q", got, want)
+	}
+}
+
+func TestKindString(t *testing.T) {
+	want := map[Kind]string{Null: "null", Bool: "a boolean", Number: "a number", String: "a string", Array: "a list", Object: "an object", 0: "Kind(0)"}
+	for k, w := range want {
+		if got := k.String(); got != w {
+			t.Errorf("Kind(%d).String() = %q; want %q", k, got, w)
+		}
+	}
+}
+
+func BenchmarkWalkAllowlist(b *testing.B) {
+	w := &Walker{MaxDepth: 2, Keys: []string{"schema_version", "ports"}}
+	data := []byte(`{"schema_version": 1, "ports": [3000, 5173, 8080]}`)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Walk(data, func(Path, Value) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
