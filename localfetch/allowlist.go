@@ -3,19 +3,17 @@ package localfetch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -142,166 +140,59 @@ func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 	return ports, nil
 }
 
-// parseAllowlist decodes the allowlist token by token (json.Decoder with
-// UseNumber), so that 3000.0, "3000" and true are told apart from 3000,
-// duplicate keys and keys in another case are seen, and trailing data is
-// refused — all things json.Unmarshal would smooth over. It never descends
-// into a nested value: a list or object where a scalar belongs is refused at
-// its first token, so nesting depth costs nothing.
+// allowlistJSON is the allowlist's structure: two known keys, and nothing
+// nested deeper than the list of ports.
+var allowlistJSON = strictjson.Walker{MaxDepth: 2, Keys: []string{"schema_version", "ports"}}
+
+// parseAllowlist checks the allowlist in one pass ([strictjson.Walker]), so
+// that 3000.0, "3000" and true are told apart from 3000, duplicate keys and
+// keys in another case are refused, and trailing data is seen — all things
+// json.Unmarshal would smooth over. Each value is judged before the walk
+// enters it: a list or object where a scalar belongs is refused at its
+// first byte, so nesting depth costs nothing.
 func parseAllowlist(data []byte) (Ports, error) {
-	if !utf8.Valid(data) {
-		return nil, errors.New("the bytes are not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return nil, errors.New("the file is empty; want a JSON object")
-	}
-	if err != nil {
-		return nil, syntaxError(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("the top level is %s; want a JSON object", describe(tok))
-	}
 	var (
-		seen        = make(map[string]bool, 2)
 		haveVersion bool
 		ports       Ports
-		havePorts   bool
 	)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, syntaxError(err)
-		}
-		key, ok := tok.(string)
-		if !ok { // unreachable: the decoder yields only string keys
-			return nil, fmt.Errorf("an object key is %s", describe(tok))
-		}
-		if seen[key] {
-			return nil, fmt.Errorf("duplicate key %q", capability.Sanitize(key))
-		}
-		seen[key] = true
-		switch key {
-		case "schema_version":
-			tok, err := dec.Token()
-			if err != nil {
-				return nil, syntaxError(err)
+	err := allowlistJSON.Walk(data, func(p strictjson.Path, v strictjson.Value) error {
+		switch {
+		case len(p) == 0:
+			if v.Kind != strictjson.Object {
+				return fmt.Errorf("the top level is %s; want a JSON object", strictjson.Describe(v))
 			}
-			n, ok := tok.(json.Number)
-			if !ok || !isUnsignedInteger(string(n)) {
-				return nil, fmt.Errorf("schema_version is %s; want the integer %d", describe(tok), SchemaVersion)
+		case len(p) == 2: // ports[i]: only "ports" holds a list
+			port, ok := strictjson.Int(v.Raw, 1, 65535)
+			if !ok {
+				return fmt.Errorf("ports[%d] is %s; want an integer 1–65535", p[1].Index, strictjson.Describe(v))
 			}
-			if string(n) != strconv.Itoa(SchemaVersion) {
-				return nil, fmt.Errorf("schema_version %s is not supported; want %d", capability.Sanitize(string(n)), SchemaVersion)
+			ports = append(ports, uint16(port))
+		case p[0].Key == "schema_version":
+			n, ok := strictjson.Int(v.Raw, 0, math.MaxInt64)
+			if !ok {
+				return fmt.Errorf("schema_version is %s; want the integer %d", strictjson.Describe(v), SchemaVersion)
+			}
+			if n != SchemaVersion {
+				return fmt.Errorf("schema_version %s is not supported; want %d", v.Raw, SchemaVersion)
 			}
 			haveVersion = true
-		case "ports":
-			if ports, err = parsePorts(dec); err != nil {
-				return nil, err
+		case p[0].Key == "ports":
+			if v.Kind != strictjson.Array {
+				return fmt.Errorf("ports is %s; want a list of ports", strictjson.Describe(v))
 			}
-			havePorts = true
-		default:
-			return nil, fmt.Errorf("unknown key %q (known: schema_version, ports)", capability.Sanitize(key))
+			ports = Ports{}
 		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return nil, syntaxError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the JSON object")
-	}
-	if !haveVersion {
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !haveVersion:
 		return nil, fmt.Errorf("schema_version is missing; want %d", SchemaVersion)
-	}
-	if !havePorts {
+	case ports == nil:
 		return nil, errors.New(`"ports" is missing; want a list of ports`)
 	}
 	return NewPorts(ports...), nil
-}
-
-// parsePorts reads the value of "ports": a list of integer literals
-// 1–65535. One bad entry refuses the whole list.
-func parsePorts(dec *json.Decoder) (Ports, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, syntaxError(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, fmt.Errorf("ports is %s; want a list of ports", describe(tok))
-	}
-	ports := Ports{}
-	for i := 0; dec.More(); i++ {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, syntaxError(err)
-		}
-		n, ok := tok.(json.Number)
-		if !ok || !isUnsignedInteger(string(n)) {
-			return nil, fmt.Errorf("ports[%d] is %s; want an integer 1–65535", i, describe(tok))
-		}
-		p, err := strconv.ParseUint(string(n), 10, 16)
-		if err != nil || p == 0 {
-			return nil, fmt.Errorf("ports[%d] is %s; want an integer 1–65535", i, describe(tok))
-		}
-		ports = append(ports, uint16(p))
-	}
-	if _, err := dec.Token(); err != nil { // the closing ']'
-		return nil, syntaxError(err)
-	}
-	return ports, nil
-}
-
-// isUnsignedInteger reports whether a JSON number literal is a plain
-// non-negative integer: no sign, fraction or exponent.
-func isUnsignedInteger(lit string) bool {
-	if lit == "" {
-		return false
-	}
-	for i := 0; i < len(lit); i++ {
-		if lit[i] < '0' || lit[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// syntaxError describes a decoder error without the decoder's own prefix.
-func syntaxError(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case err == io.EOF, errors.Is(err, io.ErrUnexpectedEOF):
-		// Inside a value the decoder reports a cut-off file as io.EOF.
-		return errors.New("invalid JSON: unexpected end of file")
-	case errors.As(err, &se):
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
-	}
-	return fmt.Errorf("invalid JSON: %v", err)
-}
-
-// describe names a decoder token for a message: a number by its (sanitized)
-// literal, so that 3000.0 and 3000 read differently, anything else by kind.
-func describe(tok json.Token) string {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			return "an object"
-		case '[':
-			return "a list"
-		}
-		return strconv.Quote(string(t))
-	case bool:
-		return strconv.FormatBool(t)
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("the string %q", capability.Sanitize(t))
-	case json.Number:
-		return capability.Sanitize(string(t))
-	}
-	return fmt.Sprintf("%T", tok)
 }
 
 // marshalAllowlist renders the canonical file for ports.
