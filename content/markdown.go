@@ -31,12 +31,6 @@ func renderMarkdown(n *html.Node) string {
 	return string(bytes.TrimSpace(buf.Bytes()))
 }
 
-func putBuf(buf *bytes.Buffer) {
-	if buf.Cap() <= 1<<20 {
-		textBufPool.Put(buf)
-	}
-}
-
 type mdWriter struct {
 	buf         *bytes.Buffer
 	newlines    int    // line breaks owed before the next text (0–2)
@@ -94,24 +88,18 @@ func (w *mdWriter) raw(s string) {
 	w.wroteAny = true
 }
 
+// text writes s as words (escaped by word) with white space collapsed.
+// Only ASCII white space separates words: Markdown keeps other spaces.
 func (w *mdWriter) text(s string) {
-	start := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
-			if start >= 0 {
-				w.word(s[start:i])
-				start = -1
-			}
-			if w.wroteAny {
-				w.space = true
-			}
-		} else if start < 0 {
-			start = i
+	for s != "" {
+		word, space, rest := nextWord(s, false)
+		if space && w.wroteAny {
+			w.space = true
 		}
-	}
-	if start >= 0 {
-		w.word(s[start:])
+		if word != "" {
+			w.word(word)
+		}
+		s = rest
 	}
 }
 
@@ -186,18 +174,14 @@ func (w *mdWriter) children(n *html.Node, depth int) {
 }
 
 func (w *mdWriter) node(n *html.Node, depth int) {
-	switch n.Type {
-	case html.TextNode:
+	switch kindOf(n, depth) {
+	case textNode:
 		w.text(n.Data)
 		return
-	case html.DocumentNode:
+	case containerNode:
 		w.children(n, depth)
 		return
-	case html.ElementNode:
-	default:
-		return
-	}
-	if depth > maxTextDepth || removedTag[n.DataAtom] || n.DataAtom == atom.Head {
+	case skipNode:
 		return
 	}
 	switch n.DataAtom {

@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
-
-var textBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // renderText renders the tree under n as readable plain text: blocks on
 // their own lines (paragraphs, headings, lists and tables separated by a
@@ -23,11 +18,7 @@ var textBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func renderText(n *html.Node) string {
 	buf := textBufPool.Get().(*bytes.Buffer)
 	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 1<<20 {
-			textBufPool.Put(buf)
-		}
-	}()
+	defer putBuf(buf)
 	w := textWriter{buf: buf, atLineStart: true}
 	w.node(n, 0)
 	return string(bytes.TrimSpace(buf.Bytes()))
@@ -93,22 +84,15 @@ func (w *textWriter) text(s string) {
 		w.preText(s)
 		return
 	}
-	start := -1
-	for i, r := range s {
-		if isCollapsibleSpace(r) {
-			if start >= 0 {
-				w.word(s[start:i])
-				start = -1
-			}
-			if w.wroteAnyText {
-				w.space = true
-			}
-		} else if start < 0 {
-			start = i
+	for s != "" {
+		word, space, rest := nextWord(s, true)
+		if space && w.wroteAnyText {
+			w.space = true
 		}
-	}
-	if start >= 0 {
-		w.word(s[start:])
+		if word != "" {
+			w.word(word)
+		}
+		s = rest
 	}
 }
 
@@ -135,26 +119,15 @@ func (w *textWriter) preText(s string) {
 	}
 }
 
-func isCollapsibleSpace(r rune) bool {
-	return r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\f' || (r > utf8.RuneSelf && r != '\u00a0' && unicode.IsSpace(r))
-}
-
-// maxTextDepth bounds recursion; parsed trees are at most ~512 deep.
-const maxTextDepth = 1024
-
 func (w *textWriter) node(n *html.Node, depth int) {
-	switch n.Type {
-	case html.TextNode:
+	switch kindOf(n, depth) {
+	case textNode:
 		w.text(n.Data)
 		return
-	case html.DocumentNode:
+	case containerNode:
 		w.children(n, depth)
 		return
-	case html.ElementNode:
-	default:
-		return
-	}
-	if depth > maxTextDepth || removedTag[n.DataAtom] || n.DataAtom == atom.Head {
+	case skipNode:
 		return
 	}
 	switch n.DataAtom {
