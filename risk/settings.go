@@ -1,14 +1,11 @@
 package risk
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"unicode/utf8"
 
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -59,132 +56,53 @@ func Resolve(ws workspace.Workspace, explicit string) (Profile, error) {
 	return p, nil
 }
 
-// parseSettings decodes settings.json strictly, token by token, so that a
-// duplicate key, a key in the wrong case, 1.0 or "1" for the version, and
-// trailing data are all seen and refused rather than smoothed over the way
-// json.Unmarshal would. It never descends into nested values, so nesting
-// depth cannot exhaust anything.
+// settingsJSON is settings.json's structure: two known keys, no nesting
+// below the top-level object.
+var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version", "risk_profile"}}
+
+// parseSettings checks settings.json strictly, in one pass
+// ([strictjson.Walker]), so that a duplicate key, a key in the wrong case,
+// 1.0 or "1" for the version, and trailing data are all seen and refused
+// rather than smoothed over the way json.Unmarshal would. Each value is
+// judged before the walk enters it, so nesting depth cannot exhaust
+// anything.
 func parseSettings(data []byte) (Profile, error) {
-	if !utf8.Valid(data) {
-		return "", errors.New("not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return "", errors.New("the file is empty; want a JSON object")
-	}
-	if err != nil {
-		return "", syntaxError(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return "", fmt.Errorf("the top level is %s; want a JSON object", kindOf(tok))
-	}
 	var (
-		seen        = make(map[string]bool, 2)
 		haveVersion bool
 		profile     = Standard
 	)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", syntaxError(err)
-		}
-		key, ok := tok.(string)
-		if !ok { // unreachable: the decoder only yields string keys
-			return "", fmt.Errorf("object key is %s", kindOf(tok))
-		}
-		if seen[key] {
-			return "", fmt.Errorf("duplicate key %q", sanitize(key))
-		}
-		seen[key] = true
-		tok, err = dec.Token()
-		if err != nil {
-			return "", syntaxError(err)
-		}
-		switch key {
-		case "schema_version":
-			n, ok := tok.(json.Number)
-			if !ok {
-				return "", fmt.Errorf("schema_version is %s; want the integer %d", kindOf(tok), SettingsSchemaVersion)
+	err := settingsJSON.Walk(data, func(p strictjson.Path, v strictjson.Value) error {
+		switch {
+		case len(p) == 0:
+			if v.Kind != strictjson.Object {
+				return fmt.Errorf("the top level is %s; want a JSON object", v.Kind)
 			}
-			if !isDecimalInteger(string(n)) {
-				return "", fmt.Errorf("schema_version %s is not an integer; want %d", sanitize(string(n)), SettingsSchemaVersion)
+		case p[0].Key == "schema_version":
+			switch {
+			case v.Kind != strictjson.Number:
+				return fmt.Errorf("schema_version is %s; want the integer %d", v.Kind, SettingsSchemaVersion)
+			case !strictjson.IsInt(v.Raw):
+				return fmt.Errorf("schema_version %s is not an integer; want %d", sanitize(string(v.Raw)), SettingsSchemaVersion)
 			}
-			if string(n) != "1" {
-				return "", fmt.Errorf("schema_version %s is not supported; want %d", sanitize(string(n)), SettingsSchemaVersion)
+			if _, ok := strictjson.Int(v.Raw, SettingsSchemaVersion, SettingsSchemaVersion); !ok {
+				return fmt.Errorf("schema_version %s is not supported; want %d", sanitize(string(v.Raw)), SettingsSchemaVersion)
 			}
 			haveVersion = true
-		case "risk_profile":
-			s, ok := tok.(string)
-			if !ok {
-				return "", fmt.Errorf("risk_profile is %s; want one of %s", kindOf(tok), validNames)
+		case p[0].Key == "risk_profile":
+			if v.Kind != strictjson.String {
+				return fmt.Errorf("risk_profile is %s; want one of %s", v.Kind, validNames)
 			}
-			if profile, err = mustBeProfile(s); err != nil {
-				return "", err
-			}
-		default:
-			return "", fmt.Errorf("unknown key %q (known: schema_version, risk_profile)", sanitize(key))
+			var err error
+			profile, err = mustBeProfile(v.Text())
+			return err
 		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return "", syntaxError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", errors.New("trailing data after the JSON object")
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	if !haveVersion {
 		return "", fmt.Errorf("schema_version is missing; want %d", SettingsSchemaVersion)
 	}
 	return profile, nil
-}
-
-// isDecimalInteger reports whether a JSON number literal is a plain integer:
-// no fraction, no exponent (1.0 and 1e0 are refused, not rounded).
-func isDecimalInteger(lit string) bool {
-	if lit == "" {
-		return false
-	}
-	for i := 0; i < len(lit); i++ {
-		if (lit[i] < '0' || lit[i] > '9') && !(i == 0 && lit[i] == '-') {
-			return false
-		}
-	}
-	return lit != "-"
-}
-
-// syntaxError describes a decoder error without the decoder's own prefix.
-func syntaxError(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case err == io.EOF, errors.Is(err, io.ErrUnexpectedEOF):
-		// Inside the object the decoder reports a cut-off file as io.EOF.
-		return errors.New("invalid JSON: unexpected end of file")
-	case errors.As(err, &se):
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
-	}
-	return fmt.Errorf("invalid JSON: %v", err)
-}
-
-// kindOf names the JSON kind of a decoder token.
-func kindOf(tok json.Token) string {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			return "an object"
-		case '[':
-			return "a list"
-		}
-		return fmt.Sprintf("%q", string(t))
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", tok)
 }
