@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 func newRulesCmd(a *app) *cobra.Command {
@@ -64,13 +65,9 @@ func newRulesListCmd(a *app) *cobra.Command {
 }
 
 func runRulesList(_ context.Context, a *app, asJSON bool) error {
-	ws, err := a.workspace()
+	ws, set, err := a.savedRules()
 	if err != nil {
 		return err
-	}
-	set, err := rules.Load(ws)
-	if err != nil {
-		return classify(err)
 	}
 	out := rulesListJSON{File: ws.RulesPath(), Rules: []ruleJSON{}}
 	for _, r := range set.Rules() {
@@ -118,13 +115,9 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string) e
 	if err != nil {
 		return err
 	}
-	ws, err := a.workspace()
+	ws, set, err := a.savedRules()
 	if err != nil {
 		return err
-	}
-	set, err := rules.Load(ws)
-	if err != nil {
-		return classify(err)
 	}
 	rule := rules.NewRule(d, pattern, port)
 	var previous *rules.Rule
@@ -180,6 +173,20 @@ func runRulesRemove(ctx context.Context, a *app, target string) error {
 	}
 	fmt.Fprintf(a.stdout, "removed: %s from %s\n", hostPort(pattern.String(), port), ws.RulesPath())
 	return nil
+}
+
+// savedRules returns the workspace and the rules saved in it; an invalid
+// rules file is a refusal naming the file.
+func (a *app) savedRules() (workspace.Workspace, *rules.Set, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return ws, nil, err
+	}
+	set, err := rules.Load(ws)
+	if err != nil {
+		return ws, nil, classify(err)
+	}
+	return ws, set, nil
 }
 
 // parseRuleTarget is rules.ParseRuleTarget with a bad pattern as a usage
