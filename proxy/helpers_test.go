@@ -166,6 +166,22 @@ func (w *world) allowLocal(ports ...uint16) {
 	}
 }
 
+// upstream listens on a free loopback port for a test's own upstream
+// server, admits that port for local mode (local_fetch.json and an allow
+// rule for host), and closes the listener when the test ends.
+func (w *world) upstream(host string) (net.Listener, int) {
+	w.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { ln.Close() })
+	port := ln.Addr().(*net.TCPAddr).Port
+	w.allowLocal(uint16(port))
+	w.rule(rules.Allow, host, port)
+	return ln, port
+}
+
 // client returns an http.Client using the proxy for every request and
 // trusting the fake public server's certificate.
 func (w *world) client() *http.Client {

@@ -275,12 +275,7 @@ func TestForwardHeaders(t *testing.T) {
 // TestTunnelAudit: a tunnel is one audit line with bytes each way.
 func TestTunnelAudit(t *testing.T) {
 	w := newWorld(t, worldOpts{profile: risk.Permissive})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
+	ln, port := w.upstream("127.0.0.1")
 	go func() { // an echo server that closes after "bye"
 		c, err := ln.Accept()
 		if err != nil {
@@ -291,8 +286,6 @@ func TestTunnelAudit(t *testing.T) {
 		io.ReadFull(c, b)
 		io.WriteString(c, "hello, tunnel")
 	}()
-	w.allowLocal(uint16(port))
-	w.rule(rules.Allow, "127.0.0.1", port)
 
 	c, err := net.Dial("tcp", w.addr)
 	if err != nil {
@@ -376,14 +369,7 @@ func TestTimeouts(t *testing.T) {
 		}
 	})
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
-	w.allowLocal(uint16(port))
-	w.rule(rules.Allow, "localhost", port)
+	ln, port := w.upstream("localhost")
 	upstream := make(chan net.Conn, 2)
 	go func() {
 		for {
@@ -442,14 +428,7 @@ func TestTimeouts(t *testing.T) {
 // once, lets an active tunnel run until its context ends, then closes it.
 func TestShutdown(t *testing.T) {
 	w := newWorld(t, worldOpts{profile: risk.Permissive})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
-	w.allowLocal(uint16(port))
-	w.rule(rules.Allow, "localhost", port)
+	ln, port := w.upstream("localhost")
 	go func() {
 		c, err := ln.Accept()
 		if err == nil {
