@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/format"
 	"io"
+	"iter"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -137,11 +138,34 @@ func checkCoversOutsideGlobal(other []span) error {
 	return nil
 }
 
-func newCSVReader(r io.Reader, fields int) *csv.Reader {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = fields
-	cr.Comment = '#'
-	return cr
+// csvRecords yields the records of the CSV file r after its header line,
+// which must be header. Lines starting with '#' are comments, and every
+// record must have as many fields as header. The first error (a bad header,
+// a malformed record) is yielded once, and iteration stops there.
+func csvRecords(r io.Reader, header []string) iter.Seq2[[]string, error] {
+	return func(yield func([]string, error) bool) {
+		cr := csv.NewReader(r)
+		cr.FieldsPerRecord = len(header)
+		cr.Comment = '#'
+		head, err := cr.Read()
+		if err != nil {
+			yield(nil, fmt.Errorf("reading header: %w", err))
+			return
+		}
+		if !slices.Equal(head, header) {
+			yield(nil, fmt.Errorf("header %q; want %q", head, header))
+			return
+		}
+		for {
+			rec, err := cr.Read()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // parseRegistry reads one IANA special-purpose registry CSV. Every row is
@@ -149,20 +173,8 @@ func newCSVReader(r io.Reader, fields int) *csv.Reader {
 // so is a terminated row (192.88.99.0/24, 2001:10::/28): that space may
 // still be routed somewhere, and no fetch needs it.
 func parseRegistry(r io.Reader, v6 bool) ([]entry, error) {
-	cr := newCSVReader(r, len(registryHeader))
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("reading header: %w", err)
-	}
-	if !slices.Equal(head, registryHeader) {
-		return nil, fmt.Errorf("header %q; want %q", head, registryHeader)
-	}
 	var out []entry
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for rec, err := range csvRecords(r, registryHeader) {
 		if err != nil {
 			return nil, err
 		}
@@ -250,22 +262,10 @@ func displayName(reg string) string {
 // applySupplement adds the supplement's ranges to all and applies its
 // display names.
 func applySupplement(all []entry, r io.Reader) ([]entry, error) {
-	cr := newCSVReader(r, len(supplementHeader))
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("reading header: %w", err)
-	}
-	if !slices.Equal(head, supplementHeader) {
-		return nil, fmt.Errorf("header %q; want %q", head, supplementHeader)
-	}
 	index := func(p netip.Prefix) int {
 		return slices.IndexFunc(all, func(e entry) bool { return e.Prefix == p })
 	}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for rec, err := range csvRecords(r, supplementHeader) {
 		if err != nil {
 			return nil, err
 		}
