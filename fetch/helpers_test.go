@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
@@ -20,7 +19,7 @@ import (
 // ports (none: no file at all).
 func newWorkspace(t testing.TB, ports ...uint16) workspace.Workspace {
 	t.Helper()
-	ws := workspace.Workspace{Root: t.TempDir()}
+	ws := testws.Bare(t)
 	if len(ports) > 0 {
 		writeAllowlist(t, ws, ports...)
 	}
@@ -30,19 +29,7 @@ func newWorkspace(t testing.TB, ports ...uint16) workspace.Workspace {
 // writeAllowlist (re)writes ws's local_fetch.json to allow exactly ports.
 func writeAllowlist(t testing.TB, ws workspace.Workspace, ports ...uint16) {
 	t.Helper()
-	if err := os.MkdirAll(ws.Dir(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if ports == nil {
-		ports = []uint16{}
-	}
-	data, err := json.Marshal(map[string]any{"schema_version": 1, "ports": ports})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws.Dir(), workspace.LocalFetchFile), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testws.Write(t, ws, testws.Spec{LocalPorts: append([]uint16{}, ports...)})
 }
 
 // localFetch is a Fetch for local mode on ports, with client (which may be
