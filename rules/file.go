@@ -9,11 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -76,35 +75,30 @@ type fileTarget struct {
 	Port   json.RawMessage `json:"port"`
 }
 
-// knownKeys are every key of the schema. encoding/json matches keys
-// case-insensitively (and folds 'ſ' to 's'); requiring each key to be
-// exactly one of these, while DisallowUnknownFields checks it is at the
-// right level, makes the match exact. No two of them fold together.
-var knownKeys = map[string]bool{
-	"schema_version": true, "rules": true,
-	"capability": true, "target": true, "decision": true,
-	"schema": true, "host": true, "port": true,
+// rulesJSON is the structure of rules.json. encoding/json matches keys
+// case-insensitively (and folds 'ſ' to 's'); the Walker requires each key
+// to be exactly one of the schema's (no two of which fold together) and
+// unique in its object, while DisallowUnknownFields checks it is at the
+// right level. The schema needs a depth of 4.
+var rulesJSON = strictjson.Walker{
+	MaxDepth: 8,
+	Keys: []string{
+		"schema_version", "rules",
+		"capability", "target", "decision",
+		"schema", "host", "port",
+	},
 }
-
-// maxDepth bounds nesting; the schema needs 4.
-const maxDepth = 8
 
 // parse decodes a rules.json document read from path.
 func parse(path string, data []byte) (*Set, error) {
-	if !utf8.Valid(data) {
-		return nil, invalid(path, "not valid UTF-8")
-	}
-	if err := checkKeys(data); err != nil {
-		return nil, invalid(path, "%v", err)
+	if err := rulesJSON.Walk(data, nil); err != nil {
+		return nil, invalid(path, "%s", describeJSONError(err))
 	}
 	var f fileV1
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, invalid(path, "%s", describeJSONError(err))
-	}
-	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return nil, invalid(path, "trailing data after the JSON object (at byte %d)", len(data)-len(rest))
 	}
 	switch {
 	case f.SchemaVersion == nil:
@@ -146,90 +140,33 @@ func (fr fileRule) rule() (Rule, error) {
 		return Rule{}, errors.New("decision is missing")
 	}
 	// A port is a JSON integer 1–65535: not a string, not 443.0, not 4.43e2.
-	port, err := capability.ParsePort(string(fr.Target.Port))
-	if err != nil {
+	port, ok := strictjson.Int(fr.Target.Port, 1, 65535)
+	if !ok {
 		return Rule{}, fmt.Errorf("target.port %s is not an integer 1–65535", capability.Sanitize(string(fr.Target.Port)))
 	}
 	return Rule{
 		Capability: capability.Kind(*fr.Capability),
-		Target:     RuleTarget{Schema: *fr.Target.Schema, Host: *fr.Target.Host, Port: port},
+		Target:     RuleTarget{Schema: *fr.Target.Schema, Host: *fr.Target.Host, Port: uint16(port)},
 		Decision:   Decision(*fr.Decision),
 	}, nil
 }
 
-// checkKeys scans the document's structure: no object has a duplicate
-// key, every key is exactly one of the schema's, and nesting is bounded.
-// It does not validate the JSON syntax, which the decoder then does; on
-// malformed input it stops quietly and leaves the report to the decoder.
-// (It is a byte scanner rather than a json.Decoder.Token walk, which
-// allocates an error value per scalar and doubled the cost of Load.)
-func checkKeys(data []byte) error {
-	type frame struct {
-		object    bool
-		expectKey bool
-		keys      []string // the schema's objects have at most 3 keys
-	}
-	var stack []frame
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '{', '[':
-			if len(stack) >= maxDepth {
-				return fmt.Errorf("nested deeper than %d levels", maxDepth)
-			}
-			stack = append(stack, frame{object: c == '{', expectKey: c == '{'})
-		case '}', ']':
-			if len(stack) == 0 {
-				return nil
-			}
-			stack = stack[:len(stack)-1]
-		case ',':
-			if n := len(stack); n > 0 && stack[n-1].object {
-				stack[n-1].expectKey = true
-			}
-		case '"':
-			j := i + 1
-			escaped := false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(data) {
-				return nil // unterminated string: a syntax error
-			}
-			n := len(stack)
-			if n == 0 || !stack[n-1].expectKey {
-				i = j
-				continue
-			}
-			k := string(data[i+1 : j])
-			if escaped {
-				if err := json.Unmarshal(data[i:j+1], &k); err != nil {
-					return nil // a bad escape: a syntax error
-				}
-			}
-			if !knownKeys[k] {
-				return fmt.Errorf("unknown field %s", strconv.Quote(capability.Sanitize(k)))
-			}
-			if slices.Contains(stack[n-1].keys, k) {
-				return fmt.Errorf("duplicate field %q", k)
-			}
-			stack[n-1].keys = append(stack[n-1].keys, k)
-			stack[n-1].expectKey = false
-			i = j
-		}
-	}
-	return nil
-}
-
+// describeJSONError words the Walker's and the decoder's errors for the
+// rules file. After a successful Walk the decoder can only object to a
+// value's type or a known key at the wrong level.
 func describeJSONError(err error) string {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, strictjson.ErrEmpty) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "empty or truncated JSON"
 	}
-	var se *json.SyntaxError
+	var se *strictjson.Error
 	if errors.As(err, &se) {
-		return fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, se)
+		switch se.Err {
+		case strictjson.ErrDuplicateKey:
+			return fmt.Sprintf("duplicate field %q", se.Key) // a known key
+		case strictjson.ErrUnknownKey:
+			return fmt.Sprintf("unknown field %q", capability.Sanitize(se.Key))
+		}
+		return se.Error()
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -239,7 +176,7 @@ func describeJSONError(err error) string {
 		}
 		return fmt.Sprintf("%s: a JSON %s where %s is expected", field, te.Value, jsonKind(te.Type))
 	}
-	// Unknown fields, wrong nesting: encoding/json's text quotes only the key.
+	// A known key at the wrong level: encoding/json's text quotes only the key.
 	return err.Error()
 }
 
