@@ -71,7 +71,7 @@ func TestNextWord(t *testing.T) {
 		{"  ", []string{"_"}, []string{"_"}},
 		{"a b", []string{"a", "_b"}, []string{"a", "_b"}},
 		{"\ta\r\n b\f", []string{"_a", "_b", "_"}, []string{"_a", "_b", "_"}},
-		{"a\u2003b", []string{"a\u2003b"}, []string{"a", "_b"}},                 // em space: Unicode only
+		{"a\u2003b", []string{"a\u2003b"}, []string{"a", "_b"}},                // em space: Unicode only
 		{"a\u00a0b c", []string{"a\u00a0b", "_c"}, []string{"a\u00a0b", "_c"}}, // no-break space joins
 		{"\xff \x85", []string{"\xff", "_\x85"}, []string{"\xff", "_\x85"}},    // invalid UTF-8 is a word
 	}
