@@ -1,11 +1,105 @@
 package strictjson
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
 )
+
+// Kind is the kind of a JSON value.
+type Kind uint8
+
+// The kinds of JSON values.
+const (
+	Null Kind = iota + 1
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// String names the kind for a message: "null", "a boolean", "a number",
+// "a string", "a list" or "an object".
+func (k Kind) String() string {
+	switch k {
+	case Null:
+		return "null"
+	case Bool:
+		return "a boolean"
+	case Number:
+		return "a number"
+	case String:
+		return "a string"
+	case Array:
+		return "a list"
+	case Object:
+		return "an object"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Value is one JSON value as [Walker.Walk] meets it, before it is entered.
+type Value struct {
+	Kind Kind
+	// Raw is the literal of a scalar exactly as written: a number's digits,
+	// a string with its quotes and escapes, true, false or null. It is nil
+	// for an object or array, whose contents the walk has not read yet.
+	// It aliases the document.
+	Raw []byte
+	// Offset is the byte offset of the value's first byte.
+	Offset int
+
+	escaped bool // a String with a backslash in it
+}
+
+// Text returns a String value's decoded text and "" for any other kind.
+func (v Value) Text() string {
+	if v.Kind != String {
+		return ""
+	}
+	if !v.escaped {
+		return string(v.Raw[1 : len(v.Raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(v.Raw, &s) // the scanner validated the escapes
+	return s
+}
+
+// Step is one step of a [Path]: an object member's key, or an array index.
+type Step struct {
+	Key   string // the decoded key of an object member
+	Index int    // the index in an array, or -1 for an object member
+}
+
+// IsKey reports whether the step is an object member.
+func (s Step) IsKey() bool { return s.Index < 0 }
+
+// Path locates a value: one step per enclosing object or array, outermost
+// first. The top-level value has an empty path.
+type Path []Step
+
+// String renders the path as `ports[2]` or `rules[0].target.host`; the
+// top level is "".
+func (p Path) String() string {
+	var b strings.Builder
+	for i, s := range p {
+		if s.IsKey() {
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.Key)
+		} else {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.Index))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
 
 // IsInt reports whether raw is a plain JSON integer literal: an optional
 // minus sign and decimal digits, without leading zeros, fraction or

@@ -1,0 +1,334 @@
+package strictjson
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// frame is one open object or array.
+type frame struct {
+	object   bool
+	keyStart int                 // this object's keys are keys[keyStart:]
+	set      map[string]struct{} // all of them, once there are many
+}
+
+// manyKeys is the key count from which an object's duplicate check uses
+// a map rather than a scan.
+const manyKeys = 16
+
+// scanner is the state of one Walk. Its buffers hold the stack, path and
+// keys of a typical policy file without allocating.
+type scanner struct {
+	data  []byte
+	w     *Walker
+	stack []frame
+	path  Path
+	keys  []string
+
+	stackBuf [4]frame
+	pathBuf  [4]Step
+	keysBuf  [8]string
+}
+
+// scanners recycles scanner state: a visitor's Path points into it, so it
+// would otherwise be allocated on every Walk.
+var scanners = sync.Pool{New: func() any {
+	s := new(scanner)
+	s.stack, s.path, s.keys = s.stackBuf[:0], s.pathBuf[:0], s.keysBuf[:0]
+	return s
+}}
+
+// release forgets the document and puts s back in the pool, unless the
+// walk grew it past its inline buffers.
+func (s *scanner) release() {
+	clear(s.stack[:cap(s.stack)])
+	clear(s.path[:cap(s.path)])
+	clear(s.keys[:cap(s.keys)])
+	s.data, s.w = nil, nil
+	if cap(s.stack) == len(s.stackBuf) && cap(s.path) == len(s.pathBuf) && cap(s.keys) == len(s.keysBuf) {
+		s.stack, s.path, s.keys = s.stack[:0], s.path[:0], s.keys[:0]
+		scanners.Put(s)
+	}
+}
+
+func closer(object bool) byte {
+	if object {
+		return '}'
+	}
+	return ']'
+}
+
+func (s *scanner) pop() {
+	top := s.stack[len(s.stack)-1]
+	clear(s.keys[top.keyStart:])
+	s.keys = s.keys[:top.keyStart]
+	s.stack = s.stack[:len(s.stack)-1]
+}
+
+// child positions the walk on the next member or element of the innermost
+// container (its first if first) and updates the path. pos is at the
+// member's key or the element's value; the result is at the value.
+func (s *scanner) child(pos int, first bool) (int, error) {
+	top := &s.stack[len(s.stack)-1]
+	if !top.object {
+		if first {
+			s.path = append(s.path, Step{Index: 0})
+		} else {
+			s.path[len(s.path)-1].Index++
+		}
+		return pos, nil
+	}
+	key, end, err := s.key(pos, top)
+	if err != nil {
+		return 0, err
+	}
+	if first {
+		s.path = append(s.path, Step{Key: key, Index: -1})
+	} else {
+		s.path[len(s.path)-1] = Step{Key: key, Index: -1}
+	}
+	end = s.skipSpace(end)
+	if end == len(s.data) {
+		return 0, s.syntax(-1, "")
+	}
+	if s.data[end] != ':' {
+		return 0, s.syntax(end, "want ':' after an object key")
+	}
+	return s.skipSpace(end + 1), nil
+}
+
+// key reads an object key at pos, checks it against the Walker's keys and
+// the object's earlier keys, and records it.
+func (s *scanner) key(pos int, top *frame) (string, int, error) {
+	if pos == len(s.data) {
+		return "", 0, s.syntax(-1, "")
+	}
+	if s.data[pos] != '"' {
+		return "", 0, s.syntax(pos, "want a string key")
+	}
+	end, escaped, err := s.str(pos)
+	if err != nil {
+		return "", 0, err
+	}
+	raw := s.data[pos+1 : end-1]
+	var key string
+	found := false
+	if !escaped {
+		for _, k := range s.w.Keys {
+			if string(raw) == k {
+				key, found = k, true
+				break
+			}
+		}
+		if !found {
+			key = string(raw)
+		}
+	} else {
+		key = Value{Kind: String, Raw: s.data[pos:end], escaped: true}.Text()
+		for _, k := range s.w.Keys {
+			if key == k {
+				key, found = k, true
+				break
+			}
+		}
+	}
+	if s.w.Keys != nil && !found {
+		return "", 0, &Error{Err: ErrUnknownKey, Offset: pos, Key: key, known: s.w.Keys}
+	}
+	mine := s.keys[top.keyStart:]
+	if top.set != nil {
+		if _, dup := top.set[key]; dup {
+			return "", 0, &Error{Err: ErrDuplicateKey, Offset: pos, Key: key}
+		}
+		top.set[key] = struct{}{}
+	} else {
+		for _, k := range mine {
+			if k == key {
+				return "", 0, &Error{Err: ErrDuplicateKey, Offset: pos, Key: key}
+			}
+		}
+		if len(mine)+1 >= manyKeys {
+			top.set = make(map[string]struct{}, 2*manyKeys)
+			for _, k := range mine {
+				top.set[k] = struct{}{}
+			}
+			top.set[key] = struct{}{}
+		}
+	}
+	if top.set == nil {
+		s.keys = append(s.keys, key)
+	}
+	return key, end, nil
+}
+
+// value reads the value at pos: a scalar entirely, an object or array only
+// its opening byte. end is just past what was read.
+func (s *scanner) value(pos int) (v Value, end int, err error) {
+	data := s.data
+	if pos == len(data) {
+		return Value{}, 0, s.syntax(-1, "")
+	}
+	v.Offset = pos
+	switch c := data[pos]; c {
+	case '{':
+		v.Kind = Object
+		return v, pos + 1, nil
+	case '[':
+		v.Kind = Array
+		return v, pos + 1, nil
+	case '"':
+		v.Kind = String
+		end, v.escaped, err = s.str(pos)
+	case 't':
+		v.Kind, end, err = Bool, pos+4, s.literal(pos, "true")
+	case 'f':
+		v.Kind, end, err = Bool, pos+5, s.literal(pos, "false")
+	case 'n':
+		v.Kind, end, err = Null, pos+4, s.literal(pos, "null")
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			return Value{}, 0, s.syntax(pos, "want a value")
+		}
+		v.Kind = Number
+		end, err = s.number(pos)
+	}
+	if err != nil {
+		return Value{}, 0, err
+	}
+	v.Raw = data[pos:end:end]
+	return v, end, nil
+}
+
+func (s *scanner) literal(pos int, lit string) error {
+	for i := 0; i < len(lit); i++ {
+		if pos+i == len(s.data) {
+			return s.syntax(-1, "")
+		}
+		if s.data[pos+i] != lit[i] {
+			return s.syntax(pos+i, "want "+lit)
+		}
+	}
+	return nil
+}
+
+// number scans a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number(pos int) (int, error) {
+	data := s.data
+	i := pos
+	if data[i] == '-' {
+		i++
+	}
+	digits := func(i int) (int, error) {
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == start {
+			if i == len(data) {
+				return 0, s.syntax(-1, "")
+			}
+			return 0, s.syntax(i, "want a digit in a number")
+		}
+		return i, nil
+	}
+	if i < len(data) && data[i] == '0' {
+		i++
+	} else {
+		var err error
+		if i, err = digits(i); err != nil {
+			return 0, err
+		}
+	}
+	var err error
+	if i < len(data) && data[i] == '.' {
+		if i, err = digits(i + 1); err != nil {
+			return 0, err
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i, err = digits(i); err != nil {
+			return 0, err
+		}
+	}
+	return i, nil
+}
+
+// str scans the string whose opening quote is at pos and returns the
+// offset just past its closing quote. It refuses raw control characters
+// and invalid escapes; the document is already known to be UTF-8.
+func (s *scanner) str(pos int) (end int, escaped bool, err error) {
+	data := s.data
+	for i := pos + 1; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			return i + 1, escaped, nil
+		case c < 0x20:
+			return 0, false, s.syntax(i, "control character in a string")
+		case c == '\\':
+			escaped = true
+			i++
+			if i == len(data) {
+				return 0, false, s.syntax(-1, "")
+			}
+			switch data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for j := 1; j <= 4; j++ {
+					if i+j == len(data) {
+						return 0, false, s.syntax(-1, "")
+					}
+					if !isHex(data[i+j]) {
+						return 0, false, s.syntax(i+j, `want four hex digits after \u`)
+					}
+				}
+				i += 4
+			default:
+				return 0, false, s.syntax(i, "invalid escape in a string")
+			}
+		}
+	}
+	return 0, false, s.syntax(-1, "")
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func (s *scanner) skipSpace(pos int) int {
+	for pos < len(s.data) {
+		switch s.data[pos] {
+		case ' ', '\t', '\n', '\r':
+			pos++
+		default:
+			return pos
+		}
+	}
+	return pos
+}
+
+// syntax returns an ErrSyntax *Error. pos -1 means the document ended
+// inside a value; want says what was expected at pos.
+func (s *scanner) syntax(pos int, want string) error {
+	if pos < 0 {
+		return &Error{Err: ErrSyntax, Offset: len(s.data), detail: "unexpected end of input", eof: true}
+	}
+	r, _ := utf8.DecodeRune(s.data[pos:])
+	return &Error{Err: ErrSyntax, Offset: pos, detail: fmt.Sprintf("unexpected %s; %s", strconv.QuoteRuneToASCII(r), want)}
+}
+
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}
