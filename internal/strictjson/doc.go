@@ -8,7 +8,8 @@
 // 1.0 and 1e0 into the integer 1 for an int field, and recurses on nesting.
 // [Walker.Walk] refuses invalid UTF-8, invalid JSON, trailing data,
 // duplicate keys (also when spelled with \u escapes), keys outside a fixed
-// set (byte-exactly), and nesting past a bound, without recursion. It
+// set (byte-exactly; objects listed in AnyKeysAt, maps of arbitrary
+// names, are exempt), and nesting past a bound, without recursion. It
 // calls a visitor before entering each value, so a reader checks kinds
 // and values in document order and its first complaint is the one
 // reported. [Int] accepts only a plain integer literal; [Describe] and

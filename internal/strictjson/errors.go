@@ -39,6 +39,9 @@ type Error struct {
 	Err    error  // one of the sentinels above
 	Offset int    // byte offset of the problem in the document
 	Key    string // the decoded key, for ErrDuplicateKey and ErrUnknownKey
+	// Path is the path of the object holding Key ("" for the top level),
+	// for ErrDuplicateKey and ErrUnknownKey.
+	Path   Path
 	detail string // what the scanner saw, for ErrSyntax
 	eof    bool   // the document ended inside a value
 	known  []string

@@ -45,6 +45,9 @@ func FuzzWalk(f *testing.F) {
 		counts := map[Kind]int{}
 		err := w.Walk(data, func(p Path, v Value) error {
 			counts[v.Kind]++
+			if !pathIs(p, p.String()) {
+				t.Fatalf("pathIs(%q, %q) = false", p, p.String())
+			}
 			if v.Offset < 0 || v.Offset >= len(data) {
 				t.Fatalf("Offset %d outside the document", v.Offset)
 			}

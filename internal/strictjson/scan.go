@@ -11,6 +11,7 @@ import (
 type frame struct {
 	object   bool
 	keyStart int                 // this object's keys are keys[keyStart:]
+	anyKeys  bool                // an object listed in Walker.AnyKeysAt
 	set      map[string]struct{} // all of them, once there are many
 }
 
@@ -134,19 +135,19 @@ func (s *scanner) key(pos int, top *frame) (string, int, error) {
 			}
 		}
 	}
-	if s.w.Keys != nil && !found {
-		return "", 0, &Error{Err: ErrUnknownKey, Offset: pos, Key: key, known: s.w.Keys}
+	if s.w.Keys != nil && !found && !top.anyKeys {
+		return "", 0, &Error{Err: ErrUnknownKey, Offset: pos, Key: key, Path: s.objectPath(), known: s.w.Keys}
 	}
 	mine := s.keys[top.keyStart:]
 	if top.set != nil {
 		if _, dup := top.set[key]; dup {
-			return "", 0, &Error{Err: ErrDuplicateKey, Offset: pos, Key: key}
+			return "", 0, &Error{Err: ErrDuplicateKey, Offset: pos, Key: key, Path: s.objectPath()}
 		}
 		top.set[key] = struct{}{}
 	} else {
 		for _, k := range mine {
 			if k == key {
-				return "", 0, &Error{Err: ErrDuplicateKey, Offset: pos, Key: key}
+				return "", 0, &Error{Err: ErrDuplicateKey, Offset: pos, Key: key, Path: s.objectPath()}
 			}
 		}
 		if len(mine)+1 >= manyKeys {
@@ -161,6 +162,12 @@ func (s *scanner) key(pos int, top *frame) (string, int, error) {
 		s.keys = append(s.keys, key)
 	}
 	return key, end, nil
+}
+
+// objectPath returns a copy of the innermost object's path, while one of
+// its keys is being read.
+func (s *scanner) objectPath() Path {
+	return append(Path(nil), s.path[:len(s.stack)-1]...)
 }
 
 // value reads the value at pos: a scalar entirely, an object or array only

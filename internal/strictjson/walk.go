@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,12 @@ type Walker struct {
 	// key equal to one of Keys is passed in the Path as that very string,
 	// so known keys cost no allocation.
 	Keys []string
+	// AnyKeysAt lists objects whose keys Keys does not restrict, each by
+	// its path as [Path.String] renders it ("headers", "rules[0].env"):
+	// a map of arbitrary names inside a fixed schema. Such an object's
+	// keys are still checked for duplicates; objects nested in it are
+	// restricted again unless listed too.
+	AnyKeysAt []string
 }
 
 // Walk checks in one pass that data is valid UTF-8 holding exactly one
@@ -81,7 +88,9 @@ func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) er
 			if len(s.stack) >= maxDepth {
 				return &Error{Err: ErrTooDeep, Offset: v.Offset, detail: strconv.Itoa(maxDepth)}
 			}
-			s.stack = append(s.stack, frame{object: v.Kind == Object, keyStart: len(s.keys)})
+			f := frame{object: v.Kind == Object, keyStart: len(s.keys)}
+			f.anyKeys = f.object && w.anyKeysAt(s.path)
+			s.stack = append(s.stack, f)
 			pos = s.skipSpace(pos)
 			if pos < len(data) && data[pos] == closer(v.Kind == Object) {
 				s.pop()
@@ -124,4 +133,42 @@ func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) er
 			pos++
 		}
 	}
+}
+
+// anyKeysAt reports whether the object at p is one of w.AnyKeysAt.
+func (w *Walker) anyKeysAt(p Path) bool {
+	for _, want := range w.AnyKeysAt {
+		if pathIs(p, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathIs reports whether p.String() == want, without building the string.
+func pathIs(p Path, want string) bool {
+	for i, step := range p {
+		if step.IsKey() {
+			if i > 0 {
+				if want == "" || want[0] != '.' {
+					return false
+				}
+				want = want[1:]
+			}
+			if !strings.HasPrefix(want, step.Key) {
+				return false
+			}
+			want = want[len(step.Key):]
+			continue
+		}
+		if want == "" || want[0] != '[' {
+			return false
+		}
+		n := strings.IndexByte(want, ']')
+		if n < 0 || want[1:n] != strconv.Itoa(step.Index) {
+			return false
+		}
+		want = want[n+1:]
+	}
+	return want == ""
 }

@@ -361,3 +361,69 @@ func TestWalkStateIsNotShared(t *testing.T) {
 		}
 	}
 }
+
+func TestWalkAnyKeysAt(t *testing.T) {
+	w := &Walker{
+		MaxDepth:  4,
+		Keys:      []string{"url", "headers", "rules", "env"},
+		AnyKeysAt: []string{"headers", "rules[1].env"},
+	}
+	tests := []struct {
+		name   string
+		data   string
+		is     error  // nil: accepted
+		offset int    // of the refused key
+		key    string // the refused key
+		path   string // Error.Path of the refused key
+	}{
+		{"any key in a listed object", `{"url":"u","headers":{"X-A":"1","url":"2","ſ":"3"}}`, nil, 0, "", ""},
+		{"listed by index", `{"rules":[{"env":{}},{"env":{"HOME":"/"}}]}`, nil, 0, "", ""},
+		{"empty listed object", `{"headers":{}}`, nil, 0, "", ""},
+		{"duplicate in a listed object", `{"headers":{"A":"1","A":"2"}}`, ErrDuplicateKey, 20, "A", "headers"},
+		{"duplicate via escape in a listed object", `{"headers":{"AB":"1","\u0041B":"2"}}`, ErrDuplicateKey, 21, "AB", "headers"},
+		{"duplicate after a listed object", `{"url":"u","headers":{"url":"1"},"url":"v"}`, ErrDuplicateKey, 33, "url", ""},
+		{"nested object restricted again", `{"headers":{"A":{"B":1}}}`, ErrUnknownKey, 17, "B", "headers.A"},
+		{"top level still restricted", `{"headers":{},"Headers":{}}`, ErrUnknownKey, 14, "Headers", ""},
+		{"other index not listed", `{"rules":[{"env":{"HOME":"/"}}]}`, ErrUnknownKey, 18, "HOME", "rules[0].env"},
+		{"same key elsewhere not listed", `{"env":{"HOME":"/"}}`, ErrUnknownKey, 8, "HOME", "env"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := record(w, tc.data)
+			if tc.is == nil {
+				if err != nil {
+					t.Fatalf("Walk = %v; want nil", err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.Is(err, tc.is) || !errors.As(err, &e) {
+				t.Fatalf("Walk = %v; want an *Error wrapping %v", err, tc.is)
+			}
+			if e.Offset != tc.offset || e.Key != tc.key || e.Path.String() != tc.path {
+				t.Errorf("Offset, Key, Path = %d, %q, %q; want %d, %q, %q", e.Offset, e.Key, e.Path, tc.offset, tc.key, tc.path)
+			}
+		})
+	}
+}
+
+func TestPathIs(t *testing.T) {
+	key := func(k string) Step { return Step{Key: k, Index: -1} }
+	idx := func(i int) Step { return Step{Index: i} }
+	paths := []Path{
+		nil,
+		{key("headers")},
+		{key("rules"), idx(1), key("env")},
+		{idx(0), idx(12)},
+		{key("a"), key("b")},
+		{key("")},
+	}
+	wants := []string{"", "headers", "header", "headers.", "rules[1].env", "rules[1]env", "rules[01].env", "rules[1", "[0][12]", "[0][1]", "a.b", "ab", "a", "."}
+	for _, p := range paths {
+		for _, want := range wants {
+			if got := pathIs(p, want); got != (p.String() == want) {
+				t.Errorf("pathIs(%q, %q) = %v; want %v", p, want, got, !got)
+			}
+		}
+	}
+}
