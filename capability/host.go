@@ -71,7 +71,9 @@ func NormalizeHost(host string) (string, error) {
 	if !isASCII(host) {
 		var err error
 		if ascii, err = lookup.ToASCII(host); err != nil {
-			return "", fmt.Errorf("%w: %q cannot be mapped to ASCII (IDNA)", ErrInvalidHost, Sanitize(host))
+			// Not quoted: what url.Parse left in a host it cannot map may
+			// be a path behind a look-alike slash ("example.com／token").
+			return "", fmt.Errorf("%w: the host cannot be mapped to ASCII (IDNA)", ErrInvalidHost)
 		}
 	}
 	ascii = strings.ToLower(strings.TrimSuffix(ascii, "."))

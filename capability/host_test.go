@@ -189,3 +189,18 @@ func ExampleNormalizeHost() {
 	// [::ffff:127.0.0.1]: ::ffff:127.0.0.1
 	// 127.1: refused
 }
+
+// TestNormalizeHostErrorQuotesNoPath: url.Parse leaves a path behind a
+// look-alike slash in the host; the refusal must not repeat it.
+func TestNormalizeHostErrorQuotesNoPath(t *testing.T) {
+	for _, in := range []string{"example.com／secret-token", "exa\u00admple.com／secret-token"} {
+		_, err := capability.NormalizeHost(in)
+		if err == nil {
+			t.Errorf("NormalizeHost(%q) succeeded; want an error", in)
+			continue
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Errorf("NormalizeHost(%q) error %q repeats what followed the look-alike slash", in, err)
+		}
+	}
+}

@@ -17,12 +17,13 @@ import (
 const ReasonHeader = "X-Ocfetch-Reason"
 
 // statusFor maps a refusal to the status of the proxy's own response: 403
-// for a policy refusal, 400 for a malformed request, 503 past the
-// connection cap, 504 for a timeout and 502 for any other failure to reach
-// the target. (An oversized request head is answered 431 by its caller.)
+// for a policy refusal (an unacceptable host included), 400 for a request
+// that is not HTTP the proxy can read, 503 past the connection cap, 504 for
+// a timeout and 502 for any other failure to reach the target. (An
+// oversized request head is answered 431 by its caller.)
 func statusFor(r *refusal.Error) int {
 	switch r.Code {
-	case refusal.InvalidArguments, refusal.InvalidHost:
+	case refusal.InvalidArguments:
 		return http.StatusBadRequest
 	case refusal.TooManyConnections:
 		return http.StatusServiceUnavailable
