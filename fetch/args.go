@@ -1,11 +1,14 @@
 package fetch
 
 import (
+	"errors"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -43,16 +46,15 @@ type args struct {
 
 type header struct{ name, value string }
 
-// field bits for the duplicate-key check of the top-level object.
-const (
-	fURL = 1 << iota
-	fMethod
-	fHeaders
-	fBody
-	fFormat
-	fMaxLength
-	fStartIndex
-)
+// argsDoc is the shape of the arguments document: one object of the
+// fields below, where headers is a map of arbitrary header names. The
+// visitor refuses every other object or list before the walk enters it,
+// so nothing nests deeper than headers.
+var argsDoc = strictjson.Walker{
+	MaxDepth:  2,
+	Keys:      []string{"url", "method", "headers", "body", "format", "max_length", "start_index"},
+	AnyKeysAt: []string{"headers"},
+}
 
 // errArgs is the refusal for any malformed arguments document. Messages
 // name a field or a header NAME, never a value: values may be secrets.
@@ -61,206 +63,180 @@ func errArgs(msg string) *refusal.Error {
 		WithHint(`pass one JSON object: {"url": "https://…", "method": "GET", "headers": {…}, "body": "…", "format": "markdown", "max_length": 20000, "start_index": 0}`)
 }
 
-// decodeArgs decodes argsJSON strictly, in one pass (see scanner):
-// exactly one JSON object; no unknown field, no duplicate key (at the top
-// level or inside headers, where names compare case-insensitively), no
-// trailing data; every field of its documented type. A null optional field
-// counts as absent; a null url is refused.
+// decodeArgs decodes argsJSON strictly, in one pass of argsDoc: valid
+// UTF-8 holding exactly one JSON object; no unknown field, no duplicate
+// key (at the top level or inside headers, where names compare
+// case-insensitively), no trailing data; every field of its documented
+// type. A null optional field counts as absent; a null url is refused.
+// encoding/json alone would keep the last of duplicate keys, match field
+// names case-insensitively and replace invalid UTF-8 with U+FFFD.
 func decodeArgs(argsJSON string) (args, error) {
-	var a args
 	if len(argsJSON) > MaxArgsBytes {
-		return a, errArgs("arguments are larger than 256 KiB")
+		return args{}, errArgs("arguments are larger than 256 KiB")
 	}
-	sc := &scanner{s: argsJSON}
-	if k := sc.kind(); k != kindObject {
-		if k == kindInvalid {
-			return a, sc.syntax()
-		}
-		return a, errArgs("arguments must be a JSON object")
+	d := argsDecoder{doc: argsJSON}
+	if err := argsDoc.Walk([]byte(argsJSON), d.visit); err != nil {
+		return d.a, walkError(err)
 	}
-	sc.i++
-	var seen int
-	for first := true; ; first = false {
-		if sc.peek() == '}' && first {
-			sc.i++
-			break
-		}
-		key, err := sc.str()
-		if err != nil {
-			return a, err
-		}
-		if err := sc.expect(':'); err != nil {
-			return a, err
-		}
-		bit := fieldBit(key)
-		if bit == 0 {
-			return a, errArgs("unknown field " + strconv.Quote(capability.Sanitize(key)) +
-				"; the fields are url, method, headers, body, format, max_length, start_index")
-		}
-		if seen&bit != 0 {
-			return a, errArgs("field " + key + " appears more than once")
-		}
-		seen |= bit
-		switch bit {
-		case fURL:
-			var null bool
-			a.URL, null, err = stringValue(sc, key)
-			if err == nil && null {
-				err = errArgs("field url must be a string, not null")
-			}
-		case fMethod:
-			a.Method, _, err = stringValue(sc, key)
-		case fBody:
-			var null bool
-			a.Body, null, err = stringValue(sc, key)
-			a.HasBody = !null
-		case fFormat:
-			a.Format, _, err = stringValue(sc, key)
-		case fMaxLength:
-			var null bool
-			a.MaxLength, null, err = intValue(sc, key)
-			a.HasMaxLen = !null
-		case fStartIndex:
-			a.StartIndex, _, err = intValue(sc, key)
-		case fHeaders:
-			a.Headers, err = headersValue(sc)
-		}
-		if err != nil {
-			return a, err
-		}
-		if c := sc.peek(); c == ',' {
-			sc.i++
-			continue
-		} else if c == '}' {
-			sc.i++
-			break
-		}
-		return a, sc.syntax()
+	if !d.hasURL {
+		return d.a, errArgs("field url is required")
 	}
-	if sc.peek() != 0 {
-		return a, errArgs("arguments have data after the JSON object")
-	}
-	if seen&fURL == 0 {
-		return a, errArgs("field url is required")
-	}
-	return a, nil
+	return d.a, nil
 }
 
-func fieldBit(key string) int {
+// argsDecoder fills a from the values argsDoc's walk visits.
+type argsDecoder struct {
+	doc    string // the document, for substrings that need no copy
+	a      args
+	hasURL bool
+}
+
+func (d *argsDecoder) visit(p strictjson.Path, v strictjson.Value) error {
+	switch len(p) {
+	case 0:
+		if v.Kind != strictjson.Object {
+			return errArgs("arguments must be a JSON object")
+		}
+	case 1:
+		return d.field(p[0].Key, v)
+	case 2: // headers is the only object field refuses nothing in
+		return d.header(p[1].Key, v)
+	}
+	return nil
+}
+
+// field checks and stores one top-level field; argsDoc has already
+// checked that key is known and not repeated. Any list or object where a
+// scalar belongs is refused here, before the walk reads into it.
+func (d *argsDecoder) field(key string, v strictjson.Value) error {
+	a := &d.a
+	var err error
 	switch key {
 	case "url":
-		return fURL
-	case "method":
-		return fMethod
-	case "headers":
-		return fHeaders
-	case "body":
-		return fBody
-	case "format":
-		return fFormat
-	case "max_length":
-		return fMaxLength
-	case "start_index":
-		return fStartIndex
-	}
-	return 0
-}
-
-// stringValue reads a string or null. Any other value is refused; decoding
-// stops there, so a nested value need not be skipped.
-func stringValue(sc *scanner, key string) (s string, null bool, err error) {
-	switch sc.kind() {
-	case kindString:
-		s, err := sc.str()
-		return s, false, err
-	case kindNull:
-		return "", true, sc.null()
-	case kindInvalid:
-		return "", false, sc.syntax()
-	}
-	return "", false, errArgs("field " + key + " must be a string")
-}
-
-// intValue reads an integer or null. A number with a fraction or exponent
-// is accepted only when its value is integral ("20000.0", "2e4").
-func intValue(sc *scanner, key string) (n int64, null bool, err error) {
-	switch sc.kind() {
-	case kindNumber:
-		lit, err := sc.number()
-		if err != nil {
-			return 0, false, err
+		if v.Kind == strictjson.Null {
+			return errArgs("field url must be a string, not null")
 		}
+		a.URL, err = d.str(key, v)
+		d.hasURL = true
+	case "headers":
+		if v.Kind != strictjson.Null && v.Kind != strictjson.Object {
+			return errArgs("field headers must be an object of header name to string value")
+		}
+	case "method", "body", "format":
+		if v.Kind == strictjson.Null {
+			return nil
+		}
+		var s string
+		if s, err = d.str(key, v); err != nil {
+			return err
+		}
+		switch key {
+		case "method":
+			a.Method = s
+		case "body":
+			a.Body, a.HasBody = s, true
+		default:
+			a.Format = s
+		}
+	case "max_length":
+		if v.Kind == strictjson.Null {
+			return nil
+		}
+		a.MaxLength, err = d.int(key, v)
+		a.HasMaxLen = true
+	case "start_index":
+		if v.Kind == strictjson.Null {
+			return nil
+		}
+		a.StartIndex, err = d.int(key, v)
+	}
+	return err
+}
+
+// header stores one member of headers. A name given twice, in any letter
+// case, is refused: which value would win is exactly the kind of
+// ambiguity strict decoding exists to remove. (argsDoc refuses a name
+// repeated byte for byte before this is called.)
+func (d *argsDecoder) header(name string, v strictjson.Value) error {
+	hs := d.a.Headers
+	if len(hs) >= MaxHeaders {
+		return errArgs("more than " + strconv.Itoa(MaxHeaders) + " headers")
+	}
+	for _, h := range hs {
+		if strings.EqualFold(h.name, name) {
+			return errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " appears more than once")
+		}
+	}
+	if v.Kind != strictjson.String {
+		return errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " must have a string value")
+	}
+	d.a.Headers = append(hs, header{name: name, value: d.text(v)})
+	return nil
+}
+
+// literal returns v's literal as a substring of the document (no copy).
+func (d *argsDecoder) literal(v strictjson.Value) string {
+	return d.doc[v.Offset : v.Offset+len(v.Raw)]
+}
+
+// text decodes a String value. Without escapes it is a substring of the
+// document; with them it decodes as encoding/json decodes (a lone or
+// mismatched UTF-16 surrogate becomes U+FFFD).
+func (d *argsDecoder) text(v strictjson.Value) string {
+	lit := d.literal(v)
+	if strings.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1]
+	}
+	return v.Text()
+}
+
+func (d *argsDecoder) str(key string, v strictjson.Value) (string, error) {
+	if v.Kind != strictjson.String {
+		return "", errArgs("field " + key + " must be a string")
+	}
+	return d.text(v), nil
+}
+
+// int reads an integer. A number with a fraction or exponent is accepted
+// only when its value is integral ("20000.0", "2e4").
+func (d *argsDecoder) int(key string, v strictjson.Value) (int64, error) {
+	if v.Kind == strictjson.Number {
+		lit := d.literal(v)
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return n, false, nil
+			return n, nil
 		}
 		f, err := strconv.ParseFloat(lit, 64)
 		if err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return int64(f), false, nil
+			return int64(f), nil
 		}
-		return 0, false, errArgs("field " + key + " must be an integer")
-	case kindNull:
-		return 0, true, sc.null()
-	case kindInvalid:
-		return 0, false, sc.syntax()
 	}
-	return 0, false, errArgs("field " + key + " must be an integer")
+	return 0, errArgs("field " + key + " must be an integer")
 }
 
-// headersValue reads an object of string to string (or null). A name given
-// twice, in any letter case, is refused: which value would win is exactly
-// the kind of ambiguity strict decoding exists to remove.
-func headersValue(sc *scanner) ([]header, error) {
-	switch sc.kind() {
-	case kindNull:
-		return nil, sc.null()
-	case kindObject:
-	case kindInvalid:
-		return nil, sc.syntax()
-	default:
-		return nil, errArgs("field headers must be an object of header name to string value")
+// walkError turns an error of argsDoc's walk into a refusal naming at most
+// a byte offset, a field or a header name: strictjson's own syntax
+// messages may quote a character of the document.
+func walkError(err error) error {
+	if r, ok := refusal.As(err); ok {
+		return r // the visitor's
 	}
-	sc.i++
-	var hs []header
-	if sc.peek() == '}' {
-		sc.i++
-		return nil, nil
+	var e *strictjson.Error
+	switch {
+	case errors.Is(err, strictjson.ErrEmpty), errors.Is(err, io.ErrUnexpectedEOF):
+		return errArgs("arguments are not valid JSON (unexpected end)")
+	case !errors.As(err, &e):
+		return errArgs("arguments are not valid JSON")
+	case errors.Is(err, strictjson.ErrInvalidUTF8):
+		return errArgs("arguments are not valid UTF-8 (at byte " + strconv.Itoa(e.Offset) + ")")
+	case errors.Is(err, strictjson.ErrTrailingData):
+		return errArgs("arguments have data after the JSON object")
+	case errors.Is(err, strictjson.ErrUnknownKey):
+		return errArgs("unknown field " + strconv.Quote(capability.Sanitize(e.Key)) +
+			"; the fields are url, method, headers, body, format, max_length, start_index")
+	case errors.Is(err, strictjson.ErrDuplicateKey) && len(e.Path) == 0:
+		return errArgs("field " + e.Key + " appears more than once")
+	case errors.Is(err, strictjson.ErrDuplicateKey):
+		return errArgs("header " + strconv.Quote(capability.Sanitize(e.Key)) + " appears more than once")
 	}
-	for {
-		name, err := sc.str()
-		if err != nil {
-			return nil, err
-		}
-		if err := sc.expect(':'); err != nil {
-			return nil, err
-		}
-		if len(hs) >= MaxHeaders {
-			return nil, errArgs("more than " + strconv.Itoa(MaxHeaders) + " headers")
-		}
-		for _, h := range hs {
-			if strings.EqualFold(h.name, name) {
-				return nil, errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " appears more than once")
-			}
-		}
-		switch sc.kind() {
-		case kindString:
-		case kindInvalid:
-			return nil, sc.syntax()
-		default:
-			return nil, errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " must have a string value")
-		}
-		value, err := sc.str()
-		if err != nil {
-			return nil, err
-		}
-		hs = append(hs, header{name: name, value: value})
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			return hs, nil
-		default:
-			return nil, sc.syntax()
-		}
-	}
+	return errArgs("arguments are not valid JSON (at byte " + strconv.Itoa(e.Offset) + ")")
 }

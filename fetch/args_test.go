@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -87,7 +88,69 @@ func TestDecodeArgsRefusals(t *testing.T) {
 	}
 }
 
-// FuzzDecodeArgs checks the hand-written scanner against encoding/json:
+// TestDecodeArgsMessages pins what each refusal says: the field, header
+// name or byte offset at fault, and never a value (every value here is
+// "s3cr3t" or holds it).
+func TestDecodeArgsMessages(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", ``, "not valid JSON (unexpected end)"},
+		{"truncated", `{"url":"s3cr3t`, "not valid JSON (unexpected end)"},
+		{"syntax", `{"url":"s3cr3t" x}`, "not valid JSON (at byte 16)"},
+		{"invalid UTF-8", "{\"url\":\"s3cr3t\xff\"}", "not valid UTF-8 (at byte 14)"},
+		{"not an object", `["s3cr3t"]`, "arguments must be a JSON object"},
+		{"trailing data", `{"url":"s3cr3t"} {"s3cr3t":1}`, "data after the JSON object"},
+		{"unknown field", `{"url":"s3cr3t","timeout":1}`, `unknown field "timeout"`},
+		{"field in another case", `{"URL":"s3cr3t"}`, `unknown field "URL"`},
+		{"duplicate field", `{"url":"s3cr3t","url":"s3cr3t"}`, "field url appears more than once"},
+		{"duplicate field after headers", `{"url":"s3cr3t","headers":{"url":"s3cr3t"},"url":"s3cr3t"}`, "field url appears more than once"},
+		{"duplicate header", `{"url":"s3cr3t","headers":{"X-A":"s3cr3t","X-A":"s3cr3t"}}`, `header "X-A" appears more than once`},
+		{"duplicate header via escape", `{"url":"s3cr3t","headers":{"X-A":"s3cr3t","X\u002dA":"s3cr3t"}}`, `header "X-A" appears more than once`},
+		{"duplicate header in another case", `{"url":"s3cr3t","headers":{"X-A":"s3cr3t","x-a":"s3cr3t"}}`, `header "x-a" appears more than once`},
+		{"header not a string", `{"url":"s3cr3t","headers":{"X-A":["s3cr3t"]}}`, `header "X-A" must have a string value`},
+		{"headers not an object", `{"url":"s3cr3t","headers":["s3cr3t"]}`, "field headers must be an object"},
+		{"null url", `{"url":null}`, "field url must be a string, not null"},
+		{"url not a string", `{"url":{"s3cr3t":1}}`, "field url must be a string"},
+		{"method not a string", `{"url":"s3cr3t","method":["s3cr3t"]}`, "field method must be a string"},
+		{"fractional max_length", `{"url":"s3cr3t","max_length":1.5}`, "field max_length must be an integer"},
+		{"string start_index", `{"url":"s3cr3t","start_index":"s3cr3t"}`, "field start_index must be an integer"},
+		{"missing url", `{"method":"GET"}`, "field url is required"},
+		{"too large", `{"url":"s3cr3t` + strings.Repeat(" ", MaxArgsBytes) + `"}`, "larger than 256 KiB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeArgs(tc.in)
+			r, ok := refusal.As(err)
+			if !ok || r.Code != refusal.InvalidArguments {
+				t.Fatalf("decodeArgs = %v; want an invalid_arguments refusal", err)
+			}
+			if !strings.Contains(r.Message, tc.want) {
+				t.Errorf("message %q; want it to contain %q", r.Message, tc.want)
+			}
+			if strings.Contains(r.Message+r.Hint, "s3cr3t") {
+				t.Errorf("message %q or hint %q quotes a value", r.Message, r.Hint)
+			}
+		})
+	}
+}
+
+func TestDecodeArgsManyHeaders(t *testing.T) {
+	doc := func(n int) string {
+		hs := make([]string, n)
+		for i := range hs {
+			hs[i] = fmt.Sprintf(`"X-%d":"v"`, i)
+		}
+		return `{"url":"u","headers":{` + strings.Join(hs, ",") + `}}`
+	}
+	got, err := decodeArgs(doc(MaxHeaders))
+	if err != nil || len(got.Headers) != MaxHeaders {
+		t.Fatalf("%d headers: got %d headers, %v; want all, nil", MaxHeaders, len(got.Headers), err)
+	}
+	if _, err := decodeArgs(doc(MaxHeaders + 1)); refusal.CodeOf(err) != refusal.InvalidArguments {
+		t.Errorf("%d headers: got %v; want invalid_arguments", MaxHeaders+1, err)
+	}
+}
+
+// FuzzDecodeArgs checks decodeArgs (strictjson.Walker) against encoding/json:
 // whatever decodeArgs accepts is valid JSON, and encoding/json reads the
 // same values from it. Seeds cover escapes, numbers and nesting.
 func FuzzDecodeArgs(f *testing.F) {
