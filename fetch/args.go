@@ -99,7 +99,7 @@ func (d *argsDecoder) visit(p strictjson.Path, v strictjson.Value) error {
 		}
 	case 1:
 		return d.field(p[0].Key, v)
-	case 2: // headers is the only object field refuses nothing in
+	case 2: // a member of headers, the only container field lets the walk enter
 		return d.header(p[1].Key, v)
 	}
 	return nil
