@@ -66,7 +66,9 @@ type Document struct {
 // the body and says so in Notes. Convert returns an error only when ctx is
 // done (ctx.Err()) or opts.Format is not a valid Format (wrapping
 // ErrUnsupportedFormat). Work is bounded for any body up to the fetch cap
-// (5 MiB), pathological HTML included.
+// (5 MiB), pathological HTML included, and so is the output: at most
+// outputBudget(len(body)) bytes for HTML and JSON (see the package
+// documentation, "Bounds"), which Notes report when they cut anything.
 func Convert(ctx context.Context, body []byte, contentType string, opts Options) (Document, error) {
 	format := opts.Format
 	if format == "" {
@@ -115,20 +117,91 @@ func Convert(ctx context.Context, body []byte, contentType string, opts Options)
 	case kindHTML:
 		return convertHTML(ctx, dec.text, format, opts, doc)
 	case kindJSON:
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, bytes.TrimSpace(dec.text), "", "  "); err != nil {
-			doc.Text = string(dec.text)
-			doc.Notes = append(doc.Notes, "body is not valid JSON: shown as received")
-		} else {
-			doc.Text = buf.String()
+		text, note, err := prettyJSON(ctx, dec.text, outputBudget(len(body)))
+		if err != nil {
+			return Document{}, err
 		}
-		doc.Format = Text
+		doc.Text, doc.Format = text, Text
+		if note != "" {
+			doc.Notes = append(doc.Notes, note)
+		}
 	case kindMarkdown:
 		doc.Text, doc.Format = string(dec.text), Markdown
 	default:
 		doc.Text, doc.Format = string(dec.text), Text
 	}
 	return doc, nil
+}
+
+// maxJSONDepth: JSON nested deeper than this is shown as received rather
+// than pretty-printed (each level adds two spaces to every line below it).
+const maxJSONDepth = 64
+
+// prettyJSON indents src by two spaces per level, unless that would pass
+// budget bytes or maxJSONDepth levels, or src is not valid JSON: then src
+// is returned as received, with a note saying why. One pass over src
+// (with ctx checked every 64 KiB) computes the depth and an upper bound
+// of the indented size before json.Indent runs, so the work is bounded by
+// len(src) + budget.
+func prettyJSON(ctx context.Context, src []byte, budget int) (text, note string, err error) {
+	trimmed := bytes.TrimSpace(src)
+	depth, size := 0, 0
+	maxDepth := 0
+	inString, escaped := false, false
+	for i, c := range trimmed {
+		if i%(64<<10) == 0 && i > 0 {
+			if err := ctx.Err(); err != nil {
+				return "", "", err
+			}
+		}
+		if inString {
+			size++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			maxDepth = max(maxDepth, depth)
+			size += 1 + 2*depth // newline and indent of the first member
+		case ']', '}':
+			depth--
+			size += 1 + 2*max(depth, 0)
+		case ',':
+			size += 1 + 2*max(depth, 0)
+		case ':':
+			size++ // the space after it
+		}
+		size++
+	}
+	switch {
+	case !json.Valid(trimmed):
+		return string(src), "body is not valid JSON: shown as received", nil
+	case maxDepth > maxJSONDepth:
+		return string(src), fmt.Sprintf("JSON nested deeper than %d levels: shown as received", maxJSONDepth), nil
+	case size > budget:
+		return string(src), fmt.Sprintf("JSON shown as received: indented it would pass %d bytes", budget), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	var buf bytes.Buffer
+	buf.Grow(size)
+	if err := json.Indent(&buf, trimmed, "", "  "); err != nil {
+		return string(src), "body is not valid JSON: shown as received", nil
+	}
+	return buf.String(), "", nil
 }
 
 type bodyKind int

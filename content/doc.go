@@ -63,6 +63,27 @@
 // page is flattened below depth 256 (its text kept) and parsed again, with
 // a note, so pathological input still converts in bounded time.
 //
+// # Bounds
+//
+// A body of at most 5 MiB from a hostile server must not become gigabytes
+// of output, nor keep Convert busy after ctx is done:
+//   - the Markdown and text writers stop at outputBudget(len(body)) =
+//     min(16 MiB, 64 KiB + 8 × len(body)) bytes (cut on a rune boundary),
+//     with the note "content cut at N bytes of output";
+//   - JSON is pretty-printed only when it is nested at most 64 deep and
+//     its indented form fits that budget; otherwise it is shown as
+//     received, with a note;
+//   - a table keeps at most 64 columns (colspan counted; a note when real
+//     cells are dropped) and pads short rows only up to 65,536 cells;
+//   - line prefixes of nested lists, quotes and definitions stop growing at
+//     64 bytes (with a note), so deep nesting is not repeated on every line;
+//   - a <base href> longer than 2048 bytes is ignored, and a link or image
+//     source stays as written (with a note counting them) when its absolute
+//     form would be longer than 2048 bytes or when the page's links have
+//     already grown by the output budget in all;
+//   - the tree walks check ctx every 1024 nodes, the JSON scan every
+//     64 KiB; a done ctx makes Convert return ctx.Err() promptly.
+//
 // # PDF
 //
 // PDF text comes from github.com/ledongthuc/pdf, a maintained pure-Go

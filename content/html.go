@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -25,19 +26,31 @@ const (
 	// under every ancestor of a candidate, so its cost grows with depth
 	// times text. Real pages stay well under this.
 	maxExtractDepth = 100
+	// maxLinkLen bounds a link or image source made absolute: one whose
+	// absolute form would be longer (a long <base href> or final URL
+	// repeated into every relative link) is left as written, with a note.
+	// A <base href> longer than this is ignored, with a note.
+	maxLinkLen = 2048
 )
 
 // convertHTML turns decoded UTF-8 HTML into Markdown or Text. The page is
 // parsed once; extraction mutates that tree in place and the converter
 // reads the extracted node directly (no render and re-parse). Only when
 // extraction finds too little is the page parsed a second time.
+//
+// The work is bounded by the body size, and the output by
+// outputBudget(len(src)); ctx is checked between steps and every
+// ctxCheckEvery nodes within the walks.
 func convertHTML(ctx context.Context, src []byte, format Format, opts Options, doc Document) (Document, error) {
 	root, notes := parseHTML(src)
 	doc.Notes = append(doc.Notes, notes...)
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
-	page := prepare(root, opts.BaseURL)
+	page := prepare(ctx, root, opts.BaseURL, outputBudget(len(src)))
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
 	doc.Title = page.title
 
 	node := page.body
@@ -59,7 +72,7 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 					return Document{}, err
 				}
 				root, _ = parseHTML(src)
-				page = prepare(root, opts.BaseURL)
+				page = prepare(ctx, root, opts.BaseURL, outputBudget(len(src)))
 				node = page.body
 			}
 		}
@@ -68,15 +81,25 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 		}
 	}
 
+	if page.baseIgnored {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("<base href> longer than %d bytes ignored", maxLinkLen))
+	}
+	if page.longLinks > 0 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("%d links left as written: too long to make absolute (over %d bytes, or over the output budget in all)", page.longLinks, maxLinkLen))
+	}
+	limit := outputBudget(len(src))
 	switch format {
 	case Text:
-		doc.Text, doc.Format = renderText(node), Text
+		doc.Text, notes = renderText(ctx, node, limit)
+		doc.Format = Text
 	default:
-		doc.Text, doc.Format = renderMarkdown(node), Markdown
+		doc.Text, notes = renderMarkdown(ctx, node, limit)
+		doc.Format = Markdown
 	}
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
+	doc.Notes = append(doc.Notes, notes...)
 	return doc, nil
 }
 
@@ -251,6 +274,10 @@ type pageInfo struct {
 	textRunes int        // non-space runes of visible text in the body
 	elements  int        // elements left in the body
 	maxDepth  int        // deepest element, counted from the body
+	// longLinks counts links and image sources left as written because
+	// their absolute form would be longer than maxLinkLen.
+	longLinks   int
+	baseIgnored bool // <base href> longer than maxLinkLen was ignored
 }
 
 // prepare cleans a parsed page in one walk, before extraction or
@@ -259,8 +286,12 @@ type pageInfo struct {
 // drops javascript: links and data: images, and makes links and image
 // sources absolute against the base (fragment-only links stay as they
 // are: they point into the document being read). The <head> is left for
-// readability's metadata but is never converted.
-func prepare(root *html.Node, baseURL *url.URL) pageInfo {
+// readability's metadata but is never converted. A link whose absolute
+// form would be longer than maxLinkLen stays as written (counted in
+// longLinks), and so are all links once resolving has made them grow by
+// grow bytes in all. When ctx is done the walk stops early; the caller
+// checks ctx.Err().
+func prepare(ctx context.Context, root *html.Node, baseURL *url.URL, grow int) pageInfo {
 	var info pageInfo
 	var head *html.Node
 	for n := root.FirstChild; n != nil; n = n.NextSibling {
@@ -287,7 +318,9 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 					info.title = collapseSpace(textOf(c))
 				}
 			case atom.Base:
-				if href, ok := attr(c, "href"); ok {
+				if href, ok := attr(c, "href"); ok && len(href) > maxLinkLen {
+					info.baseIgnored = true
+				} else if ok {
 					if u, err := url.Parse(strings.TrimSpace(href)); err == nil {
 						if base != nil {
 							base = base.ResolveReference(u)
@@ -302,12 +335,16 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 	if info.body == nil {
 		info.body = root
 	}
+	links := newLinkBase(base, grow)
 
 	// Iterative pre-order walk of the body; next is computed before a node
 	// is removed, so removal never derails the walk.
 	n := info.body.FirstChild
 	depth := 1 // of n, below the body
-	for n != nil && n != info.body {
+	for nodes := 1; n != nil && n != info.body; nodes++ {
+		if nodes%ctxCheckEvery == 0 && ctx.Err() != nil {
+			break
+		}
 		descend := true
 		switch n.Type {
 		case html.CommentNode, html.DoctypeNode:
@@ -324,7 +361,7 @@ func prepare(root *html.Node, baseURL *url.URL) pageInfo {
 			}
 			info.elements++
 			info.maxDepth = max(info.maxDepth, depth)
-			fixURLs(n, base)
+			info.longLinks += fixURLs(n, &links)
 			if isHeading(n.DataAtom) {
 				dropIDAndClass(n)
 			}
@@ -390,7 +427,10 @@ func nextNode(n, root *html.Node, descend bool) *html.Node {
 	return nil
 }
 
-func fixURLs(n *html.Node, base *url.URL) {
+// fixURLs drops script links and data: images from n and makes its link
+// or image source absolute; it returns how many were left as written
+// because they would be too long.
+func fixURLs(n *html.Node, base *linkBase) (long int) {
 	switch n.DataAtom {
 	case atom.A, atom.Area:
 		for i := range n.Attr {
@@ -400,10 +440,14 @@ func fixURLs(n *html.Node, base *url.URL) {
 			href := strings.TrimSpace(n.Attr[i].Val)
 			if hasSchemePrefix(href, "javascript:") || hasSchemePrefix(href, "vbscript:") {
 				n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
-				return
+				return 0
 			}
-			n.Attr[i].Val = resolve(base, href)
-			return
+			v, ok := base.resolve(href)
+			n.Attr[i].Val = v
+			if !ok {
+				return 1
+			}
+			return 0
 		}
 	case atom.Img:
 		kept := n.Attr[:0]
@@ -416,23 +460,77 @@ func fixURLs(n *html.Node, base *url.URL) {
 				if hasSchemePrefix(src, "data:") {
 					continue // inline image bytes are never content
 				}
-				a.Val = resolve(base, src)
+				v, ok := base.resolve(src)
+				a.Val = v
+				if !ok {
+					long++
+				}
 			}
 			kept = append(kept, a)
 		}
 		n.Attr = kept
 	}
+	return long
 }
 
-func resolve(base *url.URL, ref string) string {
-	if base == nil || ref == "" || ref[0] == '#' {
-		return ref
+// linkBase makes links absolute against a base URL without letting a
+// long base be copied into every link: the cost of each link is bounded
+// by maxLinkLen plus its own length, not by the base's.
+type linkBase struct {
+	u     *url.URL // nil: links stay as written
+	n     int      // len(u.String())
+	root  *url.URL // u's scheme, user and host only; nil if too long
+	rootN int
+	// grow is what the page's links may still grow by in all; once it is
+	// spent, links stay as written.
+	grow int
+}
+
+func newLinkBase(u *url.URL, grow int) linkBase {
+	if u == nil {
+		return linkBase{}
+	}
+	b := linkBase{u: u, n: len(u.String()), grow: grow}
+	root := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host}
+	if n := len(root.String()); n <= maxLinkLen {
+		b.root, b.rootN = root, n
+	}
+	return b
+}
+
+// resolve returns ref made absolute, or ref itself and false when the
+// absolute form would be longer than maxLinkLen or the page's links have
+// grown by their whole budget. Fragment-only and
+// unparsable references are returned as written (and true).
+func (b *linkBase) resolve(ref string) (string, bool) {
+	if b.u == nil || ref == "" || ref[0] == '#' {
+		return ref, true
 	}
 	u, err := url.Parse(ref)
 	if err != nil {
-		return ref
+		return ref, true
 	}
-	return base.ResolveReference(u).String()
+	base := b.u
+	if b.n+len(ref) > maxLinkLen {
+		// Only a reference that replaces the base's path (an absolute URL,
+		// "//host/…" or "/path") can be short; resolve it against the
+		// base's root, which gives the same result without the long path.
+		if b.root == nil || !(u.IsAbs() || strings.HasPrefix(ref, "/")) {
+			return ref, false
+		}
+		base = b.root
+	}
+	if b.grow <= 0 {
+		return ref, false
+	}
+	s := base.ResolveReference(u).String()
+	if len(s) > len(ref) {
+		if len(s) > maxLinkLen {
+			return ref, false
+		}
+		b.grow -= len(s) - len(ref)
+	}
+	return s, true
 }
 
 func hasSchemePrefix(s, prefix string) bool {

@@ -2,6 +2,8 @@ package content
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,17 +24,35 @@ import (
 //     made absolute; emphasis, strong, strikethrough and inline code;
 //   - blockquotes with "> " prefixes; text escaped where Markdown would
 //     otherwise read it as markup.
-func renderMarkdown(n *html.Node) string {
-	buf := textBufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer putBuf(buf)
-	w := mdWriter{buf: buf, atLineStart: true}
+//
+// Bounds: at most limit bytes are written (then the walk stops and a
+// cutNote is returned), a line prefix never passes maxIndent, a table
+// keeps at most maxTableCols columns and pads short rows only while it has
+// at most maxTableCells cells. The walk checks ctx every ctxCheckEvery
+// nodes and stops when it is done; the caller checks ctx.Err().
+func renderMarkdown(ctx context.Context, n *html.Node, limit int) (string, []string) {
+	buf := newOutBuf(limit)
+	defer buf.release()
+	w := mdWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx}}
 	w.node(n, 0)
-	return string(bytes.TrimSpace(buf.Bytes()))
+	return string(bytes.TrimSpace(buf.Bytes())), w.notes()
 }
 
+const (
+	// maxTableCols: cells after the 64th of a row (colspan counted) are
+	// not shown, with a note.
+	maxTableCols = 64
+	// maxTableCells: short rows are padded with empty cells to the
+	// table's width only while rows×columns stays under this; past it they
+	// are written as they are (GFM reads missing cells as empty).
+	maxTableCells = 1 << 16
+)
+
 type mdWriter struct {
-	buf         *bytes.Buffer
+	buf         *outBuf
+	guard       walkGuard
+	flattened   bool   // nesting deeper than maxIndent was flattened
+	wideTable   bool   // table cells past maxTableCols were dropped
 	newlines    int    // line breaks owed before the next text (0–2)
 	space       bool   // a space is owed before the next text
 	glue        bool   // the next text follows an opening delimiter: no space
@@ -164,6 +184,21 @@ func (w *mdWriter) escapedInline(s string) {
 	w.buf.WriteString(s[last:])
 }
 
+// notes says what the walk left out.
+func (w *mdWriter) notes() []string {
+	var notes []string
+	if w.flattened {
+		notes = append(notes, flattenedNote)
+	}
+	if w.wideTable {
+		notes = append(notes, fmt.Sprintf("table columns after the %dth not shown", maxTableCols))
+	}
+	if w.buf.cut {
+		notes = append(notes, cutNote(w.buf.Len()))
+	}
+	return notes
+}
+
 func isLetter(c byte) bool   { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
 func isWordByte(c byte) bool { return isLetter(c) || ('0' <= c && c <= '9') || c >= 0x80 }
 
@@ -174,6 +209,9 @@ func (w *mdWriter) children(n *html.Node, depth int) {
 }
 
 func (w *mdWriter) node(n *html.Node, depth int) {
+	if w.guard.halt(w.buf) {
+		return
+	}
 	switch kindOf(n, depth) {
 	case textNode:
 		w.text(n.Data)
@@ -231,7 +269,7 @@ func (w *mdWriter) node(n *html.Node, depth int) {
 		}
 		w.breakLines(2)
 		saved := w.indent
-		w.indent += "> "
+		w.indentBy("> ")
 		w.children(n, depth)
 		w.indent = saved
 		w.breakLines(2)
@@ -243,7 +281,7 @@ func (w *mdWriter) node(n *html.Node, depth int) {
 		w.breakLines(1)
 		saved := w.indent
 		if w.inline == 0 {
-			w.indent += "  "
+			w.indentBy("  ")
 		}
 		w.children(n, depth)
 		w.indent = saved
@@ -273,6 +311,13 @@ func (w *mdWriter) node(n *html.Node, depth int) {
 		}
 		w.children(n, depth)
 	}
+}
+
+// indentBy extends the line prefix by add, up to maxIndent.
+func (w *mdWriter) indentBy(add string) {
+	var flat bool
+	w.indent, flat = addIndent(w.indent, add)
+	w.flattened = w.flattened || flat
 }
 
 // delimited wraps inline content in d (e.g. "**"), keeping surrounding
@@ -346,6 +391,9 @@ func (w *mdWriter) pre(n *html.Node) {
 	w.breakLines(2)
 	w.raw(fence + lang)
 	for line := range strings.SplitSeq(code, "\n") {
+		if w.buf.cut {
+			return
+		}
 		w.buf.WriteByte('\n')
 		if line != "" {
 			w.buf.WriteString(w.indent)
@@ -504,7 +552,7 @@ func (w *mdWriter) list(n *html.Node, depth int) {
 		w.raw(bullet)
 		w.afterBullet = true
 		saved := w.indent
-		w.indent += "   "[:min(3, len(bullet))] + strings.Repeat(" ", max(0, len(bullet)-3))
+		w.indentBy("   "[:min(3, len(bullet))] + strings.Repeat(" ", max(0, len(bullet)-3)))
 		w.children(c, depth+1)
 		w.indent = saved
 		w.afterBullet = false
@@ -528,21 +576,39 @@ func (w *mdWriter) table(n *html.Node, depth int) {
 	collectRows(n, &rows, 0)
 	var cells [][]string
 	cols := 0
-	sub := mdWriter{buf: textBufPool.Get().(*bytes.Buffer), inline: 1, cell: true}
-	defer putBuf(sub.buf)
+	// Cells are rendered before any is written: all of them together may
+	// take no more than what is left of the output budget.
+	budget := w.buf.remaining()
+	subBuf := newOutBuf(budget)
+	defer subBuf.release()
+	sub := mdWriter{buf: &subBuf, inline: 1, cell: true, guard: w.guard}
+rows:
 	for _, tr := range rows {
 		var row []string
 		for c := tr.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
 				continue
 			}
-			sub.buf.Reset()
+			if len(row) >= maxTableCols {
+				w.wideTable = true
+				break
+			}
+			sub.buf.Reset(budget)
 			sub.wroteAny, sub.space, sub.glue, sub.atLineStart = false, false, false, false
 			sub.children(c, depth+1)
-			row = append(row, strings.TrimSpace(sub.buf.String()))
+			if sub.guard.stop && !sub.buf.cut {
+				w.guard.stop = true // ctx done
+				return
+			}
+			cell := strings.TrimSpace(sub.buf.String())
+			row = append(row, cell)
+			if budget -= len(cell) + 3; budget <= 0 || sub.buf.cut {
+				cells = append(cells, row)
+				break rows // writing these rows will fill the output
+			}
 			if span, ok := attr(c, "colspan"); ok {
 				if k, err := strconv.Atoi(strings.TrimSpace(span)); err == nil && k > 1 {
-					for k = min(k, 100); k > 1; k-- {
+					for k = min(k, maxTableCols+1-len(row)); k > 1; k-- {
 						row = append(row, "")
 					}
 				}
@@ -554,17 +620,26 @@ func (w *mdWriter) table(n *html.Node, depth int) {
 		cols = max(cols, len(row))
 		cells = append(cells, row)
 	}
+	w.guard.nodes = sub.guard.nodes
 	if len(cells) == 0 {
 		return
 	}
+	pad := len(cells)*cols <= maxTableCells
 	w.breakLines(2)
 	for i, row := range cells {
+		if w.buf.cut {
+			return
+		}
 		if i > 0 {
 			w.buf.WriteByte('\n')
 			w.atLineStart = true
 		}
 		w.raw("|")
-		for j := 0; j < cols; j++ {
+		width := cols
+		if !pad && i > 0 {
+			width = len(row)
+		}
+		for j := 0; j < width; j++ {
 			cell := ""
 			if j < len(row) {
 				cell = row[j]

@@ -52,7 +52,7 @@ func TestMarkdownAgreesWithHTMLToMarkdown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info := prepare(root, u) // same cleaning and link resolution
+			info := prepare(context.Background(), root, u, outputBudget(len(body))) // same cleaning and link resolution
 			// Decorative images (alt="") are left out on purpose.
 			decorative := map[string]bool{}
 			for n := info.body; n != nil; n = nextNode(n, info.body, true) {

@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"context"
 	"strconv"
 	"strings"
 
@@ -15,17 +16,28 @@ import (
 // cells separated by " | ", <pre> kept verbatim, white space elsewhere
 // collapsed, no markup. Link targets and images without alt text are not
 // shown.
-func renderText(n *html.Node) string {
-	buf := textBufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer putBuf(buf)
-	w := textWriter{buf: buf, atLineStart: true}
+//
+// Bounds as for renderMarkdown: at most limit bytes (then a cutNote), line
+// prefixes up to maxIndent, ctx checked every ctxCheckEvery nodes.
+func renderText(ctx context.Context, n *html.Node, limit int) (string, []string) {
+	buf := newOutBuf(limit)
+	defer buf.release()
+	w := textWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx}}
 	w.node(n, 0)
-	return string(bytes.TrimSpace(buf.Bytes()))
+	var notes []string
+	if w.flattened {
+		notes = append(notes, flattenedNote)
+	}
+	if buf.cut {
+		notes = append(notes, cutNote(buf.Len()))
+	}
+	return string(bytes.TrimSpace(buf.Bytes())), notes
 }
 
 type textWriter struct {
-	buf          *bytes.Buffer
+	buf          *outBuf
+	guard        walkGuard
+	flattened    bool   // nesting deeper than maxIndent was flattened
 	newlines     int    // line breaks owed before the next text (0–2)
 	space        bool   // a space is owed before the next text
 	atLineStart  bool   // nothing written on the current line yet
@@ -99,7 +111,7 @@ func (w *textWriter) text(s string) {
 // preText writes preformatted text, keeping its line breaks and indenting
 // each line with the current indent.
 func (w *textWriter) preText(s string) {
-	for len(s) > 0 {
+	for len(s) > 0 && !w.buf.cut {
 		line, rest, found := strings.Cut(s, "\n")
 		if line != "" {
 			w.flush()
@@ -120,6 +132,9 @@ func (w *textWriter) preText(s string) {
 }
 
 func (w *textWriter) node(n *html.Node, depth int) {
+	if w.guard.halt(w.buf) {
+		return
+	}
 	switch kindOf(n, depth) {
 	case textNode:
 		w.text(n.Data)
@@ -168,7 +183,7 @@ func (w *textWriter) node(n *html.Node, depth int) {
 	case atom.Dd:
 		w.breakLines(1)
 		saved := w.indent
-		w.indent += "  "
+		w.indentBy("  ")
 		w.children(n, depth)
 		w.indent = saved
 		w.breakLines(1)
@@ -237,7 +252,7 @@ func (w *textWriter) list(n *html.Node, depth int) {
 			w.afterBullet = true
 		}
 		saved := w.indent
-		w.indent += strings.Repeat(" ", len(bullet))
+		w.indentBy(strings.Repeat(" ", len(bullet)))
 		w.children(c, depth+1)
 		w.indent = saved
 		w.afterBullet = false
@@ -248,6 +263,13 @@ func (w *textWriter) list(n *html.Node, depth int) {
 	} else {
 		w.breakLines(2)
 	}
+}
+
+// indentBy extends the line prefix by add, up to maxIndent.
+func (w *textWriter) indentBy(add string) {
+	var flat bool
+	w.indent, flat = addIndent(w.indent, add)
+	w.flattened = w.flattened || flat
 }
 
 // flushForBullet starts a fresh line at the current indent for a bullet.
@@ -264,6 +286,9 @@ func (w *textWriter) table(n *html.Node, depth int) {
 	var rows []*html.Node
 	collectRows(n, &rows, 0)
 	for _, tr := range rows {
+		if w.guard.stop {
+			return
+		}
 		w.breakLines(1)
 		first := true
 		for c := tr.FirstChild; c != nil; c = c.NextSibling {

@@ -2,6 +2,8 @@ package content
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -22,6 +24,132 @@ func putBuf(buf *bytes.Buffer) {
 	if buf.Cap() <= 1<<20 {
 		textBufPool.Put(buf)
 	}
+}
+
+// Output bounds. A hostile body of at most 5 MiB must not become
+// gigabytes of text (nested indentation, padded table cells, long links
+// repeated), so every writer has a byte budget and stops there.
+const (
+	// maxOutput caps any one conversion's output.
+	maxOutput = 16 << 20
+	// outputPerByte and outputSlack: below the cap, the budget is
+	// outputSlack + outputPerByte × the body size. Real pages convert to
+	// well under their own size (markup is dropped); pretty-printed JSON
+	// and pages of many short relative links grow, rarely past 4×.
+	outputPerByte = 8
+	outputSlack   = 64 << 10
+	// ctxCheckEvery: walks over the tree check ctx once per this many nodes.
+	ctxCheckEvery = 1024
+	// maxIndent caps the line prefix of nested lists, quotes and
+	// definitions (about 20 list levels, 32 quote levels): deeper nesting
+	// is written at that depth, so a line never repeats more than this.
+	maxIndent = 64
+)
+
+// outputBudget is the most a conversion of a body of n bytes may write:
+// min(maxOutput, outputSlack + outputPerByte×n).
+func outputBudget(n int) int {
+	return min(maxOutput, outputSlack+outputPerByte*n)
+}
+
+// flattenedNote is the note for nesting written at maxIndent.
+var flattenedNote = fmt.Sprintf("lists and quotes nested more than %d columns deep are shown at that depth", maxIndent)
+
+// cutNote is the note for output stopped at its budget.
+func cutNote(n int) string {
+	return fmt.Sprintf("content cut at %d bytes of output", n)
+}
+
+// outBuf is a writer's output buffer with a byte budget. A write that
+// does not fit is cut at a rune boundary, and from then on every write is
+// dropped (cut stays set, even after Truncate), so the output is a prefix
+// of what an unbounded writer would produce.
+type outBuf struct {
+	b     *bytes.Buffer
+	limit int // bytes still allowed in b in all; 0 once cut
+	cut   bool
+}
+
+func newOutBuf(limit int) outBuf {
+	b := textBufPool.Get().(*bytes.Buffer)
+	b.Reset()
+	return outBuf{b: b, limit: limit}
+}
+
+func (o *outBuf) release() { putBuf(o.b) }
+
+func (o *outBuf) WriteString(s string) {
+	if len(s) > o.limit-o.b.Len() {
+		o.overflow(s)
+		return
+	}
+	o.b.WriteString(s)
+}
+
+// WriteByte never fails; it returns an error only to have the
+// io.ByteWriter signature.
+func (o *outBuf) WriteByte(c byte) error {
+	if o.b.Len() >= o.limit {
+		o.overflow(string(c))
+		return nil
+	}
+	return o.b.WriteByte(c)
+}
+
+// overflow writes what fits of s, ending on a rune boundary, and closes
+// the buffer.
+func (o *outBuf) overflow(s string) {
+	if o.cut {
+		return
+	}
+	k := max(0, o.limit-o.b.Len())
+	if k < len(s) {
+		for k > 0 && !utf8.RuneStart(s[k]) {
+			k--
+		}
+		s = s[:k]
+	}
+	o.b.WriteString(s)
+	o.cut, o.limit = true, 0
+}
+
+func (o *outBuf) Len() int        { return o.b.Len() }
+func (o *outBuf) Bytes() []byte   { return o.b.Bytes() }
+func (o *outBuf) String() string  { return o.b.String() }
+func (o *outBuf) Truncate(n int)  { o.b.Truncate(n) }
+func (o *outBuf) Reset(limit int) { o.b.Reset(); o.limit, o.cut = limit, false }
+func (o *outBuf) remaining() int  { return max(0, o.limit-o.b.Len()) }
+
+// walkGuard stops a walk when ctx is done (checked every ctxCheckEvery
+// nodes) or its output is full.
+type walkGuard struct {
+	ctx   context.Context
+	nodes int
+	stop  bool // ctx done or output cut: write nothing more
+}
+
+// halt reports whether the walk must stop before the next node.
+func (g *walkGuard) halt(out *outBuf) bool {
+	if g.stop {
+		return true
+	}
+	if out.cut {
+		g.stop = true
+		return true
+	}
+	if g.nodes++; g.nodes%ctxCheckEvery == 0 && g.ctx.Err() != nil {
+		g.stop = true
+	}
+	return g.stop
+}
+
+// addIndent is indent extended by add, unless that would pass maxIndent;
+// then indent itself and true (the nesting was flattened).
+func addIndent(indent, add string) (string, bool) {
+	if len(indent)+len(add) > maxIndent {
+		return indent, true
+	}
+	return indent + add, false
 }
 
 // maxTextDepth bounds recursion; parsed trees are at most ~512 deep.
