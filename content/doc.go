@@ -88,10 +88,14 @@
 //
 // PDF text comes from github.com/ledongthuc/pdf, a maintained pure-Go
 // reader that is not hardened against hostile files. Structures known to
-// make it loop forever are refused before parsing, pages are found by a
-// bounded walk, panics are recovered, and extraction runs on one watchdog
-// goroutine per process with a 10 s limit (later PDFs wait for it at most
-// as long). A PDF that cannot be read safely is described like a binary
+// make it loop forever, overflow its stack or exhaust memory are refused
+// before parsing by a bounded precheck that reads names, strings,
+// comments and the xref chain the way the library's lexer does (so /Pr#65v
+// is /Prev); pages are found by a bounded walk, panics are recovered, and
+// extraction runs on one watchdog goroutine per process with a 10 s limit
+// (later PDFs wait for it at most as long). Huge but finite work inside
+// the library (a flate bomb in a content stream) can still keep that
+// goroutine busy past the limit; see pdf.go. A PDF that cannot be read safely is described like a binary
 // body, with a note. At most 1000 pages are read.
 //
 // # Formats
