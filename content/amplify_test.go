@@ -144,30 +144,25 @@ func TestOutBufCutsAtRuneBoundary(t *testing.T) {
 		writes []string
 		want   string
 	}{
-		{limit: 5, writes: []string{"abc", "déf"}, want: "abcd"},   // é would straddle the limit
-		{limit: 4, writes: []string{"ab", "€"}, want: "ab"},        // 3-byte rune, 2 bytes left
-		{limit: 3, writes: []string{"abc", "d", "e"}, want: "abc"}, // full, then dropped
+		{limit: 5, writes: []string{"abc", "déf"}, want: "abcd"}, // é would straddle the limit
+		{limit: 4, writes: []string{"ab", "€"}, want: "ab"},      // 3-byte rune, 2 bytes left
+		{limit: 3, writes: []string{"abc", "d", "e"}, want: "abc"},
 		{limit: 10, writes: []string{"abc"}, want: "abc"},
+		{limit: 0, writes: []string{"é"}, want: ""},
 	}
 	for _, tt := range tests {
 		o := newOutBuf(tt.limit)
 		for _, w := range tt.writes {
 			o.WriteString(w)
 		}
-		if got := o.String(); got != tt.want {
+		if got := string(o.finish()); got != tt.want {
 			t.Errorf("limit %d, writes %q: got %q; want %q", tt.limit, tt.writes, got, tt.want)
 		}
 		if wantCut := len(strings.Join(tt.writes, "")) > tt.limit; o.cut != wantCut {
 			t.Errorf("limit %d, writes %q: cut %v; want %v", tt.limit, tt.writes, o.cut, wantCut)
 		}
-		// Once cut, nothing more is written, even after a Truncate.
-		if o.cut {
-			o.Truncate(0)
-			o.WriteString("x")
-			_ = o.WriteByte('y')
-			if got := o.String(); got != "" {
-				t.Errorf("limit %d: wrote %q after the cut", tt.limit, got)
-			}
+		if o.full() != (len(tt.want) >= tt.limit || o.cut) {
+			t.Errorf("limit %d, writes %q: full %v after finish", tt.limit, tt.writes, o.full())
 		}
 		o.release()
 	}

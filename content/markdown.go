@@ -33,9 +33,10 @@ import (
 func renderMarkdown(ctx context.Context, n *html.Node, limit int) (string, []string) {
 	buf := newOutBuf(limit)
 	defer buf.release()
-	w := mdWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx}}
+	w := mdWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
 	w.node(n, 0)
-	return string(bytes.TrimSpace(buf.Bytes())), w.notes()
+	text := string(bytes.TrimSpace(buf.finish()))
+	return text, w.notes()
 }
 
 const (
@@ -209,8 +210,10 @@ func (w *mdWriter) children(n *html.Node, depth int) {
 }
 
 func (w *mdWriter) node(n *html.Node, depth int) {
-	if w.guard.halt(w.buf) {
-		return
+	if w.guard.left--; w.guard.left <= 0 || w.buf.Len() >= w.buf.limit {
+		if w.guard.check(w.buf) {
+			return
+		}
 	}
 	switch kindOf(n, depth) {
 	case textNode:
@@ -391,7 +394,7 @@ func (w *mdWriter) pre(n *html.Node) {
 	w.breakLines(2)
 	w.raw(fence + lang)
 	for line := range strings.SplitSeq(code, "\n") {
-		if w.buf.cut {
+		if w.buf.full() {
 			return
 		}
 		w.buf.WriteByte('\n')
@@ -593,14 +596,14 @@ rows:
 				w.wideTable = true
 				break
 			}
-			sub.buf.Reset(budget)
+			sub.buf.reset(budget)
 			sub.wroteAny, sub.space, sub.glue, sub.atLineStart = false, false, false, false
 			sub.children(c, depth+1)
 			if sub.guard.stop && !sub.buf.cut {
-				w.guard.stop = true // ctx done
+				w.guard.stop, w.guard.left = true, 0 // ctx done
 				return
 			}
-			cell := strings.TrimSpace(sub.buf.String())
+			cell := strings.TrimSpace(string(sub.buf.finish()))
 			row = append(row, cell)
 			if budget -= len(cell) + 3; budget <= 0 || sub.buf.cut {
 				cells = append(cells, row)
@@ -620,14 +623,14 @@ rows:
 		cols = max(cols, len(row))
 		cells = append(cells, row)
 	}
-	w.guard.nodes = sub.guard.nodes
+	w.guard.left = sub.guard.left
 	if len(cells) == 0 {
 		return
 	}
 	pad := len(cells)*cols <= maxTableCells
 	w.breakLines(2)
 	for i, row := range cells {
-		if w.buf.cut {
+		if w.buf.full() {
 			return
 		}
 		if i > 0 {

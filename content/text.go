@@ -22,8 +22,9 @@ import (
 func renderText(ctx context.Context, n *html.Node, limit int) (string, []string) {
 	buf := newOutBuf(limit)
 	defer buf.release()
-	w := textWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx}}
+	w := textWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
 	w.node(n, 0)
+	text := string(bytes.TrimSpace(buf.finish()))
 	var notes []string
 	if w.flattened {
 		notes = append(notes, flattenedNote)
@@ -31,7 +32,7 @@ func renderText(ctx context.Context, n *html.Node, limit int) (string, []string)
 	if buf.cut {
 		notes = append(notes, cutNote(buf.Len()))
 	}
-	return string(bytes.TrimSpace(buf.Bytes())), notes
+	return text, notes
 }
 
 type textWriter struct {
@@ -111,7 +112,7 @@ func (w *textWriter) text(s string) {
 // preText writes preformatted text, keeping its line breaks and indenting
 // each line with the current indent.
 func (w *textWriter) preText(s string) {
-	for len(s) > 0 && !w.buf.cut {
+	for len(s) > 0 && !w.buf.full() {
 		line, rest, found := strings.Cut(s, "\n")
 		if line != "" {
 			w.flush()
@@ -132,8 +133,10 @@ func (w *textWriter) preText(s string) {
 }
 
 func (w *textWriter) node(n *html.Node, depth int) {
-	if w.guard.halt(w.buf) {
-		return
+	if w.guard.left--; w.guard.left <= 0 || w.buf.Len() >= w.buf.limit {
+		if w.guard.check(w.buf) {
+			return
+		}
 	}
 	switch kindOf(n, depth) {
 	case textNode:

@@ -60,85 +60,83 @@ func cutNote(n int) string {
 	return fmt.Sprintf("content cut at %d bytes of output", n)
 }
 
-// outBuf is a writer's output buffer with a byte budget. A write that
-// does not fit is cut at a rune boundary, and from then on every write is
-// dropped (cut stays set, even after Truncate), so the output is a prefix
-// of what an unbounded writer would produce.
+// outBuf is a writer's output buffer with a byte budget. Writes go
+// straight to the bytes.Buffer (the writers' hot path stays as fast as
+// before); the walk checks full() before each node and in the loops that
+// write a lot for one node (lines of a <pre>, rows of a table), so the
+// buffer passes its limit by at most one node's output, and finish cuts
+// it back to the limit on a rune boundary. cut says something was lost.
 type outBuf struct {
-	b     *bytes.Buffer
-	limit int // bytes still allowed in b in all; 0 once cut
+	*bytes.Buffer
+	limit int
 	cut   bool
 }
 
 func newOutBuf(limit int) outBuf {
 	b := textBufPool.Get().(*bytes.Buffer)
 	b.Reset()
-	return outBuf{b: b, limit: limit}
+	return outBuf{Buffer: b, limit: limit}
 }
 
-func (o *outBuf) release() { putBuf(o.b) }
+func (o *outBuf) release() { putBuf(o.Buffer) }
 
-func (o *outBuf) WriteString(s string) {
-	if len(s) > o.limit-o.b.Len() {
-		o.overflow(s)
-		return
+// full reports (and records in cut) that the budget is spent: the walk
+// must stop.
+func (o *outBuf) full() bool {
+	if o.Len() >= o.limit {
+		o.cut = true
 	}
-	o.b.WriteString(s)
+	return o.cut
 }
 
-// WriteByte never fails; it returns an error only to have the
-// io.ByteWriter signature.
-func (o *outBuf) WriteByte(c byte) error {
-	if o.b.Len() >= o.limit {
-		o.overflow(string(c))
-		return nil
-	}
-	return o.b.WriteByte(c)
-}
+func (o *outBuf) reset(limit int) { o.Buffer.Reset(); o.limit, o.cut = limit, false }
+func (o *outBuf) remaining() int  { return max(0, o.limit-o.Len()) }
 
-// overflow writes what fits of s, ending on a rune boundary, and closes
-// the buffer.
-func (o *outBuf) overflow(s string) {
-	if o.cut {
-		return
-	}
-	k := max(0, o.limit-o.b.Len())
-	if k < len(s) {
-		for k > 0 && !utf8.RuneStart(s[k]) {
+// finish cuts the output back to the limit, on a rune boundary, and
+// returns it.
+func (o *outBuf) finish() []byte {
+	if b := o.Bytes(); len(b) > o.limit {
+		k := max(0, o.limit)
+		for k > 0 && !utf8.RuneStart(b[k]) {
 			k--
 		}
-		s = s[:k]
+		o.Truncate(k)
+		o.cut = true
 	}
-	o.b.WriteString(s)
-	o.cut, o.limit = true, 0
+	return o.Bytes()
 }
-
-func (o *outBuf) Len() int        { return o.b.Len() }
-func (o *outBuf) Bytes() []byte   { return o.b.Bytes() }
-func (o *outBuf) String() string  { return o.b.String() }
-func (o *outBuf) Truncate(n int)  { o.b.Truncate(n) }
-func (o *outBuf) Reset(limit int) { o.b.Reset(); o.limit, o.cut = limit, false }
-func (o *outBuf) remaining() int  { return max(0, o.limit-o.b.Len()) }
 
 // walkGuard stops a walk when ctx is done (checked every ctxCheckEvery
 // nodes) or its output is full.
 type walkGuard struct {
-	ctx   context.Context
-	nodes int
-	stop  bool // ctx done or output cut: write nothing more
+	ctx  context.Context
+	left int  // nodes until the next ctx check
+	stop bool // ctx done or output full: write nothing more
 }
 
-// halt reports whether the walk must stop before the next node.
-func (g *walkGuard) halt(out *outBuf) bool {
+// check is the slow path of the test each writer makes before a node:
+//
+//	if g.left--; g.left <= 0 || out.Len() >= out.limit { if g.check(out) { return } }
+//
+// It checks ctx every ctxCheckEvery nodes and whether the output is full,
+// and reports whether the walk must stop. Once stop is set, left stays 0
+// so every node takes this path.
+func (g *walkGuard) check(out *outBuf) bool {
 	if g.stop {
+		g.left = 0
 		return true
 	}
-	if out.cut {
-		g.stop = true
-		return true
+	if g.left <= 0 {
+		g.left = ctxCheckEvery
+		if g.ctx.Err() != nil {
+			g.stop = true
+		}
 	}
-	if g.nodes++; g.nodes%ctxCheckEvery == 0 && g.ctx.Err() != nil {
+	if out.full() {
 		g.stop = true
+	}
+	if g.stop {
+		g.left = 0
 	}
 	return g.stop
 }
