@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // TestOutputBounded converts small bodies built so that a writer without
@@ -226,4 +229,32 @@ func TestConvertCancelledMidway(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHasNonSpaceText checks the early-exit test against what it replaced
+// (strings.TrimSpace(textOf(n)) != ""), which cost depth × text on nested
+// inline elements.
+func TestHasNonSpaceText(t *testing.T) {
+	for _, frag := range []string{
+		"<b></b>", "<b> \n\t</b>", "<b>\u00a0\u2003</b>", "<b>x</b>", "<b><i> </i><i>y</i></b>",
+		"<b><img src=a></b>", "<b><i><u> </u></i> z</b>", "<b>\u00a0a</b>",
+	} {
+		root, err := html.Parse(strings.NewReader("<p>" + frag))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := findFirst(root, atom.B)
+		if got, want := hasNonSpaceText(b), strings.TrimSpace(textOf(b)) != ""; got != want {
+			t.Errorf("%q: got %v; want %v", frag, got, want)
+		}
+	}
+}
+
+func findFirst(n *html.Node, a atom.Atom) *html.Node {
+	for c := n; c != nil; c = nextNode(c, n, true) {
+		if c.Type == html.ElementNode && c.DataAtom == a {
+			return c
+		}
+	}
+	return nil
 }

@@ -326,7 +326,7 @@ func (w *mdWriter) indentBy(add string) {
 // delimited wraps inline content in d (e.g. "**"), keeping surrounding
 // space outside the delimiters and writing nothing for empty content.
 func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
-	if strings.TrimSpace(textOf(n)) == "" && findChild(n, atom.Img) == nil {
+	if !hasNonSpaceText(n) && findChild(n, atom.Img) == nil {
 		w.children(n, depth)
 		return
 	}
@@ -338,6 +338,18 @@ func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
 	w.space = false
 	w.buf.WriteString(d)
 	w.space = hadSpace
+}
+
+// hasNonSpaceText reports whether any text under n is not all white
+// space (as strings.TrimSpace sees it). It stops at the first such text,
+// without building the concatenated text as textOf does.
+func hasNonSpaceText(n *html.Node) bool {
+	for c := nextNode(n, n, true); c != nil; c = nextNode(c, n, true) {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *mdWriter) inlineCode(s string) {
