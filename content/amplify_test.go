@@ -231,21 +231,25 @@ func TestConvertCancelledMidway(t *testing.T) {
 	}
 }
 
-// TestHasNonSpaceText checks the early-exit test against what it replaced
+// TestHasText checks the memoized test against what it replaced
 // (strings.TrimSpace(textOf(n)) != ""), which cost depth × text on nested
 // inline elements.
-func TestHasNonSpaceText(t *testing.T) {
+func TestHasText(t *testing.T) {
 	for _, frag := range []string{
 		"<b></b>", "<b> \n\t</b>", "<b>\u00a0\u2003</b>", "<b>x</b>", "<b><i> </i><i>y</i></b>",
 		"<b><img src=a></b>", "<b><i><u> </u></i> z</b>", "<b>\u00a0a</b>",
+		"<b><i><!-- c --></i>" + strings.Repeat(" ", 300) + "</b>", "<b>" + strings.Repeat(" ", 300) + "y</b>",
 	} {
 		root, err := html.Parse(strings.NewReader("<p>" + frag))
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := findFirst(root, atom.B)
-		if got, want := hasNonSpaceText(b), strings.TrimSpace(textOf(b)) != ""; got != want {
-			t.Errorf("%q: got %v; want %v", frag, got, want)
+		var w mdWriter
+		for range 2 { // computed, then memoized
+			if got, want := w.hasText(b), strings.TrimSpace(textOf(b)) != ""; got != want {
+				t.Errorf("%q: got %v; want %v", frag, got, want)
+			}
 		}
 	}
 }

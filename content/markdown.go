@@ -52,16 +52,17 @@ const (
 type mdWriter struct {
 	buf         *outBuf
 	guard       walkGuard
-	flattened   bool   // nesting deeper than maxIndent was flattened
-	wideTable   bool   // table cells past maxTableCols were dropped
-	newlines    int    // line breaks owed before the next text (0–2)
-	space       bool   // a space is owed before the next text
-	glue        bool   // the next text follows an opening delimiter: no space
-	atLineStart bool   // nothing written on the current line yet
-	afterBullet bool   // a list bullet was just written: owed breaks wait
-	indent      string // written at the start of each line ("  ", "> ")
-	inline      int    // >0 in headings, table cells, links: breaks become spaces
-	cell        bool   // rendering a table cell: "|" is escaped everywhere
+	flattened   bool                // nesting deeper than maxIndent was flattened
+	wideTable   bool                // table cells past maxTableCols were dropped
+	textMemo    map[*html.Node]bool // hasText answers for elements
+	newlines    int                 // line breaks owed before the next text (0–2)
+	space       bool                // a space is owed before the next text
+	glue        bool                // the next text follows an opening delimiter: no space
+	atLineStart bool                // nothing written on the current line yet
+	afterBullet bool                // a list bullet was just written: owed breaks wait
+	indent      string              // written at the start of each line ("  ", "> ")
+	inline      int                 // >0 in headings, table cells, links: breaks become spaces
+	cell        bool                // rendering a table cell: "|" is escaped everywhere
 	wroteAny    bool
 }
 
@@ -326,7 +327,7 @@ func (w *mdWriter) indentBy(add string) {
 // delimited wraps inline content in d (e.g. "**"), keeping surrounding
 // space outside the delimiters and writing nothing for empty content.
 func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
-	if !hasNonSpaceText(n) && findChild(n, atom.Img) == nil {
+	if !w.hasText(n) && findChild(n, atom.Img) == nil {
 		w.children(n, depth)
 		return
 	}
@@ -340,16 +341,32 @@ func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
 	w.space = hadSpace
 }
 
-// hasNonSpaceText reports whether any text under n is not all white
-// space (as strings.TrimSpace sees it). It stops at the first such text,
-// without building the concatenated text as textOf does.
-func hasNonSpaceText(n *html.Node) bool {
-	for c := nextNode(n, n, true); c != nil; c = nextNode(c, n, true) {
-		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
-			return true
+// hasText reports whether any text under n is not all white space (as
+// strings.TrimSpace sees it), the test strings.TrimSpace(textOf(n)) != ""
+// without building the text. Answers for elements are memoized for the
+// walk, so nested emphasis (<b><b><b>… over megabytes) costs each node
+// and each text once, not once per enclosing element.
+func (w *mdWriter) hasText(n *html.Node) bool {
+	if c := n.FirstChild; c != nil && c.Type == html.TextNode && len(c.Data) < 256 && strings.TrimSpace(c.Data) != "" {
+		return true // the common case, <em>word</em>: nothing to remember
+	}
+	if v, ok := w.textMemo[n]; ok {
+		return v
+	}
+	found := false
+	for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			found = strings.TrimSpace(c.Data) != ""
+		case c.FirstChild != nil:
+			found = w.hasText(c)
 		}
 	}
-	return false
+	if w.textMemo == nil {
+		w.textMemo = make(map[*html.Node]bool)
+	}
+	w.textMemo[n] = found
+	return found
 }
 
 func (w *mdWriter) inlineCode(s string) {
