@@ -349,13 +349,16 @@ func approverName(yes, interactive bool) string {
 }
 
 func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f getFlags) error {
+	// Under --json even a usage error found here is the one JSON object
+	// (invalid_arguments, exit 2); flags cobra cannot parse fail before
+	// --json is known and stay text.
 	argsJSON, err := buildFetchArgs(a, cmd, rawURL, f)
 	if err != nil {
-		return err
+		return a.getFailed(f, err)
 	}
 	ws, err := a.workspace()
 	if err != nil {
-		return err
+		return a.getFailed(f, err)
 	}
 	profile, err := a.profile(ws)
 	if err != nil {

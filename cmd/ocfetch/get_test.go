@@ -144,6 +144,34 @@ func TestGetJSONShape(t *testing.T) {
 	}
 }
 
+// TestGetJSONUsageError: a usage error found after the flags parse is,
+// under --json, the one error object on stdout, with exit 2.
+func TestGetJSONUsageError(t *testing.T) {
+	root := t.TempDir()
+	for _, args := range [][]string{
+		{"get", "--json", "-X", "PUT", "https://example.com/"},
+		{"get", "--json", "--max-length", "-1", "https://example.com/"},
+		{"get", "--json", "-H", "X-Token secret-value", "https://example.com/"},
+	} {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
+		r.want(t, exitUsage, nil, nil)
+		if r.stderr != "" {
+			t.Errorf("%v: stderr = %q; want nothing in --json mode", args, r.stderr)
+		}
+		var fail getFailure
+		decodeStrict(t, r.stdout, &fail)
+		if fail.OK || fail.Error.Reason != string(refusal.InvalidArguments) || fail.Error.Message == "" || fail.Error.Hint == "" {
+			t.Errorf("%v: %+v; want ok false, invalid_arguments, a message and a hint", args, fail)
+		}
+		if strings.Contains(r.stdout, "secret-value") {
+			t.Errorf("%v: the error repeats a header value: %s", args, r.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, ".oc_chat")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a usage error wrote .oc_chat (stat: %v); want nothing written", err)
+	}
+}
+
 func TestGetRefusals(t *testing.T) {
 	s := newSite(t)
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
