@@ -1,0 +1,164 @@
+// Package safetext makes untrusted text safe to show: in a one-line
+// message, on a terminal, to a model, or pasted into a shell. It imports
+// nothing of ocfetch, so every package that shows text uses this one copy
+// of the rules.
+//
+// What is unsafe to show, everywhere:
+//   - C0 controls (U+0000–U+001F) and DEL (U+007F): ESC starts the
+//     terminal sequences that set a window title (OSC 0), write the
+//     clipboard (OSC 52) or clear the screen (CSI 2J); CR overwrites a line.
+//   - C1 controls (U+0080–U+009F): U+009B is CSI and U+009D is OSC on
+//     terminals that honour 8-bit controls.
+//   - Bidirectional overrides, embeddings, isolates and marks (U+202A–U+202E,
+//     U+2066–U+2069, U+200E, U+200F, U+061C): they make text read in an
+//     order other than the one it is stored in ("Trojan Source").
+//   - Bytes that are not valid UTF-8.
+//
+// [Line] and [Text] replace each with U+FFFD, visibly; [Text] keeps tab
+// and newline. [Short] quotes an untrusted token inside a message in
+// printable ASCII only. [ShellQuote] makes an argument that a shell pastes
+// back as one word. [TerminalWriter] escapes raw bytes for a terminal as
+// `cat -v` does.
+package safetext
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Replacement is what an unsafe character becomes in [Line] and [Text].
+const Replacement = '\uFFFD'
+
+// unsafeRune reports whether r must not be shown as is. Tab and newline
+// are unsafe here; [Text] lets them through itself.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f:
+		return true
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e:
+		return true
+	case r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// IsUnsafe reports whether r is one of the characters this package
+// replaces (tab and newline included).
+func IsUnsafe(r rune) bool { return unsafeRune(r) }
+
+// Line returns s with every unsafe character (tab and newline included)
+// and every invalid UTF-8 byte replaced by U+FFFD, for text shown on one
+// line: a title, a header value, a message. A clean s is returned as is,
+// without allocating.
+func Line(s string) string { return clean(s, false) }
+
+// Text returns s as [Line] does but keeps tab and newline, for multi-line
+// content shown to a person or a model.
+func Text(s string) string { return clean(s, true) }
+
+func clean(s string, keepLayout bool) string {
+	i := firstUnsafe(s, keepLayout)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n')) {
+				b.WriteRune(Replacement)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+			b.WriteRune(Replacement)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// firstUnsafe returns the index of the first byte of s that clean would
+// change, or -1.
+func firstUnsafe(s string, keepLayout bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n')) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// ShortMax is the number of bytes of an untrusted token [Short] keeps.
+const ShortMax = 64
+
+// Short returns s cut to [ShortMax] bytes (then "…"), with every byte that
+// is not printable ASCII replaced by '?', for quoting an untrusted token
+// (a host, a scheme, a header name) inside a message.
+func Short(s string) string {
+	clean := len(s) <= ShortMax
+	for i := 0; clean && i < len(s); i++ {
+		clean = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if clean {
+		return s
+	}
+	b := make([]byte, 0, min(len(s), ShortMax)+len("…"))
+	for i := 0; i < len(s) && len(b) < ShortMax; i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f {
+			c = '?'
+		}
+		b = append(b, c)
+	}
+	if len(s) > ShortMax {
+		b = append(b, "…"...)
+	}
+	return string(b)
+}
+
+// ShellQuote returns s as one word that POSIX shells and PowerShell both
+// read back as s and that runs nothing: s itself when it holds only
+// letters, digits and "-._:/@%+=,", else s in single quotes, with each
+// single quote inside written as '"'"' (POSIX; PowerShell users seldom
+// meet it, since hosts cannot hold one). Unsafe characters are replaced
+// as in [Line] first, so a quoted word never carries a control.
+func ShellQuote(s string) string {
+	s = Line(s)
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for i := 0; plain && i < len(s); i++ {
+		c := s[i]
+		plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("-._:/@%+=,", c) >= 0
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}

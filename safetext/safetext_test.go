@@ -1,0 +1,160 @@
+package safetext
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLineAndText(t *testing.T) {
+	const R = "\uFFFD"
+	tests := []struct {
+		name, in, line, text string
+	}{
+		{"clean ASCII", "Hello, world", "Hello, world", "Hello, world"},
+		{"clean UTF-8", "Grüße — 日本", "Grüße — 日本", "Grüße — 日本"},
+		{"tab and newline", "a\tb\nc", "a" + R + "b" + R + "c", "a\tb\nc"},
+		{"carriage return", "ok\rEVIL", "ok" + R + "EVIL", "ok" + R + "EVIL"},
+		{"OSC 0 window title", "\x1b]0;pwned\x07t", R + "]0;pwned" + R + "t", R + "]0;pwned" + R + "t"},
+		{"OSC 52 clipboard", "\x1b]52;c;ZWNobw==\x1b\\", R + "]52;c;ZWNobw==" + R + "\\", R + "]52;c;ZWNobw==" + R + "\\"},
+		{"CSI 2J", "\x1b[2J", R + "[2J", R + "[2J"},
+		{"DEL and NUL", "a\x7fb\x00", "a" + R + "b" + R, "a" + R + "b" + R},
+		{"C1 CSI and OSC", "x\u009b2Jy\u009d", "x" + R + "2Jy" + R, "x" + R + "2Jy" + R},
+		{"bidi override", "abc\u202Efed", "abc" + R + "fed", "abc" + R + "fed"},
+		{"bidi isolates and marks", "\u2066\u2067\u2068\u2069\u200e\u200f\u061c", strings.Repeat(R, 7), strings.Repeat(R, 7)},
+		{"invalid UTF-8", "a\xffb\xc3", "a" + R + "b" + R, "a" + R + "b" + R},
+		{"zero-width joiner kept", "👩\u200d💻", "👩\u200d💻", "👩\u200d💻"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Line(tc.in); got != tc.line {
+				t.Errorf("Line(%q): got %q; want %q", tc.in, got, tc.line)
+			}
+			if got := Text(tc.in); got != tc.text {
+				t.Errorf("Text(%q): got %q; want %q", tc.in, got, tc.text)
+			}
+		})
+	}
+}
+
+func TestLineCleanDoesNotAllocate(t *testing.T) {
+	s := strings.Repeat("a clean title — ünïcode ", 20)
+	if n := testing.AllocsPerRun(100, func() { _ = Line(s) }); n != 0 {
+		t.Errorf("Line on clean text: got %v allocations; want 0", n)
+	}
+}
+
+func TestShort(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"example.com", "example.com"},
+		{"ex\x1bample", "ex?ample"},
+		{"bücher", "b??cher"},
+		{strings.Repeat("a", 70), strings.Repeat("a", 64) + "…"},
+	}
+	for _, tc := range tests {
+		if got := Short(tc.in); got != tc.want {
+			t.Errorf("Short(%q): got %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"example.com:443", "example.com:443"},
+		{"", "''"},
+		{"*.example.com", "'*.example.com'"},
+		{"[2606:4700::1111]:443", "'[2606:4700::1111]:443'"},
+		{`x;touch$IFS"pwned";$(id>p)<a>b.example`, `'x;touch$IFS"pwned";$(id>p)<a>b.example'`},
+		{"it's", `'it'"'"'s'`},
+		{"a\nb", "'a\uFFFDb'"},
+	}
+	for _, tc := range tests {
+		if got := ShellQuote(tc.in); got != tc.want {
+			t.Errorf("ShellQuote(%q): got %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestTerminalWriter(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"text passes", "héllo\tworld\n", "héllo\tworld\n"},
+		{"ESC and BEL", "\x1b]0;t\x07", "^[]0;t^G"},
+		{"DEL", "\x7f", "^?"},
+		{"C1 CSI", "\u009b2J", "M-^[2J"},
+		{"invalid bytes", "\xff\xc3", "M-^?M-C"},
+		{"bidi", "a\u202Eb", "a<U+202E>b"},
+		{"CR", "a\rb", "a^Mb"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			w := NewTerminalWriter(&out)
+			if _, err := w.Write([]byte(tc.in)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != tc.want {
+				t.Errorf("got %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTerminalWriterSplitWrites checks that every way of cutting the input
+// into writes gives the output of one write.
+func TestTerminalWriterSplitWrites(t *testing.T) {
+	in := []byte("a€\u009bb\u202E日\xe2\x82x\xf0\x9f\x98\x80\x1b")
+	want := string(AppendTerminal(nil, in))
+	for cut1 := 0; cut1 <= len(in); cut1++ {
+		for cut2 := cut1; cut2 <= len(in); cut2++ {
+			var out bytes.Buffer
+			w := NewTerminalWriter(&out)
+			for _, part := range [][]byte{in[:cut1], in[cut1:cut2], in[cut2:]} {
+				if n, err := w.Write(part); err != nil || n != len(part) {
+					t.Fatalf("Write: got %d, %v; want %d, nil", n, err, len(part))
+				}
+			}
+			w.Flush()
+			if got := out.String(); got != want {
+				t.Fatalf("cuts %d,%d: got %q; want %q", cut1, cut2, got, want)
+			}
+		}
+	}
+}
+
+func FuzzSafe(f *testing.F) {
+	// Seeds: terminal sequences, C1, bidi, invalid and split UTF-8.
+	for _, s := range []string{"", "plain", "\x1b]52;c;eA==\x07", "\u009b", "\u202e", "\xff", "\xe2\x82", "日本\n\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, got := range map[string]string{"Line": Line(s), "Text": Text(s)} {
+			if !utf8.ValidString(got) {
+				t.Fatalf("%s(%q) = %q: not valid UTF-8", name, s, got)
+			}
+			for _, r := range got {
+				if unsafeRune(r) && !(name == "Text" && (r == '\t' || r == '\n')) {
+					t.Fatalf("%s(%q) = %q holds %U", name, s, got, r)
+				}
+			}
+		}
+		term := AppendTerminal(nil, []byte(s))
+		for _, c := range term {
+			if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+				t.Fatalf("AppendTerminal(%q) = %q holds control %#x", s, term, c)
+			}
+		}
+		for _, r := range string(term) {
+			if r >= 0x80 && unsafeRune(r) {
+				t.Fatalf("AppendTerminal(%q) = %q holds %U", s, term, r)
+			}
+		}
+		q := ShellQuote(s)
+		if strings.ContainsAny(q, "\x00\n") {
+			t.Fatalf("ShellQuote(%q) = %q holds a control", s, q)
+		}
+	})
+}
