@@ -49,13 +49,43 @@ const (
 	TooManyConnections        Code = "too_many_connections"
 	WorkspaceInvalid          Code = "workspace_invalid"
 	InternalError             Code = "internal_error"
+
+	// Added since the first release (DESIGN.md).
+
+	// AuditUnavailable: the audit line could not be written (the log is not
+	// a regular file, is a symlink, or cannot be opened for append), so
+	// nothing was sent.
+	AuditUnavailable Code = "audit_unavailable"
+	// WorkspaceUntrusted: a grant in a workspace the user has not trusted
+	// was ignored, and the call needed it.
+	WorkspaceUntrusted Code = "workspace_untrusted"
+	// ManagedPolicyInvalid: the administrator's policy file exists but
+	// cannot be read, is malformed, or is writable by non-administrators;
+	// every call is refused until it is fixed.
+	ManagedPolicyInvalid Code = "managed_policy_invalid"
+	// ManagedPolicyForbids: the managed policy forbids what was asked (a
+	// one-off approval, a profile above its cap, --no-sandbox).
+	ManagedPolicyForbids Code = "managed_policy_forbids"
+	// SandboxUnavailable: ocfetch run cannot confine the command's network
+	// on this system.
+	SandboxUnavailable Code = "sandbox_unavailable"
+	// ContentTooComplex: converting the body would exceed the work budget
+	// (an HTML or PDF bomb); the raw body is still available.
+	ContentTooComplex Code = "content_too_complex"
+	// Cancelled: the caller went away (client reset, transport closed,
+	// Ctrl-C) before the call finished.
+	Cancelled Code = "cancelled"
+	// ProxyAuthRequired: a loopback listener of ocfetch was reached without
+	// its credentials.
+	ProxyAuthRequired Code = "proxy_auth_required"
 )
 
 // Policy reports whether c is a refusal by policy (exit code 3) rather than a
 // failure of the request itself (network, TLS, timeout, size: exit code 4).
 func (c Code) Policy() bool {
 	switch c {
-	case Timeout, TLSError, ConnectionFailed, ResponseTooLarge, ResponseHeadersTooLarge, InternalError:
+	case Timeout, TLSError, ConnectionFailed, ResponseTooLarge, ResponseHeadersTooLarge, InternalError,
+		ContentTooComplex, Cancelled:
 		return false
 	}
 	return true
