@@ -62,9 +62,11 @@ func TestWithHintAndWrapCopy(t *testing.T) {
 func TestPolicyVersusFailure(t *testing.T) {
 	policy := []refusal.Code{refusal.InvalidArguments, refusal.SchemeNotAllowed, refusal.HTTPSRequired,
 		refusal.CredentialsInURL, refusal.AddressNotPublic, refusal.LocalPortNotAllowed, refusal.NotApproved,
-		refusal.DeniedByRule, refusal.RedirectOffTarget, refusal.TooManyRedirects, refusal.RulesInvalid, refusal.SettingsInvalid}
+		refusal.DeniedByRule, refusal.RedirectOffTarget, refusal.TooManyRedirects, refusal.RulesInvalid, refusal.SettingsInvalid,
+		refusal.AuditUnavailable, refusal.WorkspaceUntrusted, refusal.ManagedPolicyInvalid, refusal.ManagedPolicyForbids,
+		refusal.SandboxUnavailable, refusal.ProxyAuthRequired}
 	failure := []refusal.Code{refusal.Timeout, refusal.TLSError, refusal.ConnectionFailed, refusal.ResponseTooLarge,
-		refusal.ResponseHeadersTooLarge, refusal.InternalError}
+		refusal.ResponseHeadersTooLarge, refusal.InternalError, refusal.ContentTooComplex, refusal.Cancelled}
 	for _, c := range policy {
 		if !c.Policy() {
 			t.Errorf("%s.Policy() = false; want true (exit 3)", c)
