@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,91 +23,6 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
-
-// connectProxy is a small upstream proxy on loopback for the tests: it
-// records the target of every CONNECT and the Proxy-Authorization it got,
-// answers with status (200 unless set), and then tunnels to forward — a
-// loopback server — whatever target was asked, so no packet leaves the
-// machine.
-type connectProxy struct {
-	ln       net.Listener
-	forward  string
-	status   int
-	wantAuth string // if set, a CONNECT without exactly this value gets 407
-
-	mu      sync.Mutex
-	targets []string
-	auths   []string
-	wg      sync.WaitGroup
-}
-
-func startConnectProxy(t *testing.T, forward string) *connectProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &connectProxy{ln: ln, forward: forward, status: http.StatusOK}
-	p.wg.Add(1)
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
-	return p
-}
-
-func (p *connectProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *connectProxy) serve() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.wg.Add(1)
-		go func() { defer p.wg.Done(); p.handle(c) }()
-	}
-}
-
-func (p *connectProxy) handle(c net.Conn) {
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReader(c)
-	req, err := http.ReadRequest(br)
-	if err != nil {
-		return
-	}
-	p.mu.Lock()
-	p.targets = append(p.targets, req.Method+" "+req.Host)
-	p.auths = append(p.auths, req.Header.Get("Proxy-Authorization"))
-	p.mu.Unlock()
-	status := p.status
-	if p.wantAuth != "" && req.Header.Get("Proxy-Authorization") != p.wantAuth {
-		status = http.StatusProxyAuthRequired
-	}
-	if req.Method != http.MethodConnect || status != http.StatusOK {
-		fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Length: 0\r\n\r\n", status, http.StatusText(status))
-		return
-	}
-	up, err := net.Dial("tcp", p.forward)
-	if err != nil {
-		fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
-		return
-	}
-	defer up.Close()
-	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-	c.SetDeadline(time.Time{})
-	done := make(chan struct{}, 2)
-	go func() { io.Copy(up, br); up.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()
-	go func() { io.Copy(c, up); c.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()
-	<-done
-	<-done
-}
-
-func (p *connectProxy) seen() (targets, auths []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.targets...), append([]string(nil), p.auths...)
-}
 
 // sniHandler answers with the Host header and the TLS server name it saw.
 func sniHandler(w http.ResponseWriter, r *http.Request) {
@@ -128,12 +42,12 @@ var publicResolver = testnet.Resolver{
 // proxy.
 func TestUpstreamProxyConnectsToCheckedAddress(t *testing.T) {
 	pub := testnet.StartPublicTLS(t, http.HandlerFunc(sniHandler), nil)
-	proxy := startConnectProxy(t, pub.Server.Listener.Addr().String())
+	proxy := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
 	client := newClient(t, &Options{
 		Resolver: publicResolver,
 		RootCAs:  pub.RootCAs,
 		Timeout:  10 * time.Second,
-		Upstream: &UpstreamProxy{Addr: proxy.addr()},
+		Upstream: &UpstreamProxy{Addr: proxy.Addr()},
 	})
 
 	resp, err := client.Get("https://example.com/secret/path?q=1")
@@ -145,7 +59,7 @@ func TestUpstreamProxyConnectsToCheckedAddress(t *testing.T) {
 	if got, want := string(body), "host=example.com sni=example.com"; got != want {
 		t.Errorf("server saw %q; want %q", got, want)
 	}
-	targets, auths := proxy.seen()
+	targets, auths := proxy.Seen()
 	if diff := cmp.Diff([]string{"CONNECT 93.184.216.34:443"}, targets); diff != "" {
 		t.Errorf("the proxy saw (-want +got):\n%s", diff)
 	}
@@ -160,7 +74,7 @@ func TestUpstreamProxyConnectsToCheckedAddress(t *testing.T) {
 				resp.Body.Close()
 			}
 			wantRefusal(t, err, refusal.AddressNotPublic)
-			if targets, _ := proxy.seen(); len(targets) != 1 {
+			if targets, _ := proxy.Seen(); len(targets) != 1 {
 				t.Errorf("the proxy saw %v; want nothing after the first request", targets)
 			}
 		})
@@ -171,8 +85,8 @@ func TestUpstreamProxyConnectsToCheckedAddress(t *testing.T) {
 // straight to the admitted port, never through the upstream proxy.
 func TestUpstreamProxyNotForLocalMode(t *testing.T) {
 	_, port := loopbackServer(t, http.HandlerFunc(helloHandler))
-	proxy := startConnectProxy(t, "127.0.0.1:1")
-	client := newClient(t, &Options{Resolver: failResolver{t}, Upstream: &UpstreamProxy{Addr: proxy.addr()}})
+	proxy := testnet.StartConnectProxy(t, "127.0.0.1:1")
+	client := newClient(t, &Options{Resolver: failResolver{t}, Upstream: &UpstreamProxy{Addr: proxy.Addr()}})
 	req, _ := http.NewRequestWithContext(WithLoopbackPort(context.Background(), port), http.MethodGet,
 		"http://127.0.0.1:"+strconv.Itoa(int(port))+"/", nil)
 	resp, err := client.Do(req)
@@ -180,16 +94,16 @@ func TestUpstreamProxyNotForLocalMode(t *testing.T) {
 		t.Fatalf("local mode GET: %v", err)
 	}
 	resp.Body.Close()
-	if targets, _ := proxy.seen(); len(targets) != 0 {
+	if targets, _ := proxy.Seen(); len(targets) != 0 {
 		t.Errorf("the proxy saw %v; want nothing for local mode", targets)
 	}
 }
 
 func TestUpstreamProxyCredentials(t *testing.T) {
 	pub := testnet.StartPublicTLS(t, http.HandlerFunc(sniHandler), nil)
-	proxy := startConnectProxy(t, pub.Server.Listener.Addr().String())
+	proxy := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:s3cret:x"))
-	proxy.wantAuth = want
+	proxy.WantAuth = want
 
 	get := func(up *UpstreamProxy) error {
 		c := newClient(t, &Options{Resolver: publicResolver, RootCAs: pub.RootCAs, Upstream: up, Timeout: 10 * time.Second})
@@ -199,7 +113,7 @@ func TestUpstreamProxyCredentials(t *testing.T) {
 		}
 		return err
 	}
-	r := wantRefusal(t, get(&UpstreamProxy{Addr: proxy.addr()}), refusal.ProxyAuthRequired, proxy.addr(), "407")
+	r := wantRefusal(t, get(&UpstreamProxy{Addr: proxy.Addr()}), refusal.ProxyAuthRequired, proxy.Addr(), "407")
 	if !strings.Contains(r.Hint, "--upstream-proxy-auth") {
 		t.Errorf("hint %q; want it to name --upstream-proxy-auth", r.Hint)
 	}
@@ -212,22 +126,22 @@ func TestUpstreamProxyCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := get(&UpstreamProxy{Addr: proxy.addr(), Username: user, Password: pass}); err != nil {
+	if err := get(&UpstreamProxy{Addr: proxy.Addr(), Username: user, Password: pass}); err != nil {
 		t.Fatalf("GET with the credentials file: %v", err)
 	}
-	r = wantRefusal(t, get(&UpstreamProxy{Addr: proxy.addr(), Username: "alice", Password: "wrong"}), refusal.ProxyAuthRequired)
+	r = wantRefusal(t, get(&UpstreamProxy{Addr: proxy.Addr(), Username: "alice", Password: "wrong"}), refusal.ProxyAuthRequired)
 	if strings.Contains(r.Message+r.Hint, "wrong") {
 		t.Errorf("refusal %q / %q repeats the password", r.Message, r.Hint)
 	}
-	if _, auths := proxy.seen(); auths[1] != want {
+	if _, auths := proxy.Seen(); auths[1] != want {
 		t.Errorf("Proxy-Authorization %q; want %q", auths[1], want)
 	}
 }
 
 func TestUpstreamProxyFailures(t *testing.T) {
 	pub := testnet.StartPublicTLS(t, http.HandlerFunc(sniHandler), nil)
-	forbidding := startConnectProxy(t, pub.Server.Listener.Addr().String())
-	forbidding.status = http.StatusForbidden
+	forbidding := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	forbidding.Status = http.StatusForbidden
 
 	// A port nothing listens on: a listener closed at once.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -244,7 +158,7 @@ func TestUpstreamProxyFailures(t *testing.T) {
 		parts []string
 	}{
 		{"proxy down", closed, refusal.ConnectionFailed, []string{"upstream proxy " + closed, "connection refused"}},
-		{"proxy forbids", forbidding.addr(), refusal.ConnectionFailed, []string{"answered 403 Forbidden to CONNECT 93.184.216.34:443"}},
+		{"proxy forbids", forbidding.Addr(), refusal.ConnectionFailed, []string{"answered 403 Forbidden to CONNECT 93.184.216.34:443"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t, &Options{Resolver: publicResolver, RootCAs: pub.RootCAs, Upstream: &UpstreamProxy{Addr: tc.proxy}, Timeout: 10 * time.Second})

@@ -36,6 +36,7 @@ type getSuccess struct {
 	Truncated      bool              `json:"truncated"`
 	NextStartIndex int               `json:"next_start_index"`
 	Bytes          int64             `json:"bytes"`
+	BodyTruncated  bool              `json:"body_truncated"`
 }
 
 // getFailure is the --json object of a refusal or failure.
@@ -117,7 +118,7 @@ func TestGetJSONShape(t *testing.T) {
 
 	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--json", "--max-length", "30", s.url("/long"))
 	r.want(t, exitOK, nil, nil)
-	diffKeys(t, keysOf(t, r.stdout), "ok", "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes")
+	diffKeys(t, keysOf(t, r.stdout), "ok", "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated")
 	var got getSuccess
 	decodeStrict(t, r.stdout, &got)
 	want := getSuccess{
