@@ -306,7 +306,11 @@ func (a *app) approver(ctx context.Context, yes bool) broker.Approver {
 	case yes:
 		return broker.ApproveOnce()
 	case a.interactive():
-		return broker.NewTerminalApprover(ctxReader{ctx: ctx, r: a.stdin}, a.stderr)
+		ta := &broker.TerminalApprover{In: ctxReader{ctx: ctx, r: a.stdin}, Out: a.stderr}
+		if ws, err := a.workspace(); err == nil {
+			ta.RulesFile = ws.RulesPath() // where "always" saves the rule
+		}
+		return ta
 	}
 	return broker.NonInteractive()
 }
