@@ -299,7 +299,7 @@ func TestTerminalApprover(t *testing.T) {
 		{"maybe\no\n", broker.Once, []string{"please answer o (once), a (always) or d (deny); Enter denies"}},
 		{"x\ny\n", broker.Once, nil},
 		{"x\nx\nx\no\n", broker.Deny, []string{"no valid answer; denied"}}, // three tries, then deny
-		{"maybe", broker.Deny, nil},                                           // end of input after a typo
+		{"maybe", broker.Deny, nil},                                        // end of input after a typo
 	}
 	for _, tc := range tests {
 		var out strings.Builder
