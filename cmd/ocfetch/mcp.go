@@ -83,6 +83,9 @@ func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error 
 	case errors.Is(err, mcpserver.ErrNotLoopback):
 		return usageErrorf("use --http 127.0.0.1:PORT", "%v", err)
 	}
+	if le := listenError("--http", httpAddr, err); le != nil && httpAddr != "" {
+		return le
+	}
 	e := classify(err)
 	if e.reason == "" && a.profileFlag != "" {
 		e.code = exitUsage
