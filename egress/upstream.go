@@ -167,10 +167,14 @@ func (g *Guard) dialOne(ctx context.Context, network, address string, admitted b
 // "ip:port", and returns the tunnel. Failures are *refusal.Error:
 // connection_failed (the proxy cannot be reached: wraps errProxyHop; the
 // proxy answered CONNECT with another status than 2xx), proxy_auth_required
-// (407: wraps errProxyHop), timeout.
+// (407: wraps errProxyHop), timeout, cancelled (ctx was cancelled).
 func (u *upstreamDialer) connect(ctx context.Context, target string) (net.Conn, error) {
 	conn, err := u.dial(ctx, "tcp", u.addr)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, refusal.New(refusal.Cancelled, "the call was cancelled while connecting to the upstream proxy "+u.addr).
+				Wrap(errors.Join(errProxyHop, err))
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
 			return nil, refusal.Newf(refusal.Timeout, "connecting to the upstream proxy %s timed out", u.addr).
 				WithHint("check --upstream-proxy, or raise the timeout").Wrap(errors.Join(errProxyHop, err))
@@ -202,6 +206,14 @@ func (u *upstreamDialer) handshake(ctx context.Context, conn net.Conn, target st
 	conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	// done ends the wait on ctx before the tunnel is handed over, so that
+	// a cancellation after this point cannot set a deadline on it.
+	done := func() error {
+		if !stop() {
+			return ctx.Err()
+		}
+		return nil
+	}
 
 	var req bytes.Buffer
 	req.WriteString("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n")
@@ -210,6 +222,9 @@ func (u *upstreamDialer) handshake(ctx context.Context, conn net.Conn, target st
 	}
 	req.WriteString("\r\n")
 	fail := func(err error) error {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return refusal.New(refusal.Cancelled, "the call was cancelled while the upstream proxy "+u.addr+" opened the tunnel").Wrap(err)
+		}
 		if ctx.Err() != nil || isTimeout(err) {
 			return refusal.Newf(refusal.Timeout, "the upstream proxy %s did not open a tunnel to %s in time", u.addr, target).
 				WithHint("check --upstream-proxy, or raise the timeout").Wrap(err)
@@ -238,6 +253,9 @@ func (u *upstreamDialer) handshake(ctx context.Context, conn net.Conn, target st
 		return nil, refusal.Newf(refusal.ConnectionFailed, "the upstream proxy %s answered %d %s to CONNECT %s",
 			u.addr, resp.StatusCode, http.StatusText(resp.StatusCode), target).
 			WithHint("the proxy would not open the tunnel; ask its operator, or try without --upstream-proxy")
+	}
+	if err := done(); err != nil {
+		return nil, fail(err)
 	}
 	conn.SetDeadline(time.Time{})
 	if n := br.Buffered(); n > 0 {

@@ -364,3 +364,34 @@ func TestLoadCAFile(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestUpstreamHandshakeGivesUp: a proxy that never answers CONNECT is a
+// timeout at ctx's deadline, and cancelled when ctx is cancelled.
+func TestUpstreamHandshakeGivesUp(t *testing.T) {
+	u := newUpstreamDialer(&UpstreamProxy{Addr: "proxy.test:3128"}, time.Minute)
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want refusal.Code
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 50*time.Millisecond)
+		}, refusal.Timeout},
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(50*time.Millisecond, cancel)
+			return ctx, cancel
+		}, refusal.Cancelled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, server := net.Pipe()
+			defer client.Close()
+			defer server.Close()
+			go io.Copy(io.Discard, server) // reads the CONNECT, never answers
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			_, err := u.handshake(ctx, client, "93.184.216.34:443")
+			wantRefusal(t, err, tc.want, "proxy.test:3128")
+		})
+	}
+}
