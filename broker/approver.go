@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/risk"
@@ -77,30 +78,76 @@ func ApproveOnce() Approver {
 	return ApproverFunc(func(context.Context, ApprovalRequest) (Answer, error) { return Once, nil })
 }
 
-// NewTerminalApprover asks on a terminal: it writes the question to out and
-// reads one line from in ("o"/"once", "a"/"always", "d"/"deny"; anything
-// else, or end of input, is Deny). The question shows the summary and the
-// target only. Reading is synchronous: a cancelled ctx is noticed before
-// asking, not while waiting for the line.
+// NewTerminalApprover returns a [TerminalApprover] reading answers from in
+// and writing questions to out, without naming the rules file.
 func NewTerminalApprover(in io.Reader, out io.Writer) Approver {
-	r := bufio.NewReader(in)
-	return ApproverFunc(func(ctx context.Context, req ApprovalRequest) (Answer, error) {
-		if err := ctx.Err(); err != nil {
-			return Unanswered, err
-		}
-		fmt.Fprintf(out, "ocfetch: %s wants %s (%s)\n", req.Tool, req.Summary, req.Requirement)
-		fmt.Fprintf(out, "allow [o]nce, [a]lways (saves a rule for %s), or [d]eny? ", req.Requirement.Target)
-		line, err := r.ReadString('\n')
+	return &TerminalApprover{In: in, Out: out}
+}
+
+// maxPromptTries is how many times an answer that is not one of the
+// choices is asked again before the call is denied.
+const maxPromptTries = 3
+
+// TerminalApprover asks a person on a terminal. It writes the question to
+// Out — the summary, the target, the choices and the default — and reads
+// one line from In: "o"/"once" (also "y"/"yes"), "a"/"always", "d"/"deny".
+// An empty line (Enter) takes the default, deny, as the prompt says. Any
+// other answer is asked again, up to 3 times in all, and then denies; end
+// of input denies. After "always" it says which rule goes to which file.
+// The question shows the summary and the target only, never a path, query,
+// header or body. Reading is synchronous: a cancelled ctx is noticed
+// before asking, not while waiting for the line (give an In that gives up
+// on ctx for that). A TerminalApprover asks one question at a time.
+type TerminalApprover struct {
+	// In carries the answers and Out the questions; Out is usually the
+	// terminal's stderr, so the fetched content on stdout stays clean.
+	In  io.Reader
+	Out io.Writer
+	// RulesFile is the rules file an "always" answer saves the allow rule
+	// in (the workspace's .oc_chat/rules.json), named in the prompt and
+	// after the answer. "" leaves the file unnamed.
+	RulesFile string
+
+	mu sync.Mutex
+	br *bufio.Reader
+}
+
+// Approve asks about req; see [TerminalApprover].
+func (t *TerminalApprover) Approve(ctx context.Context, req ApprovalRequest) (Answer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return Unanswered, err
+	}
+	if t.br == nil {
+		t.br = bufio.NewReader(t.In)
+	}
+	target := req.Requirement.Target
+	where := ""
+	if t.RulesFile != "" {
+		where = " in " + t.RulesFile
+	}
+	fmt.Fprintf(t.Out, "ocfetch: %s wants %s (%s)\n", req.Tool, req.Summary, req.Requirement)
+	for try := 1; ; try++ {
+		fmt.Fprintf(t.Out, "allow [o]nce, [a]lways (saves a rule for %s%s), or [d]eny? [default: deny] ", target, where)
+		line, err := t.br.ReadString('\n')
 		if err != nil && line == "" {
-			fmt.Fprintln(out)
+			fmt.Fprintln(t.Out)
 			return Deny, nil
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "o", "once", "y", "yes":
 			return Once, nil
 		case "a", "always":
+			fmt.Fprintf(t.Out, "ocfetch: saving the rule allow %s%s\n", target, where)
 			return Always, nil
+		case "d", "deny", "n", "no", "":
+			return Deny, nil
 		}
-		return Deny, nil
-	})
+		if try == maxPromptTries {
+			fmt.Fprintln(t.Out, "ocfetch: no valid answer; denied")
+			return Deny, nil
+		}
+		fmt.Fprintln(t.Out, "ocfetch: please answer o (once), a (always) or d (deny); Enter denies")
+	}
 }

@@ -288,18 +288,36 @@ func TestTerminalApprover(t *testing.T) {
 	tests := []struct {
 		input string
 		want  broker.Answer
+		out   []string // also in the prompt's output
 	}{
-		{"o\n", broker.Once}, {"once\n", broker.Once}, {"A\n", broker.Always}, {"always\n", broker.Always},
-		{"d\n", broker.Deny}, {"maybe\n", broker.Deny}, {"", broker.Deny},
+		{"o\n", broker.Once, nil}, {"once\n", broker.Once, nil}, {"y\n", broker.Once, nil},
+		{"A\n", broker.Always, []string{"saving the rule allow example.com:443 in /ws/.oc_chat/rules.json"}},
+		{"always\n", broker.Always, nil},
+		{"d\n", broker.Deny, nil}, {"no\n", broker.Deny, nil}, {"", broker.Deny, nil},
+		{"\n", broker.Deny, nil}, // Enter takes the default the prompt shows
+		// A typo is asked again, not silently denied.
+		{"maybe\no\n", broker.Once, []string{"please answer o (once), a (always) or d (deny); Enter denies"}},
+		{"x\ny\n", broker.Once, nil},
+		{"x\nx\nx\no\n", broker.Deny, []string{"no valid answer; denied"}}, // three tries, then deny
+		{"maybe", broker.Deny, nil},                                        // end of input after a typo
 	}
 	for _, tc := range tests {
 		var out strings.Builder
-		got, err := broker.NewTerminalApprover(strings.NewReader(tc.input), &out).Approve(context.Background(), req)
+		ta := &broker.TerminalApprover{In: strings.NewReader(tc.input), Out: &out, RulesFile: "/ws/.oc_chat/rules.json"}
+		got, err := ta.Approve(context.Background(), req)
 		if err != nil || got != tc.want {
 			t.Errorf("input %q: got %v, %v; want %v", tc.input, got, err, tc.want)
 		}
-		if !strings.Contains(out.String(), "GET example.com") || !strings.Contains(out.String(), "example.com:443") {
-			t.Errorf("prompt %q does not show the summary and target", out.String())
+		for _, want := range append([]string{"GET example.com", "example.com:443 in /ws/.oc_chat/rules.json", "[default: deny]"}, tc.out...) {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("input %q: prompt %q does not say %q", tc.input, out.String(), want)
+			}
 		}
+	}
+	// NewTerminalApprover is the same without a file name.
+	var out strings.Builder
+	got, _ := broker.NewTerminalApprover(strings.NewReader("a\n"), &out).Approve(context.Background(), req)
+	if got != broker.Always || strings.Contains(out.String(), " in ") {
+		t.Errorf("NewTerminalApprover: got %v, prompt %q; want always, no file named", got, out.String())
 	}
 }

@@ -31,6 +31,21 @@
 //	guard := egress.NewGuard(nil)
 //	upstream, err := guard.DialContext(ctx, "tcp", "example.com:443")
 //
+// Behind a corporate proxy, [Options.Upstream] sends every public
+// connection through it as CONNECT to the checked literal address (the
+// name never reaches the proxy before the guard has checked what it
+// resolves to); local mode's loopback dials never use it. [LoadCAFile]
+// adds a TLS-inspecting proxy's CA to the system roots:
+//
+//	up, err := egress.ParseUpstreamProxy("http://proxy.corp:3128")
+//	up.Username, up.Password, err = egress.ReadProxyAuthFile("/etc/ocfetch/proxy-auth")
+//	roots, err := egress.LoadCAFile("/etc/ssl/corp-ca.pem")
+//	client := egress.NewClient(&egress.Options{Upstream: up, RootCAs: roots})
+//
+// [ExplainFailure] adds to a connection_failed refusal why it failed
+// (connection refused, reset, no route, no such host, from the error
+// values, never their text) and a hint.
+//
 // Every refusal is a *refusal.Error (address_not_public, invalid_host,
 // invalid_arguments, connection_failed, timeout) whose message names the
 // host, address and port, never a URL path or query.

@@ -61,6 +61,12 @@ type Options struct {
 	// reads. Zero means DefaultMaxResponseHeaderBytes (64 KiB).
 	MaxResponseHeaderBytes int64
 
+	// Upstream, if set, is the operator's HTTP proxy: every public
+	// connection becomes a CONNECT tunnel through it to the checked
+	// address ([UpstreamProxy]). Local mode's loopback dials never use it.
+	// If nil, the checked address is dialed directly.
+	Upstream *UpstreamProxy
+
 	// Logger receives one debug line (diag level L2, domain EGRESS) per
 	// dial decision: host, address, decision, and the reason code of a
 	// refusal; never a URL path. If nil, nothing is logged.
@@ -81,11 +87,12 @@ func (o *Options) timeout() time.Duration {
 type Guard struct {
 	resolver Resolver
 	dial     DialFunc
+	upstream *upstreamDialer // nil: dial directly
 	logger   *slog.Logger
 }
 
 // NewGuard returns a Guard configured by opts (nil means all defaults).
-// Only Resolver, Dial, Timeout and Logger matter to a Guard.
+// Only Resolver, Dial, Timeout, Upstream and Logger matter to a Guard.
 func NewGuard(opts *Options) *Guard {
 	var o Options
 	if opts != nil {
@@ -105,6 +112,9 @@ func NewGuard(opts *Options) *Guard {
 			ControlContext: controlContext,
 		}
 		g.dial = d.DialContext
+	}
+	if o.Upstream != nil {
+		g.upstream = newUpstreamDialer(o.Upstream, o.timeout())
 	}
 	return g
 }
@@ -272,18 +282,23 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 		if admitted {
 			dctx = context.WithValue(dctx, admittedKey{}, ap)
 		}
-		conn, err := g.dial(dctx, network, last)
+		conn, err := g.dialOne(dctx, network, last, admitted)
 		cancel()
 		if err == nil {
 			return conn, last, nil
 		}
-		if r, ok := refusal.As(err); ok && r.Code == refusal.AddressNotPublic {
-			return nil, last, r // the Control check refused the connected address
+		if r, ok := refusal.As(err); ok && (r.Code == refusal.AddressNotPublic || errors.Is(err, errProxyHop)) {
+			// The Control check refused the connected address, or the
+			// upstream proxy cannot be used: no other address helps.
+			return nil, last, r
 		}
 		errs = append(errs, err)
 		if ctx.Err() != nil {
 			break
 		}
+	}
+	if r, ok := refusal.As(errs[len(errs)-1]); ok && g.upstream != nil && !admitted {
+		return nil, last, r // the upstream proxy's answer names what went wrong
 	}
 	return nil, last, failure(ctx, allTimeouts(errs), "cannot connect to "+hostport, "connecting to "+hostport+" timed out").Wrap(errors.Join(errs...))
 }

@@ -5,10 +5,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"net"
 	"net/url"
 	"strings"
 
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -17,9 +19,14 @@ import (
 // is. Anything else is classified, and the message names the method and the
 // host only: the text of a *url.Error carries the whole URL, so it is never
 // used (it stays reachable through Unwrap for errors.Is/As).
+//
+// A connection_failed says why, from the error values
+// (egress.ExplainFailure): "connection refused", "connection reset", "no
+// route to host", "network unreachable", "no such host", with a hint; for
+// local mode's loopback port, "is a server listening on port PORT?".
 func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refusal.Error {
 	if r, ok := refusal.As(err); ok {
-		return r
+		return f.explain(p, r)
 	}
 	who := p.method + " " + p.scheme + "://" + p.target.String()
 	switch {
@@ -36,7 +43,16 @@ func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refus
 	case strings.Contains(innerText(err), "failed to parse Location header"):
 		return refusal.Newf(refusal.RedirectOffTarget, "%s: redirected to a Location that is not a valid URL; not followed", who).Wrap(err)
 	}
-	return refusal.Newf(refusal.ConnectionFailed, "%s: the request failed (connection refused, reset or closed)", who).Wrap(err)
+	msg := "the request failed"
+	if egress.FailureCause(err) == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+		msg = "the server closed the connection without a response"
+	}
+	return f.explain(p, refusal.Newf(refusal.ConnectionFailed, "%s: %s", who, msg).Wrap(err))
+}
+
+// explain adds the cause and a hint to a connection_failed refusal.
+func (f *Fetch) explain(p *prepared, r *refusal.Error) *refusal.Error {
+	return egress.ExplainFailure(r, p.local, p.target.Port)
 }
 
 // bodyError maps an error while reading the body.
@@ -49,7 +65,7 @@ func (f *Fetch) bodyError(ctx context.Context, p *prepared, err error) *refusal.
 	case errors.Is(err, errBadEncoding):
 		return refusal.Newf(refusal.ConnectionFailed, "%s: the body could not be decompressed (corrupt gzip)", who).Wrap(err)
 	}
-	return refusal.Newf(refusal.ConnectionFailed, "%s: the connection failed while reading the body", who).Wrap(err)
+	return f.explain(p, refusal.Newf(refusal.ConnectionFailed, "%s: the connection failed while reading the body", who).Wrap(err))
 }
 
 // isTimeout reports a deadline: ours (ctx), the client's Timeout, or a

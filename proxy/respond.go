@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -80,19 +81,27 @@ func writeRefusal(w *bufio.Writer, status int, r *refusal.Error) {
 
 // dialRefusal names a failure to reach target: the guard's own refusal
 // (address_not_public, connection_failed, …) when it gave one, else timeout
-// or connection_failed. The cause is kept for errors.Is but never printed:
-// it may carry a URL.
+// or connection_failed. A connection_failed says why and hints at the fix
+// (egress.ExplainFailure: refused, reset, no route, no such host; for a
+// loopback target, whether a server listens on its port). The cause is
+// kept for errors.Is but its text is never printed: it may carry a URL.
 func dialRefusal(err error, target string) *refusal.Error {
+	host, portStr, _ := net.SplitHostPort(target)
+	port, _ := strconv.ParseUint(portStr, 10, 16)
+	local := host == "localhost" || host == "127.0.0.1" || host == "::1"
 	if r, ok := refusal.As(err); ok {
-		return r
+		return egress.ExplainFailure(r, local, uint16(port))
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return refusal.Newf(refusal.Timeout, "connecting to %s timed out", target).
 			WithHint("check that the server is up, or retry later").Wrap(err)
 	}
-	return refusal.Newf(refusal.ConnectionFailed, "could not connect to %s", target).
-		WithHint("check that the server is up and the port is right").Wrap(err)
+	r := egress.ExplainFailure(refusal.Newf(refusal.ConnectionFailed, "could not connect to %s", target).Wrap(err), local, uint16(port))
+	if r.Hint == "" {
+		r = r.WithHint("check that the server is up and the port is right")
+	}
+	return r
 }
 
 func tooManyConnections(limit int) *refusal.Error {

@@ -327,14 +327,17 @@ func FuzzParseSettings(f *testing.F) {
 		`[[[[[[[[[[[[[[[[[[[[`,                                                          // nesting
 		`{"schema_version": 1, "risk_profile": "str\u0069ct"}`,                          // escapes
 		``, // empty
+		`{"schema_version": 1, "upstream_proxy": "http://proxy.corp:3128"}`, // the proxy field
+		`{"schema_version": 1, "upstream_proxy": ""}`,                       // empty proxy
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := parseSettings(data)
+		st, err := parseSettings(data)
+		p := st.Profile
 		if err != nil {
-			if p != "" {
-				t.Fatalf("parseSettings returned %q with error %v", p, err)
+			if st != (Settings{}) {
+				t.Fatalf("parseSettings returned %+v with error %v", st, err)
 			}
 			return
 		}
@@ -349,9 +352,12 @@ func FuzzParseSettings(f *testing.F) {
 			t.Fatalf("accepted schema_version %v", m["schema_version"])
 		}
 		for k := range m {
-			if k != "schema_version" && k != "risk_profile" {
+			if k != "schema_version" && k != "risk_profile" && k != "upstream_proxy" {
 				t.Fatalf("accepted unknown key %q", k)
 			}
+		}
+		if up, ok := m["upstream_proxy"]; ok && up != st.UpstreamProxy || !ok && st.UpstreamProxy != "" {
+			t.Fatalf("upstream_proxy %v, parsed as %q", up, st.UpstreamProxy)
 		}
 		if rp, ok := m["risk_profile"]; ok && rp != string(p) {
 			t.Fatalf("risk_profile %v, parsed as %q", rp, p)
@@ -359,4 +365,31 @@ func FuzzParseSettings(f *testing.F) {
 			t.Fatalf("absent risk_profile parsed as %q; want standard", p)
 		}
 	})
+}
+
+func TestReadSettingsUpstreamProxy(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want, errPart string
+	}{
+		{"absent", `{"schema_version": 1}`, "", ""},
+		{"set", `{"schema_version": 1, "risk_profile": "strict", "upstream_proxy": "http://proxy.corp:3128"}`, "http://proxy.corp:3128", ""},
+		{"empty", `{"schema_version": 1, "upstream_proxy": ""}`, "", "upstream_proxy is empty"},
+		{"a number", `{"schema_version": 1, "upstream_proxy": 3128}`, "", "upstream_proxy is"},
+		{"control character", `{"schema_version": 1, "upstream_proxy": "http://a\n:1"}`, "", "not printable ASCII"},
+		{"duplicate", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy": "http://b:1"}`, "", "duplicate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := newWorkspace(t, []byte(tc.data))
+			got, err := ReadSettings(ws)
+			if tc.errPart == "" {
+				if err != nil || got.UpstreamProxy != tc.want {
+					t.Fatalf("got %+v, %v; want upstream_proxy %q", got, err, tc.want)
+				}
+				return
+			}
+			if refusal.CodeOf(err) != refusal.SettingsInvalid || !strings.Contains(err.Error(), tc.errPart) || !strings.Contains(err.Error(), ws.SettingsPath()) {
+				t.Fatalf("got %v; want settings_invalid naming the file and %q", err, tc.errPart)
+			}
+		})
+	}
 }

@@ -22,43 +22,68 @@ const settingsHint = `write {"schema_version": 1, "risk_profile": "standard"} ` 
 // An explicit value (the --profile flag; "" when unset) wins and must be a
 // valid name: anything else is an *refusal.Error with code
 // invalid_arguments naming the value. Otherwise <root>/.oc_chat/settings.json
-// is read (through [workspace.ReadSmallFile]) on every call:
-//
-//   - a missing file means [Standard];
-//   - a file that is not a regular file, is larger than 64 KiB, cannot be
-//     read, is not valid UTF-8 or valid JSON, has trailing data, is not an
-//     object, has a duplicate or unknown key, lacks "schema_version" or has
-//     any value but the integer 1 there, or whose "risk_profile" is not one
-//     of the three names is refused with code settings_invalid; the message
-//     names the file and what is wrong, the hint how to fix it;
-//   - "risk_profile" may be absent: the profile is then [Standard].
+// is read with [ReadSettings] on every call, and its profile returned.
 //
 // Resolve never writes the settings file.
 func Resolve(ws workspace.Workspace, explicit string) (Profile, error) {
 	if explicit != "" {
 		return Parse(explicit)
 	}
+	s, err := ReadSettings(ws)
+	if err != nil {
+		return "", err
+	}
+	return s.Profile, nil
+}
+
+// Settings is what settings.json holds.
+type Settings struct {
+	// Profile is "risk_profile", [Standard] when absent.
+	Profile Profile
+	// UpstreamProxy is "upstream_proxy", the operator's HTTP proxy URL
+	// (http://HOST:PORT), "" when absent. It is only checked to be a
+	// non-empty string of printable ASCII here; the egress package parses
+	// it (egress.ParseUpstreamProxy) and a bad value is refused there,
+	// naming this file.
+	UpstreamProxy string
+}
+
+// ReadSettings reads <root>/.oc_chat/settings.json (through
+// [workspace.ReadSmallFile]), fail-closed:
+//
+//   - a missing file means the zero Settings with Profile [Standard];
+//   - a file that is not a regular file, is larger than 64 KiB, cannot be
+//     read, is not valid UTF-8 or valid JSON, has trailing data, is not an
+//     object, has a duplicate or unknown key, lacks "schema_version" or has
+//     any value but the integer 1 there, whose "risk_profile" is not one
+//     of the three names, or whose "upstream_proxy" is not a non-empty
+//     string of printable ASCII, is refused with code settings_invalid;
+//     the message names the file and what is wrong, the hint how to fix it;
+//   - "risk_profile" and "upstream_proxy" may be absent.
+//
+// ReadSettings never writes the settings file.
+func ReadSettings(ws workspace.Workspace) (Settings, error) {
 	path := ws.SettingsPath()
 	data, err := workspace.ReadSmallFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Standard, nil
+		return Settings{Profile: Standard}, nil
 	}
 	if err != nil {
 		// err names the file and the OS reason; it carries no request data.
-		return "", refusal.Newf(refusal.SettingsInvalid, "settings file cannot be used: %v", err).
+		return Settings{}, refusal.Newf(refusal.SettingsInvalid, "settings file cannot be used: %v", err).
 			WithHint(settingsHint).Wrap(err)
 	}
-	p, err := parseSettings(data)
+	s, err := parseSettings(data)
 	if err != nil {
-		return "", refusal.Newf(refusal.SettingsInvalid, "settings file %s: %v", path, err).
+		return Settings{}, refusal.Newf(refusal.SettingsInvalid, "settings file %s: %v", path, err).
 			WithHint(settingsHint).Wrap(err)
 	}
-	return p, nil
+	return s, nil
 }
 
 // settingsJSON is settings.json's structure: two known keys, no nesting
 // below the top-level object.
-var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version", "risk_profile"}}
+var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version", "risk_profile", "upstream_proxy"}}
 
 // parseSettings checks settings.json strictly, in one pass
 // ([strictjson.Walker]), so that a duplicate key, a key in the wrong case,
@@ -66,10 +91,10 @@ var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version
 // rather than smoothed over the way json.Unmarshal would. Each value is
 // judged before the walk enters it, so nesting depth cannot exhaust
 // anything.
-func parseSettings(data []byte) (Profile, error) {
+func parseSettings(data []byte) (Settings, error) {
 	var (
 		haveVersion bool
-		profile     = Standard
+		out         = Settings{Profile: Standard}
 	)
 	err := settingsJSON.Walk(data, func(p strictjson.Path, v strictjson.Value) error {
 		switch {
@@ -93,16 +118,36 @@ func parseSettings(data []byte) (Profile, error) {
 				return fmt.Errorf("risk_profile is %s; want one of %s", v.Kind, validNames)
 			}
 			var err error
-			profile, err = mustBeProfile(v.Text())
+			out.Profile, err = mustBeProfile(v.Text())
 			return err
+		case p[0].Key == "upstream_proxy":
+			if v.Kind != strictjson.String {
+				return fmt.Errorf("upstream_proxy is %s; want a string http://HOST:PORT", v.Kind)
+			}
+			u := v.Text()
+			if u == "" || !printableASCII(u) {
+				return fmt.Errorf("upstream_proxy is empty or not printable ASCII; want http://HOST:PORT")
+			}
+			out.UpstreamProxy = u
 		}
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return Settings{}, err
 	}
 	if !haveVersion {
-		return "", fmt.Errorf("schema_version is missing; want %d", SettingsSchemaVersion)
+		return Settings{}, fmt.Errorf("schema_version is missing; want %d", SettingsSchemaVersion)
 	}
-	return profile, nil
+	return out, nil
+}
+
+// printableASCII reports whether s is printable ASCII (no controls, no
+// spaces), as a URL is.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 func newAuditCmd(a *app) *cobra.Command {
@@ -26,7 +27,11 @@ func newAuditCmd(a *app) *cobra.Command {
 		Long: `Every call, allowed or refused, appends one JSON line to .oc_chat/audit.jsonl:
 the time, the tool, "<METHOD> <host>", the decision and what made it (rule,
 once, always, denied, profile, policy), and the outcome (ok or the reason
-code), status, bytes and duration.`,
+code), status, bytes and duration.
+
+A line that cannot be read (cut short by a crash, edited by hand) is skipped
+and named on stderr with a hint; the other lines are still shown and the exit
+status is 0.`,
 		Example: `  ocfetch audit
   ocfetch audit --tail 5
   ocfetch audit --json | jq -r .outcome`,
@@ -52,21 +57,34 @@ func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
 	if readErr != nil && !errors.Is(readErr, audit.ErrMalformedLine) {
 		return classify(readErr)
 	}
-	if err := printAudit(a, ws.AuditPath(), entries, asJSON); err != nil {
+	if err := printAudit(a, ws.AuditPath(), entries, asJSON, readErr != nil); err != nil {
 		return err
 	}
 	if readErr != nil {
 		// The valid lines are shown; the malformed ones are named (never
-		// quoted) and make the exit status 1, so tampering is not missed.
+		// quoted) on stderr, every time, with what to do about them.
 		for _, line := range strings.Split(readErr.Error(), "\n") {
-			fmt.Fprintf(a.stderr, "ocfetch: %s\n", line)
+			fmt.Fprintf(a.stderr, "ocfetch: warning: %s\n", line)
 		}
-		return &exitError{code: exitInternal, quiet: true}
+		fmt.Fprintf(a.stderr, "hint: %s\n", malformedAuditHint(readErr, ws.AuditPath()))
 	}
 	return nil
 }
 
-func printAudit(a *app, path string, entries []audit.Entry, asJSON bool) error {
+// malformedAuditHint says where a line the reader skipped may come from
+// and how to look at it, naming the first such line.
+func malformedAuditHint(err error, path string) string {
+	look := ""
+	var le *audit.LineError
+	if errors.As(err, &le) && le.Line > 0 {
+		look = fmt.Sprintf(" look at it with: sed -n %dp %s;", le.Line, safetext.ShellQuote(path))
+	}
+	return "ocfetch only appends whole lines, so a line it cannot read was cut short (a crash, a full disk), " +
+		"edited by hand, or written by something else;" + look +
+		" the other lines are shown; to start a fresh log, move the file aside (ocfetch never rewrites it)"
+}
+
+func printAudit(a *app, path string, entries []audit.Entry, asJSON, skipped bool) error {
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
 		for _, e := range entries {
@@ -77,6 +95,10 @@ func printAudit(a *app, path string, entries []audit.Entry, asJSON bool) error {
 		return nil
 	}
 	if len(entries) == 0 {
+		if skipped {
+			fmt.Fprintf(a.stdout, "no readable audit lines in %s\n", path)
+			return nil
+		}
 		fmt.Fprintf(a.stdout, "no audit lines in %s\n", path)
 		return nil
 	}

@@ -77,11 +77,24 @@ func TestAuditMalformedLine(t *testing.T) {
 	f.WriteString("{\"tampered\": \"with a secret\"\n")
 	f.Close()
 
+	// The readable line is shown, the bad one named with a hint; exit 0.
 	r := ocfetch(t, cliOptions{}, "--root", root, "audit")
-	r.want(t, exitInternal, []string{"GET 127.0.0.1"}, []string{path, "line 2"})
+	r.want(t, exitOK, []string{"GET 127.0.0.1"}, []string{"ocfetch: warning: audit log " + path, "line 2",
+		"\nhint: ", "cut short", "sed -n 2p " + path, "move the file aside"})
 	if strings.Contains(r.stderr, "secret") {
 		t.Errorf("the error quotes the malformed line: %s", r.stderr)
 	}
+	r = ocfetch(t, cliOptions{}, "--root", root, "audit", "--json")
+	r.want(t, exitOK, []string{`"summary":"GET 127.0.0.1"`}, []string{"line 2", "\nhint: "})
+	if strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("audit --json printed %q; want only the readable line", r.stdout)
+	}
+
+	// Nothing readable at all says so, not "no audit lines".
+	if err := os.WriteFile(path, []byte("garbage\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ocfetch(t, cliOptions{}, "--root", root, "audit").want(t, exitOK, []string{"no readable audit lines in " + path}, []string{"line 1"})
 }
 
 func TestAuditBadInput(t *testing.T) {

@@ -39,6 +39,7 @@ type getFlags struct {
 	yes        bool
 	json       bool
 	output     string
+	egress     egressFlags
 }
 
 func newGetCmd(a *app) *cobra.Command {
@@ -83,10 +84,11 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` bytes of the response body (after decompression)")
 	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline (`DUR`, like 10s or 2m) for the whole call, redirects and body included")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve this call's target once (never over a deny rule, the guard or local mode)")
-	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes"} or {"ok": false, "error": {"reason", "message"}}`)
+	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message"}}`)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "text", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{"GET", "POST"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to `FILE` (a progress bar on a terminal above 1 MiB)")
+	addEgressFlags(cmd, &f.egress)
 	return cmd
 }
 
@@ -114,6 +116,9 @@ type getJSON struct {
 	Truncated      bool              `json:"truncated"`
 	NextStartIndex int               `json:"next_start_index"`
 	Bytes          int64             `json:"bytes"`
+	// BodyTruncated: --max-bytes cut the body (truncated is about the
+	// content window only).
+	BodyTruncated bool `json:"body_truncated"`
 }
 
 // errorJSON is the `--json` object of a refusal or failure.
@@ -301,7 +306,11 @@ func (a *app) approver(ctx context.Context, yes bool) broker.Approver {
 	case yes:
 		return broker.ApproveOnce()
 	case a.interactive():
-		return broker.NewTerminalApprover(ctxReader{ctx: ctx, r: a.stdin}, a.stderr)
+		ta := &broker.TerminalApprover{In: ctxReader{ctx: ctx, r: a.stdin}, Out: a.stderr}
+		if ws, err := a.workspace(); err == nil {
+			ta.RulesFile = ws.RulesPath() // where "always" saves the rule
+		}
+		return ta
 	}
 	return broker.NonInteractive()
 }
@@ -367,6 +376,9 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	log := a.log()
 
 	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
+	if err := applyEgress(&ws, f.egress, eopts); err != nil {
+		return a.getFailed(f, err)
+	}
 	if a.egressOptions != nil {
 		a.egressOptions(eopts)
 	}
@@ -434,6 +446,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		return writeJSON(a.stdout, getJSON{
 			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
 			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
+			BodyTruncated: out.BodyTruncated,
 		})
 	}
 	printResponse(a.stdout, out, f, sink)

@@ -36,6 +36,7 @@ type getSuccess struct {
 	Truncated      bool              `json:"truncated"`
 	NextStartIndex int               `json:"next_start_index"`
 	Bytes          int64             `json:"bytes"`
+	BodyTruncated  bool              `json:"body_truncated"`
 }
 
 // getFailure is the --json object of a refusal or failure.
@@ -117,7 +118,7 @@ func TestGetJSONShape(t *testing.T) {
 
 	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--json", "--max-length", "30", s.url("/long"))
 	r.want(t, exitOK, nil, nil)
-	diffKeys(t, keysOf(t, r.stdout), "ok", "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes")
+	diffKeys(t, keysOf(t, r.stdout), "ok", "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated")
 	var got getSuccess
 	decodeStrict(t, r.stdout, &got)
 	want := getSuccess{
@@ -459,12 +460,19 @@ func TestGetTerminalApproval(t *testing.T) {
 
 	// "always": the call runs and the rule is saved ...
 	r := ocfetch(t, cliOptions{interactive: true, stdin: "always\n"}, "--root", root, "--profile", "permissive", "get", s.url("/"))
-	r.want(t, exitOK, []string{"HTTP 200 OK"}, []string{"fetch wants GET 127.0.0.1", "[o]nce, [a]lways", "[d]eny?"})
+	r.want(t, exitOK, []string{"HTTP 200 OK"}, []string{"fetch wants GET 127.0.0.1", "[o]nce, [a]lways", "[d]eny? [default: deny]",
+		"saving the rule allow 127.0.0.1:" + strconv.Itoa(s.port) + " in " + wsOf(t, root).RulesPath()})
 	// ... so the next call, with nobody to ask, is covered.
 	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", s.url("/"))
 	r.want(t, exitOK, []string{"HTTP 200 OK"}, nil)
 	r = ocfetch(t, cliOptions{}, "--root", root, "rules", "list")
 	r.want(t, exitOK, []string{"allow     127.0.0.1  " + strconv.Itoa(s.port)}, nil)
+
+	// A typo is asked again; Enter takes the default, deny.
+	root3 := newRoot(t)
+	localRoot2(t, root3, s.port, false)
+	r = ocfetch(t, cliOptions{interactive: true, stdin: "oops\n\n"}, "--root", root3, "--profile", "permissive", "get", s.url("/"))
+	r.want(t, exitRefused, nil, []string{"please answer o (once), a (always) or d (deny)", "not_approved", "denied by the user"})
 
 	// "once" saves nothing.
 	root2 := newRoot(t)

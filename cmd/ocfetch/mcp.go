@@ -8,11 +8,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/mcpserver"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
-	var httpAddr string
+	var (
+		httpAddr string
+		ef       egressFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the fetch tool over MCP (stdio, or streamable HTTP on loopback)",
@@ -28,24 +33,33 @@ current directory.`,
   ocfetch mcp --http 127.0.0.1:8931`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(cmd.Context(), a, httpAddr)
+			return runMCP(cmd.Context(), a, httpAddr, ef)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	addEgressFlags(cmd, &ef)
 	return cmd
 }
 
-func runMCP(ctx context.Context, a *app, httpAddr string) error {
+func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error {
 	// Only an explicit --root is resolved here (a bad one is a usage
 	// error); without it, the server takes the client's first root, else
 	// the current directory.
 	root := ""
+	var rootWS *workspace.Workspace // settings.json's upstream_proxy is read from --root only
 	if a.rootDir != "" {
 		ws, err := a.workspace()
 		if err != nil {
 			return err
 		}
-		root = ws.Root
+		root, rootWS = ws.Root, &ws
+	}
+	eopts := &egress.Options{}
+	if err := applyEgress(rootWS, ef, eopts); err != nil {
+		return err
+	}
+	if a.egressOptions != nil {
+		a.egressOptions(eopts)
 	}
 	opts := &mcpserver.Options{
 		Root:     root,
@@ -55,6 +69,7 @@ func runMCP(ctx context.Context, a *app, httpAddr string) error {
 		Stdout:   a.stdout,
 		Logger:   a.log(),
 		Version:  versionString(),
+		Egress:   eopts,
 	}
 	if httpAddr != "" {
 		opts.Ready = func(addr net.Addr) {
@@ -67,6 +82,9 @@ func runMCP(ctx context.Context, a *app, httpAddr string) error {
 		return nil
 	case errors.Is(err, mcpserver.ErrNotLoopback):
 		return usageErrorf("use --http 127.0.0.1:PORT", "%v", err)
+	}
+	if le := listenError("--http", httpAddr, err); le != nil && httpAddr != "" {
+		return le
 	}
 	e := classify(err)
 	if e.reason == "" && a.profileFlag != "" {

@@ -77,7 +77,10 @@ func runProxy(ctx context.Context, a *app, listen string) error {
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return internalErrorf("proxy: listen %s: %v", listen, err)
+		if le := listenError("--listen", listen, err); le != nil {
+			return le
+		}
+		return internalErrorf("cannot listen on %s: %v", listen, err)
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s (workspace %s, profile %s)\n", url, opts.Workspace.Root, opts.Profile)

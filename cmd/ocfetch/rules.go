@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/netip"
+	"net/url"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -22,7 +26,13 @@ func newRulesCmd(a *app) *cobra.Command {
 		Short: "List, add and remove the saved network rules of the workspace",
 		Long: `Saved rules live in .oc_chat/rules.json. A rule allows or denies one
 host (or every subdomain, with *.example.com) on one port (443 when none is
-given). A deny rule wins over every allow rule, and over --yes.`,
+given). A deny rule wins over every allow rule, and over --yes.
+
+A URL is read as the host and port it reaches: http://example.com/ is
+example.com:80, https://example.com/docs is example.com:443 (a rule covers
+the whole host and port, never a path). An allow rule for an address the
+egress guard always refuses (10.0.0.1, 169.254.169.254, fd00::1, …) is
+refused, naming the range: no rule can reach it.`,
 		Example: `  ocfetch rules list
   ocfetch rules allow example.com
   ocfetch rules allow '*.example.com:8443'
@@ -99,7 +109,8 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 		Example: fmt.Sprintf(`  ocfetch rules %[1]s example.com
   ocfetch rules %[1]s api.example.com:8443
   ocfetch rules %[1]s '*.example.com'
-  ocfetch rules %[1]s '[2001:db8::1]:443'`, d),
+  ocfetch rules %[1]s '[2606:4700::1111]:443'
+  ocfetch rules %[1]s http://example.com/   # a URL: its host and port (80 for http, 443 for https)`, d),
 		Args: exactArgs("HOST[:PORT]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRulesSet(cmd.Context(), a, d, args[0])
@@ -111,9 +122,17 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 // rule for the same host and port with the other decision, so the file
 // never holds both.
 func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string) error {
-	pattern, port, err := parseRuleTarget(target)
+	pattern, port, note, err := parseRuleTarget(target)
 	if err != nil {
 		return err
+	}
+	if d == rules.Allow {
+		if err := checkAllowable(pattern); err != nil {
+			return err
+		}
+	}
+	if note != "" {
+		fmt.Fprintf(a.stderr, "ocfetch: note: %s\n", note)
 	}
 	ws, set, err := a.savedRules()
 	if err != nil {
@@ -155,7 +174,7 @@ func newRulesRemoveCmd(a *app) *cobra.Command {
 }
 
 func runRulesRemove(ctx context.Context, a *app, target string) error {
-	pattern, port, err := parseRuleTarget(target)
+	pattern, port, _, err := parseRuleTarget(target)
 	if err != nil {
 		return err
 	}
@@ -190,8 +209,19 @@ func (a *app) savedRules() (workspace.Workspace, *rules.Set, error) {
 }
 
 // parseRuleTarget is rules.ParseRuleTarget with a bad pattern as a usage
-// error, keeping the rules package's message and hint.
-func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, err error) {
+// error, keeping the rules package's message and hint. A URL is understood
+// too, for the host and port it reaches: http://example.com/ is
+// example.com:80, https://example.com/docs is example.com:443, an explicit
+// port wins. A rule covers the whole host and port, so the URL's path and
+// query are not part of it (note says so); another scheme or credentials
+// in the URL are a usage error that says to write HOST[:PORT].
+func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, note string, err error) {
+	if strings.Contains(s, "://") {
+		s, note, err = urlRuleTarget(s)
+		if err != nil {
+			return pattern, 0, "", err
+		}
+	}
 	pattern, port, err = rules.ParseRuleTarget(s)
 	if err != nil {
 		msg, hint := err.Error(), "write HOST, HOST:PORT, *.DOMAIN[:PORT] or [IPv6]:PORT; the port defaults to 443"
@@ -201,9 +231,63 @@ func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, err
 				hint = r.Hint
 			}
 		}
-		return pattern, 0, usageErrorf(hint, "%s", msg)
+		return pattern, 0, "", usageErrorf(hint, "%s", msg)
 	}
-	return pattern, port, nil
+	return pattern, port, note, nil
+}
+
+// urlRuleTarget turns an http or https URL into the HOST:PORT it reaches.
+func urlRuleTarget(s string) (target, note string, err error) {
+	const hint = "write HOST[:PORT], like example.com or example.com:8443 (a URL's http:// means port 80, https:// port 443)"
+	u, perr := url.Parse(s)
+	if perr != nil || u.Host == "" {
+		return "", "", usageErrorf(hint, "rule target %q is not a URL ocfetch can read", capability.Sanitize(s))
+	}
+	port := ""
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		port = "80"
+	case "https":
+		port = "443"
+	default:
+		return "", "", usageErrorf(hint, "rule target %q: scheme %q cannot be fetched", capability.Sanitize(s), capability.Sanitize(u.Scheme))
+	}
+	if u.User != nil {
+		return "", "", usageErrorf(hint, "rule target: a URL with credentials (user:pass@) is not a rule")
+	}
+	if u.Port() != "" {
+		port = u.Port()
+	}
+	host := u.Hostname()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		note = "a rule covers the whole host and port; the URL's path and query are not part of it"
+	}
+	return host + ":" + port, note, nil
+}
+
+// checkAllowable refuses an allow rule for an address the egress guard
+// always refuses (a private, link-local, metadata, … literal), naming the
+// range, since such a rule could never let a call through. Local mode's
+// loopback hosts (localhost, 127.0.0.1, ::1) stay allowable: their rules
+// cover an allowlisted port.
+func checkAllowable(pattern capability.HostPattern) error {
+	host := pattern.String()
+	if host == "localhost" || host == "127.0.0.1" || host == "::1" {
+		return nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil // a name: what it resolves to is checked at every dial
+	}
+	r, bad := egress.NonPublicRange(ip)
+	if !bad {
+		return nil
+	}
+	return usageErrorf("only public addresses can be reached; for a dev server on this machine use local mode: ocfetch local allow PORT, then http://127.0.0.1:PORT/",
+		"cannot allow %s: the egress guard always refuses it (%s is in %s)", ip, ip, r)
 }
 
 func hostPort(host string, port uint16) string {

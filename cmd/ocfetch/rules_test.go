@@ -22,11 +22,11 @@ func TestRules(t *testing.T) {
 		{[]string{"rules", "allow", "*.example.com:8443"}, exitOK, "added: allow *.example.com:8443 to " + path + "\n"},
 		{[]string{"rules", "deny", "bücher.example"}, exitOK, "added: deny xn--bcher-kva.example:443 to " + path + "\n"},
 		{[]string{"rules", "deny", "example.com:443"}, exitOK, "replaced: allow example.com:443 with deny example.com:443 in " + path + "\n"},
-		{[]string{"rules", "allow", "[2001:db8::1]:8080"}, exitOK, "added: allow [2001:db8::1]:8080 to " + path + "\n"},
+		{[]string{"rules", "allow", "[2606:4700::1111]:8080"}, exitOK, "added: allow [2606:4700::1111]:8080 to " + path + "\n"},
 		{[]string{"rules", "list"}, exitOK, "" +
 			"DECISION  HOST                   PORT\n" +
 			"allow     *.example.com          8443\n" +
-			"allow     2001:db8::1            8080\n" +
+			"allow     2606:4700::1111        8080\n" +
 			"deny      example.com            443\n" +
 			"deny      xn--bcher-kva.example  443\n"},
 		{[]string{"rules", "remove", "example.com"}, exitOK, "removed: example.com:443 from " + path + "\n"},
@@ -60,7 +60,7 @@ func TestRules(t *testing.T) {
 		Host     string `json:"host"`
 		Port     int    `json:"port"`
 	}
-	want := []rule{{"allow", "2001:db8::1", 8080}, {"deny", "xn--bcher-kva.example", 443}}
+	want := []rule{{"allow", "2606:4700::1111", 8080}, {"deny", "xn--bcher-kva.example", 443}}
 	if d := cmp.Diff(want, got.Rules); d != "" {
 		t.Errorf("rules list --json (-want +got):\n%s", d)
 	}
@@ -102,5 +102,63 @@ func TestRulesBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(wsOf(t, root).Dir()); !os.IsNotExist(err) {
 		t.Errorf("bad rule commands created %s", wsOf(t, root).Dir())
+	}
+}
+
+// TestRulesURLTarget: a pasted URL is understood for the host and port it
+// reaches (http:// is port 80, https:// 443, an explicit port wins); other
+// schemes and credentials are refused with "write HOST[:PORT]".
+func TestRulesURLTarget(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct {
+		arg, stdout, stderr string
+	}{
+		{"http://example.com/", "added: allow example.com:80", ""},
+		{"https://Example.COM", "added: allow example.com:443", ""},
+		{"https://example.com:8443/docs/page?q=1", "added: allow example.com:8443", "note: a rule covers the whole host and port"},
+		{"http://[2606:4700::1111]/", "added: allow [2606:4700::1111]:80", ""},
+	} {
+		t.Run(tc.arg, func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", tc.arg)
+			var stderr []string
+			if tc.stderr != "" {
+				stderr = []string{tc.stderr}
+			}
+			r.want(t, exitOK, []string{tc.stdout}, stderr)
+			if strings.Contains(r.stdout+r.stderr, "docs") || strings.Contains(r.stdout+r.stderr, "q=1") {
+				t.Errorf("output repeats the path or query: %q %q", r.stdout, r.stderr)
+			}
+		})
+	}
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "remove", "http://example.com/").want(t, exitOK, []string{"removed: example.com:80"}, nil)
+	for _, arg := range []string{"ftp://example.com/", "http://user:pw@example.com/", "https:///nohost"} {
+		r := ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", arg)
+		r.want(t, exitUsage, nil, []string{"hint: write HOST[:PORT]"})
+		if strings.Contains(r.stderr, "pw") {
+			t.Errorf("stderr repeats the password: %q", r.stderr)
+		}
+	}
+}
+
+// TestRulesAllowGuardedAddress: an allow rule for an address the egress
+// guard always refuses is refused, naming the range; a deny rule for it,
+// and allow rules for local mode's loopback hosts, are fine.
+func TestRulesAllowGuardedAddress(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct{ arg, want string }{
+		{"10.0.0.1", "10.0.0.1 is in 10.0.0.0/8 (private use)"},
+		{"169.254.169.254:80", "169.254.169.254 is in 169.254.0.0/16 (link local)"},
+		{"http://192.168.1.1:8080/", "192.168.1.1 is in 192.168.0.0/16 (private use)"},
+		{"[fd00:ec2::254]", "fd00:ec2::254 is in fc00::/7"},
+		{"127.0.0.2:3000", "127.0.0.2 is in 127.0.0.0/8 (loopback)"},
+	} {
+		t.Run(tc.arg, func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", tc.arg)
+			r.want(t, exitUsage, nil, []string{"the egress guard always refuses it", tc.want, "hint: only public addresses", "ocfetch local allow PORT"})
+		})
+	}
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "deny", "10.0.0.1").want(t, exitOK, []string{"added: deny 10.0.0.1:443"}, nil)
+	for _, arg := range []string{"127.0.0.1:3000", "localhost:3000", "[::1]:3000", "93.184.216.34"} {
+		ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", arg).want(t, exitOK, []string{"added: allow"}, nil)
 	}
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Winsock's numbers for the listen failures (winerror.h); on Unix these
+// values are no errno, so one check serves both.
+const (
+	wsaeAddrInUse    = 10048
+	wsaeAddrNotAvail = 10049
+	wsaeAccess       = 10013
+)
+
+// listenError turns a failure to listen on addr into the one line and hint
+// a user can act on: which address, what is wrong, and the flag to change
+// (flag is "--http" or "--listen"). It returns nil when err is not a
+// listen failure it recognises; the caller reports err as before then.
+func listenError(flag, addr string, err error) *exitError {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return nil
+	}
+	free := "pick another port, or " + flag + " 127.0.0.1:0 for a free one"
+	switch {
+	case errno == syscall.EADDRINUSE || errno == wsaeAddrInUse:
+		return &exitError{code: exitInternal, err: err,
+			msg:  "cannot listen on " + addr + ": the address is already in use (another ocfetch, or another server, holds the port)",
+			hint: "stop the other server, or " + free}
+	case errno == syscall.EACCES || errno == wsaeAccess:
+		return &exitError{code: exitInternal, err: err,
+			msg:  "cannot listen on " + addr + ": permission denied (ports below 1024 need privileges)",
+			hint: free}
+	case errno == syscall.EADDRNOTAVAIL || errno == wsaeAddrNotAvail:
+		return &exitError{code: exitInternal, err: err,
+			msg:  "cannot listen on " + addr + ": the address is not one of this machine's",
+			hint: "use " + flag + " 127.0.0.1:PORT"}
+	}
+	return nil
+}

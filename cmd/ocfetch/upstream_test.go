@@ -1,0 +1,113 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testnet"
+)
+
+// TestGetUpstreamProxy: --upstream-proxy (or settings.json's
+// upstream_proxy) sends a public call through the proxy as CONNECT to the
+// checked address; a name resolving to a private address never reaches
+// it; --upstream-proxy none goes direct.
+func TestGetUpstreamProxy(t *testing.T) {
+	pub := testnet.StartPublicTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "hello via "+r.Host+" sni "+r.TLS.ServerName)
+	}), nil)
+	proxy := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	o := cliOptions{egress: func(eo *egress.Options) {
+		eo.Resolver = testnet.Resolver{"example.com": {publicAddr}, "intranet.example.com": {netip.MustParseAddr("192.168.1.10")}}
+		eo.RootCAs = pub.RootCAs
+		eo.Dial = pub.Dial // a direct dial reaches the loopback server too, never the internet
+	}}
+	root := newRoot(t)
+	ocfetch(t, o, "--root", root, "rules", "allow", "example.com").want(t, exitOK, nil, nil)
+
+	r := ocfetch(t, o, "--root", root, "get", "--upstream-proxy", proxy.URL(), "https://example.com/private?q=1")
+	r.want(t, exitOK, []string{"HTTP 200 OK", "hello via example.com sni example.com"}, nil)
+	want := []string{"CONNECT 93.184.216.34:443"}
+	if got, _ := proxy.Seen(); !cmp.Equal(got, want) {
+		t.Fatalf("the proxy saw %v; want %v", got, want)
+	}
+
+	r = ocfetch(t, o, "--root", root, "get", "--yes", "--upstream-proxy", proxy.URL(), "https://intranet.example.com/")
+	r.want(t, exitRefused, nil, []string{"address_not_public", "192.168.1.10", "192.168.0.0/16"})
+	if got, _ := proxy.Seen(); !cmp.Equal(got, want) {
+		t.Fatalf("the proxy saw %v; want only %v", got, want)
+	}
+
+	writeFile(t, filepath.Join(root, ".oc_chat", "settings.json"), `{"schema_version": 1, "upstream_proxy": "`+proxy.URL()+`"}`)
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
+	want = append(want, "CONNECT 93.184.216.34:443")
+	if got, _ := proxy.Seen(); !cmp.Equal(got, want) {
+		t.Fatalf("with settings.json the proxy saw %v; want %v", got, want)
+	}
+	ocfetch(t, o, "--root", root, "get", "--upstream-proxy", "none", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
+	if got, _ := proxy.Seen(); !cmp.Equal(got, want) {
+		t.Fatalf("with --upstream-proxy none the proxy saw %v; want %v", got, want)
+	}
+	if got := pub.Dials.List(); !cmp.Equal(got, []string{"93.184.216.34:443"}) {
+		t.Errorf("direct dials %v; want the one of --upstream-proxy none", got)
+	}
+}
+
+func TestEgressFlagErrors(t *testing.T) {
+	root := newRoot(t)
+	dir := t.TempDir()
+	badCA := filepath.Join(dir, "corp-ca.pem")
+	writeFile(t, badCA, "not a certificate\n")
+	auth := filepath.Join(dir, "auth")
+	writeFile(t, auth, "alice:pw\n")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"bad CA file", []string{"get", "--ca-file", badCA, "https://example.com/"}, exitUsage, []string{"--ca-file", "invalid CA file", "corp-ca.pem", "no PEM certificate"}},
+		{"missing CA file", []string{"get", "--ca-file", filepath.Join(dir, "nope.pem"), "https://example.com/"}, exitUsage, []string{"--ca-file", "nope.pem"}},
+		{"mcp bad CA file", []string{"mcp", "--ca-file", badCA}, exitUsage, []string{"--ca-file", "corp-ca.pem"}},
+		{"proxy URL without port", []string{"get", "--upstream-proxy", "http://proxy.corp", "https://example.com/"}, exitUsage, []string{"--upstream-proxy", "port is missing", "hint: write --upstream-proxy http://HOST:PORT"}},
+		{"proxy URL with credentials", []string{"get", "--upstream-proxy", "http://a:secret@proxy.corp:3128", "https://example.com/"}, exitUsage, []string{"--upstream-proxy-auth"}},
+		{"auth without proxy", []string{"get", "--upstream-proxy-auth", auth, "https://example.com/"}, exitUsage, []string{"needs an upstream proxy"}},
+		{"auth file missing", []string{"get", "--upstream-proxy", "http://127.0.0.1:9", "--upstream-proxy-auth", filepath.Join(dir, "none"), "https://example.com/"}, exitUsage, []string{"--upstream-proxy-auth", "none"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+			r.want(t, tc.code, nil, tc.stderr)
+			if tc.name == "proxy URL with credentials" && strings.Contains(r.stderr, "secret") {
+				t.Errorf("stderr %q repeats the password", r.stderr)
+			}
+		})
+	}
+
+	bad := newRoot(t)
+	writeFile(t, filepath.Join(bad, ".oc_chat", "settings.json"), `{"schema_version": 1, "upstream_proxy": "https://proxy.corp:3128"}`)
+	r := ocfetch(t, cliOptions{}, "--root", bad, "get", "https://example.com/")
+	r.want(t, exitRefused, nil, []string{"settings_invalid", filepath.Join(bad, ".oc_chat", "settings.json"), "upstream_proxy", `hint: write "upstream_proxy": "http://HOST:PORT"`})
+}
+
+// TestGetJSONBodyTruncated: a body cut by --max-bytes says so in --json
+// (body_truncated), apart from the content window's truncated.
+func TestGetJSONBodyTruncated(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--json", "--max-bytes", "10", s.url("/long"))
+	r.want(t, exitOK, nil, nil)
+	var got getSuccess
+	decodeStrict(t, r.stdout, &got)
+	if !got.BodyTruncated || got.Truncated || got.Bytes != 10 || got.Content != "0123456789" {
+		t.Errorf("get --json --max-bytes 10 = %+v; want body_truncated true, truncated false, 10 bytes", got)
+	}
+	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--max-bytes", "10", s.url("/long"))
+	r.want(t, exitOK, []string{"[body cut at 10 bytes"}, nil)
+}

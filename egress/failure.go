@@ -1,0 +1,89 @@
+package egress
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"syscall"
+
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// Cause is why a connection could not be made, as the operating system or
+// the resolver reported it.
+type Cause string
+
+// The causes [FailureCause] recognises.
+const (
+	CauseRefused        Cause = "connection refused"
+	CauseReset          Cause = "connection reset"
+	CauseNoRoute        Cause = "no route to host"
+	CauseNetUnreachable Cause = "network unreachable"
+	CauseNoSuchHost     Cause = "no such host"
+)
+
+// FailureCause returns the cause of a failed dial or request found in
+// err's chain, or "" when none is recognised. It reads error values only
+// (errno, *net.DNSError), never an error's text, which may carry a URL.
+func FailureCause(err error) Cause {
+	if err == nil {
+		return ""
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return CauseNoSuchHost
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errnoCause(errno)
+	}
+	return ""
+}
+
+// ExplainFailure returns r, a connection_failed refusal, with the cause
+// of its failure appended to the message ("cannot connect to
+// 127.0.0.1:8769: connection refused") and a hint that fits the cause;
+// when local is true the target is local mode's loopback port and a
+// refused connection asks "is a server listening on port PORT?". A refusal
+// of another code, one whose message already names a cause, and one whose
+// cause is not recognised keep message and hint (a hint is set when none
+// was). r's cause stays reachable with errors.Is/As.
+func ExplainFailure(r *refusal.Error, local bool, port uint16) *refusal.Error {
+	if r == nil || r.Code != refusal.ConnectionFailed {
+		return r
+	}
+	cause := FailureCause(r.Err)
+	p := strconv.Itoa(int(port))
+	out := r
+	if cause != "" && !containsCause(r.Message) {
+		out = &refusal.Error{Code: r.Code, Message: r.Message + ": " + string(cause), Hint: r.Hint, Err: r.Err}
+	}
+	if out.Hint != "" {
+		return out
+	}
+	var hint string
+	switch {
+	case local && (cause == CauseRefused || cause == CauseReset):
+		hint = "is a server listening on port " + p + "? start your dev server, or check the port"
+	case cause == CauseRefused:
+		hint = "nothing accepts connections on port " + p + " there; check the port"
+	case cause == CauseReset:
+		hint = "the server or a network device reset the connection; try again later"
+	case cause == CauseNoRoute || cause == CauseNetUnreachable:
+		hint = "this machine has no route there; check the network (behind a corporate proxy, use --upstream-proxy)"
+	case cause == CauseNoSuchHost:
+		hint = "the name does not exist in DNS; check its spelling"
+	default:
+		return out
+	}
+	return out.WithHint(hint)
+}
+
+func containsCause(msg string) bool {
+	for _, c := range []Cause{CauseRefused, CauseReset, CauseNoRoute, CauseNetUnreachable, CauseNoSuchHost} {
+		if len(msg) >= len(c) && msg[len(msg)-len(c):] == string(c) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,7 @@
+//go:build !unix && !windows
+
+package egress
+
+import "syscall"
+
+func errnoCause(syscall.Errno) Cause { return "" }

@@ -1,0 +1,308 @@
+package egress
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// UpstreamProxy is the operator's HTTP proxy (a corporate proxy) that every
+// public connection of a [Guard] goes through. The Guard still resolves and
+// checks the target first; it then asks the proxy for a CONNECT tunnel to
+// the checked literal address ("93.184.216.34:443"), never to the name, so
+// a name that resolves to a non-public address is refused before anything
+// is sent to the proxy, and the proxy cannot pick another address for it.
+// TLS runs end to end inside the tunnel: the SNI and the Host header carry
+// the name, and the certificate is verified for it.
+//
+// Local mode's loopback dials never use the upstream proxy.
+//
+// What the proxy sees: the checked address and port of every connection,
+// the TLS SNI name (in clear text in the ClientHello), the timing and sizes
+// of the traffic, and the credentials below. It does not see the path,
+// query, headers or body of an https request.
+type UpstreamProxy struct {
+	// Addr is the proxy's "host:port": a name, an IPv4 literal or a
+	// bracketed IPv6 literal. It may be loopback or private: the proxy is
+	// the operator's choice, and it is dialed without the guard's public
+	// check (the proxy hop only).
+	Addr string
+
+	// Username and Password, when Username is not empty, are sent to the
+	// proxy as Proxy-Authorization: Basic. They are never logged.
+	Username, Password string
+
+	// Dial connects to Addr. If nil, a net.Dialer with the Options'
+	// Timeout is used.
+	Dial DialFunc
+}
+
+// Errors of the upstream proxy configuration, wrapped with what is wrong.
+var (
+	// ErrUpstreamProxyURL: the --upstream-proxy value is not http://HOST:PORT.
+	ErrUpstreamProxyURL = errors.New("invalid upstream proxy URL")
+	// ErrProxyAuthFile: the credentials file cannot be used.
+	ErrProxyAuthFile = errors.New("invalid upstream proxy credentials file")
+)
+
+// maxProxyAuthFile bounds the credentials file: one "user:pass" line.
+const maxProxyAuthFile = 4 << 10
+
+// maxConnectResponse bounds the proxy's answer to CONNECT (status line and
+// headers).
+const maxConnectResponse = 16 << 10
+
+// ParseUpstreamProxy parses an upstream proxy URL, http://HOST:PORT (a
+// trailing "/" allowed). The port must be explicit; https proxies, other
+// schemes, credentials in the URL (use [ReadProxyAuthFile]), a path, a
+// query or a fragment are refused with an error wrapping
+// [ErrUpstreamProxyURL]. The error never repeats the URL's userinfo.
+func ParseUpstreamProxy(raw string) (*UpstreamProxy, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s; write http://HOST:PORT", ErrUpstreamProxyURL, fmt.Sprintf(format, args...))
+	}
+	if strings.TrimSpace(raw) == "" {
+		return nil, bad("the URL is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, bad("it cannot be parsed")
+	}
+	switch {
+	case u.Scheme == "":
+		return nil, bad("the scheme is missing")
+	case !strings.EqualFold(u.Scheme, "http"):
+		return nil, bad("scheme %s is not supported", strconv.Quote(capability.Sanitize(u.Scheme)))
+	case u.User != nil:
+		return nil, bad("credentials in the URL are not accepted (put user:pass in a file for --upstream-proxy-auth)")
+	case u.Opaque != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return nil, bad("a path, query or fragment is not accepted")
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		return nil, bad("the host is missing")
+	}
+	if port == "" {
+		return nil, bad("the port is missing")
+	}
+	if _, err := capability.ParsePort(port); err != nil {
+		return nil, bad("%v", err)
+	}
+	norm, err := capability.NormalizeHost(host)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	return &UpstreamProxy{Addr: net.JoinHostPort(norm, port)}, nil
+}
+
+// ReadProxyAuthFile reads upstream proxy credentials from path: one line
+// "user:pass" (a final newline allowed), at most 4 KiB, from a regular
+// file (a FIFO, a device or a directory is refused without blocking).
+// Errors wrap [ErrProxyAuthFile] and name the file, never its content.
+func ReadProxyAuthFile(path string) (username, password string, err error) {
+	data, err := readRegularFile(path, maxProxyAuthFile)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %v", ErrProxyAuthFile, err)
+	}
+	line := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+	user, pass, ok := strings.Cut(line, ":")
+	switch {
+	case !ok || user == "":
+		return "", "", fmt.Errorf("%w: %s: want one line user:pass", ErrProxyAuthFile, path)
+	case strings.ContainsAny(line, "\r\n\x00"):
+		return "", "", fmt.Errorf("%w: %s: want one line user:pass, without control characters", ErrProxyAuthFile, path)
+	}
+	return user, pass, nil
+}
+
+// errProxyHop marks a failure that no other candidate address can cure:
+// the upstream proxy cannot be reached, or wants other credentials.
+var errProxyHop = errors.New("upstream proxy failure")
+
+// upstreamDialer opens CONNECT tunnels through an [UpstreamProxy].
+type upstreamDialer struct {
+	addr    string
+	auth    string // the Proxy-Authorization value, or ""
+	dial    DialFunc
+	timeout time.Duration
+}
+
+func newUpstreamDialer(p *UpstreamProxy, timeout time.Duration) *upstreamDialer {
+	u := &upstreamDialer{addr: p.Addr, dial: p.Dial, timeout: timeout}
+	if p.Username != "" {
+		u.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(p.Username+":"+p.Password))
+	}
+	if u.dial == nil {
+		// No Control check: the proxy's own address is the operator's
+		// choice. Only this hop is dialed this way.
+		d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+		u.dial = d.DialContext
+	}
+	return u
+}
+
+// dialOne connects to one checked literal address: through the upstream
+// proxy when there is one and the address is not local mode's admitted
+// loopback address, else directly.
+func (g *Guard) dialOne(ctx context.Context, network, address string, admitted bool) (net.Conn, error) {
+	if g.upstream == nil || admitted {
+		return g.dial(ctx, network, address)
+	}
+	return g.upstream.connect(ctx, address)
+}
+
+// connect asks the proxy for a tunnel to target, a checked literal
+// "ip:port", and returns the tunnel. Failures are *refusal.Error:
+// connection_failed (the proxy cannot be reached: wraps errProxyHop; the
+// proxy answered CONNECT with another status than 2xx), proxy_auth_required
+// (407: wraps errProxyHop), timeout, cancelled (ctx was cancelled).
+func (u *upstreamDialer) connect(ctx context.Context, target string) (net.Conn, error) {
+	conn, err := u.dial(ctx, "tcp", u.addr)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, refusal.New(refusal.Cancelled, "the call was cancelled while connecting to the upstream proxy "+u.addr).
+				Wrap(errors.Join(errProxyHop, err))
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
+			return nil, refusal.Newf(refusal.Timeout, "connecting to the upstream proxy %s timed out", u.addr).
+				WithHint("check --upstream-proxy, or raise the timeout").Wrap(errors.Join(errProxyHop, err))
+		}
+		msg := "cannot connect to the upstream proxy " + u.addr
+		if c := FailureCause(err); c != "" {
+			msg += ": " + string(c)
+		}
+		return nil, refusal.New(refusal.ConnectionFailed, msg).
+			WithHint("check --upstream-proxy (or upstream_proxy in settings.json): is the proxy running at " + u.addr + "?").
+			Wrap(errors.Join(errProxyHop, err))
+	}
+	tunnel, err := u.handshake(ctx, conn, target)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return tunnel, nil
+}
+
+// handshake sends CONNECT target on conn and reads the proxy's answer,
+// bounded in bytes and by ctx's deadline (else the dialer's timeout); a
+// cancelled ctx ends the wait.
+func (u *upstreamDialer) handshake(ctx context.Context, conn net.Conn, target string) (net.Conn, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(u.timeout)
+	}
+	conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	// done ends the wait on ctx before the tunnel is handed over, so that
+	// a cancellation after this point cannot set a deadline on it.
+	done := func() error {
+		if !stop() {
+			return ctx.Err()
+		}
+		return nil
+	}
+
+	var req bytes.Buffer
+	req.WriteString("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n")
+	if u.auth != "" {
+		req.WriteString("Proxy-Authorization: " + u.auth + "\r\n")
+	}
+	req.WriteString("\r\n")
+	fail := func(err error) error {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return refusal.New(refusal.Cancelled, "the call was cancelled while the upstream proxy "+u.addr+" opened the tunnel").Wrap(err)
+		}
+		if ctx.Err() != nil || isTimeout(err) {
+			return refusal.Newf(refusal.Timeout, "the upstream proxy %s did not open a tunnel to %s in time", u.addr, target).
+				WithHint("check --upstream-proxy, or raise the timeout").Wrap(err)
+		}
+		return refusal.Newf(refusal.ConnectionFailed, "the upstream proxy %s closed the connection instead of opening a tunnel to %s", u.addr, target).
+			Wrap(err)
+	}
+	if _, err := conn.Write(req.Bytes()); err != nil {
+		return nil, fail(err)
+	}
+	br := bufio.NewReaderSize(&limitedReader{r: conn, n: maxConnectResponse}, 4<<10)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		return nil, fail(err)
+	}
+	resp.Body.Close() // a CONNECT answer's body is not read: the connection is closed on failure
+	switch {
+	case resp.StatusCode == http.StatusProxyAuthRequired:
+		hint := "give the proxy's credentials with --upstream-proxy-auth FILE (one line user:pass)"
+		if u.auth != "" {
+			hint = "the credentials of --upstream-proxy-auth were not accepted; check the file"
+		}
+		return nil, refusal.Newf(refusal.ProxyAuthRequired, "the upstream proxy %s wants credentials (407)", u.addr).
+			WithHint(hint).Wrap(errProxyHop)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return nil, refusal.Newf(refusal.ConnectionFailed, "the upstream proxy %s answered %d %s to CONNECT %s",
+			u.addr, resp.StatusCode, http.StatusText(resp.StatusCode), target).
+			WithHint("the proxy would not open the tunnel; ask its operator, or try without --upstream-proxy")
+	}
+	if err := done(); err != nil {
+		return nil, fail(err)
+	}
+	conn.SetDeadline(time.Time{})
+	if n := br.Buffered(); n > 0 {
+		// Bytes of the target's side arrived with the answer: keep them.
+		b, _ := br.Peek(n)
+		return &prefixConn{Conn: conn, prefix: bytes.Clone(b)}, nil
+	}
+	return conn, nil
+}
+
+// limitedReader fails once n bytes were read, so a proxy that sends an
+// endless header costs at most n bytes.
+type limitedReader struct {
+	r interface{ Read([]byte) (int, error) }
+	n int
+}
+
+var errConnectResponseTooLarge = errors.New("the proxy's answer to CONNECT is too large")
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errConnectResponseTooLarge
+	}
+	if len(p) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= n
+	return n, err
+}
+
+// prefixConn is a net.Conn whose first reads return prefix.
+type prefixConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixConn) Read(p []byte) (int, error) {
+	if len(c.prefix) > 0 {
+		n := copy(p, c.prefix)
+		c.prefix = c.prefix[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
