@@ -13,7 +13,7 @@ func FuzzParse(f *testing.F) {
 		`{"schema_version": 1, "workspaces": []}`, // the empty store
 		`{"schema_version": 1, "workspaces": [{"path": "/p", "id": "1:2", "trusted_at": "2026-12-01T10:00:00Z", "how": "ocfetch trust"}]}`,
 		`{"schema_version": 1, "workspaces": [{"path": "/p", "path": "/q"}]}`, // duplicate key
-		`{"schema_version": 1, "workspaces": [[[[]]]]}`,                        // too deep
+		`{"schema_version": 1, "workspaces": [[[[]]]]}`,                       // too deep
 		`{"schema_version": 1, "workspaces": [{"path": "/p\u0000", "id": "", "trusted_at": "2026-12-01T10:00:00+02:00", "how": "\u202e"}]}`,
 		`{"schema_version": 1e0, "workspaces": null}`,
 	} {
