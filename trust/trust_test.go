@@ -314,3 +314,16 @@ func TestParse(t *testing.T) {
 }
 
 func quoteJSON(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+func TestUntrusted(t *testing.T) {
+	err := trust.Untrusted("/src/my proj", "/src/my proj/.oc_chat/rules.json", "allow 127.0.0.1:6379")
+	if err.Code != refusal.WorkspaceUntrusted {
+		t.Errorf("code = %s; want workspace_untrusted", err.Code)
+	}
+	if want := `workspace /src/my proj is not trusted, so "allow 127.0.0.1:6379" in /src/my proj/.oc_chat/rules.json was ignored`; err.Message != want {
+		t.Errorf("message = %q; want %q", err.Message, want)
+	}
+	if want := "run `ocfetch trust --root '/src/my proj'`"; !strings.Contains(err.Hint, want) {
+		t.Errorf("hint = %q; want it to hold %s", err.Hint, want)
+	}
+}
