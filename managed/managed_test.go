@@ -21,7 +21,7 @@ import (
 // file in a temporary directory can stand in for /etc/ocfetch/policy.json.
 func me(owner string) bool { return owner == strconv.Itoa(os.Getuid()) }
 
-func policyFile(t *testing.T, body string) string {
+func policyFile(t testing.TB, body string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ocfetch")
 	if err := os.Mkdir(dir, 0o755); err != nil {
