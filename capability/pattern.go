@@ -3,6 +3,8 @@ package capability
 import (
 	"fmt"
 	"strings"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // HostPattern is the host of a rule: an exact normalised host
@@ -18,7 +20,11 @@ type HostPattern struct {
 // ParseHostPattern normalises s as a rule host. A '*' is allowed only as the
 // whole first label of a name ("*.example.com"); "*", "*.com"-style patterns
 // with a single remaining label, "a*.example.com" and "*.1.2.3.4"-style IP
-// wildcards are refused.
+// wildcards are refused. So is a wildcard over a public suffix ("*.co.uk",
+// "*.github.io": every name under it belongs to someone else), judged by
+// the Public Suffix List that golang.org/x/net/publicsuffix compiles in
+// (the list net/http/cookiejar uses), ICANN and private sections alike;
+// the message names the suffix.
 func ParseHostPattern(s string) (HostPattern, error) {
 	if rest, ok := strings.CutPrefix(s, "*."); ok {
 		h, err := NormalizeHost(rest)
@@ -27,6 +33,10 @@ func ParseHostPattern(s string) (HostPattern, error) {
 		}
 		if strings.Contains(h, "*") || !strings.Contains(h, ".") || (Target{Host: h}).IsIP() {
 			return HostPattern{}, fmt.Errorf("%w: wildcard %q must name a domain with at least two labels", ErrInvalidHost, Sanitize(s))
+		}
+		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
+			return HostPattern{}, fmt.Errorf("%w: wildcard %q covers the public suffix %q (names under it belong to unrelated owners); name a registered domain, e.g. \"*.example.%s\"",
+				ErrInvalidHost, Sanitize(s), Sanitize(ps), Sanitize(ps))
 		}
 		return HostPattern{Host: h, Wildcard: true}, nil
 	}

@@ -22,7 +22,9 @@ func TestParseHostPattern(t *testing.T) {
 		{"127.0.0.1", capability.HostPattern{Host: "127.0.0.1"}, false},
 		{"*.example.com", capability.HostPattern{Host: "example.com", Wildcard: true}, false},
 		{"*.EXAMPLE.COM.", capability.HostPattern{Host: "example.com", Wildcard: true}, false},
-		{"*.co.uk", capability.HostPattern{Host: "co.uk", Wildcard: true}, false},
+		{"*.example.co.uk", capability.HostPattern{Host: "example.co.uk", Wildcard: true}, false},
+		{"*.user.github.io", capability.HostPattern{Host: "user.github.io", Wildcard: true}, false},
+		{"co.uk", capability.HostPattern{Host: "co.uk"}, false}, // an exact host, not a wildcard
 		{"*.bücher.example", capability.HostPattern{Host: "xn--bcher-kva.example", Wildcard: true}, false},
 
 		{"", capability.HostPattern{}, true},
@@ -40,6 +42,8 @@ func TestParseHostPattern(t *testing.T) {
 		{"*.127.1", capability.HostPattern{}, true},
 		{"127.1", capability.HostPattern{}, true},
 		{"*.exa mple.com", capability.HostPattern{}, true},
+		{"*.co.uk", capability.HostPattern{}, true},
+		{"*.github.io", capability.HostPattern{}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -104,7 +108,7 @@ func TestHostPatternMatch(t *testing.T) {
 // match one host by Specificity puts the most specific first.
 func TestHostPatternSpecificity(t *testing.T) {
 	var patterns []capability.HostPattern
-	for _, s := range []string{"*.example.com", "a.b.example.com", "*.co.uk", "*.b.example.com"} {
+	for _, s := range []string{"*.example.com", "a.b.example.com", "*.co.example", "*.b.example.com"} {
 		p, err := capability.ParseHostPattern(s)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +120,7 @@ func TestHostPatternSpecificity(t *testing.T) {
 	for _, p := range patterns {
 		got = append(got, p.String())
 	}
-	want := []string{"a.b.example.com", "*.b.example.com", "*.example.com", "*.co.uk"}
+	want := []string{"a.b.example.com", "*.b.example.com", "*.example.com", "*.co.example"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order by Specificity mismatch (-want +got):\n%s", diff)
 	}
@@ -129,5 +133,27 @@ func TestHostPatternSpecificity(t *testing.T) {
 	exact, _ := capability.ParseHostPattern("x.y")
 	if exact.Specificity() <= long.Specificity() {
 		t.Errorf("exact Specificity %d <= wildcard %d", exact.Specificity(), long.Specificity())
+	}
+}
+
+// A wildcard over a public suffix is refused with a message naming the
+// suffix, from the ICANN section (co.uk, com.au) and the private one
+// (github.io, s3.amazonaws.com) alike.
+func TestParseHostPatternPublicSuffix(t *testing.T) {
+	for _, tc := range []struct{ in, suffix string }{
+		{"*.co.uk", "co.uk"},
+		{"*.CO.UK.", "co.uk"},
+		{"*.com.au", "com.au"},
+		{"*.github.io", "github.io"},
+		{"*.s3.amazonaws.com", "s3.amazonaws.com"},
+	} {
+		_, err := capability.ParseHostPattern(tc.in)
+		if !errors.Is(err, capability.ErrInvalidHost) {
+			t.Errorf("ParseHostPattern(%q) = %v; want ErrInvalidHost", tc.in, err)
+			continue
+		}
+		if want := "public suffix \"" + tc.suffix + "\""; !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseHostPattern(%q) = %v; want it to say %s", tc.in, err, want)
+		}
 	}
 }

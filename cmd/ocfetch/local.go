@@ -39,6 +39,8 @@ type localShowJSON struct {
 	Ports     []uint16     `json:"ports"`
 	Profile   risk.Profile `json:"profile"`
 	LocalMode bool         `json:"local_mode"`
+	// Trusted: the workspace is trusted, so its ports count.
+	Trusted bool `json:"trusted"`
 }
 
 func newLocalShowCmd(a *app) *cobra.Command {
@@ -77,6 +79,9 @@ func runLocalShow(_ context.Context, a *app, asJSON bool) error {
 		// An invalid file admits nothing; say so and name the file.
 		return classify(err)
 	}
+	if out.Trusted, err = a.workspaceTrusted(ws); err != nil {
+		return err
+	}
 	out.LocalMode = profile == localfetch.Profile && len(out.Ports) > 0
 	if asJSON {
 		return writeJSON(a.stdout, out)
@@ -96,6 +101,9 @@ func runLocalShow(_ context.Context, a *app, asJSON bool) error {
 	default:
 		fmt.Fprintf(a.stdout, "profile %s: local mode is ON for ports %s\n", profile, localfetch.Ports(out.Ports))
 	}
+	if !out.Trusted && len(out.Ports) > 0 {
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its ports are ignored until `%s`\n", trustHint(ws))
+	}
 	return nil
 }
 
@@ -112,7 +120,7 @@ func newLocalAllowCmd(a *app) *cobra.Command {
 }
 
 func runLocalAllow(ctx context.Context, a *app, arg string) error {
-	e, err := editAllowlist(ctx, a, arg, localfetch.AllowPort)
+	e, err := editAllowlist(ctx, a, arg, "ocfetch local allow", localfetch.AllowPort)
 	if err != nil {
 		return err
 	}
@@ -141,7 +149,7 @@ func newLocalRevokeCmd(a *app) *cobra.Command {
 }
 
 func runLocalRevoke(ctx context.Context, a *app, arg string) error {
-	e, err := editAllowlist(ctx, a, arg, localfetch.RevokePort)
+	e, err := editAllowlist(ctx, a, arg, "ocfetch local revoke", localfetch.RevokePort)
 	if err != nil {
 		return err
 	}
@@ -165,7 +173,7 @@ type portEdit struct {
 // or localfetch.RevokePort) to the workspace's allowlist. A missing file counts
 // as an empty list; an invalid one is refused before change runs, so a broken
 // file is never rewritten.
-func editAllowlist(ctx context.Context, a *app, arg string,
+func editAllowlist(ctx context.Context, a *app, arg, how string,
 	change func(context.Context, workspace.Workspace, uint16) (localfetch.Ports, error)) (portEdit, error) {
 	port, err := parsePortArg(arg)
 	if err != nil {
@@ -178,6 +186,9 @@ func editAllowlist(ctx context.Context, a *app, arg string,
 	before, err := localfetch.ReadAllowedPorts(ws)
 	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
 		return portEdit{}, classify(err)
+	}
+	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
+		return portEdit{}, err
 	}
 	ports, err := change(ctx, ws, port)
 	if err != nil {

@@ -20,6 +20,7 @@ func TestLocal(t *testing.T) {
 			"ports:     none (the file does not exist)\n" +
 			"profile standard: local mode is OFF (needs permissive)\n"},
 		{[]string{"local", "allow", "8080"}, "" +
+			"trusted: " + root + " (ocfetch created its .oc_chat/; `ocfetch trust --revoke` undoes this)\n" +
 			"allowed: port 8080 in " + path + " (ports: 8080)\n" +
 			"note: profile standard does not admit local mode; it needs permissive (--profile permissive, or \"risk_profile\" in " + ws.SettingsPath() + ")\n"},
 		{[]string{"--profile", "permissive", "local", "allow", "3000"}, "allowed: port 3000 in " + path + " (ports: 3000, 8080)\n"},
@@ -62,10 +63,10 @@ func TestLocalProfileFromSettings(t *testing.T) {
 	ocfetch(t, cliOptions{}, "--root", root, "local", "allow", "5173").want(t, exitOK, nil, nil)
 	r := ocfetch(t, cliOptions{}, "--root", root, "local", "show", "--json")
 	r.want(t, exitOK, nil, nil)
-	diffKeys(t, keysOf(t, r.stdout), "file", "exists", "ports", "profile", "local_mode")
+	diffKeys(t, keysOf(t, r.stdout), "file", "exists", "ports", "profile", "local_mode", "trusted")
 	var got localShowJSON
 	decodeStrict(t, r.stdout, &got)
-	want := localShowJSON{File: ws.LocalFetchPath(), Exists: true, Ports: []uint16{5173}, Profile: "permissive", LocalMode: true}
+	want := localShowJSON{File: ws.LocalFetchPath(), Exists: true, Ports: []uint16{5173}, Profile: "permissive", LocalMode: true, Trusted: false}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("local show --json (-want +got):\n%s", d)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -63,7 +64,43 @@ type cliOptions struct {
 	interactive bool
 	progress    bool
 	egress      func(*egress.Options)
+	// layers replaces the test's own user configuration directory and
+	// (absent) managed policy (testLayers).
+	layers *layerFiles
 }
+
+var (
+	testLayersMu sync.Mutex
+	testLayersOf = map[testing.TB]layerFiles{}
+)
+
+// testLayers returns the test's own user configuration directory (trust
+// store, user rules) and a managed policy path that does not exist, the
+// same for every run of the CLI in one test: no test reads or writes the
+// real os.UserConfigDir() or /etc/ocfetch.
+func testLayers(t testing.TB) layerFiles {
+	testLayersMu.Lock()
+	defer testLayersMu.Unlock()
+	if l, ok := testLayersOf[t]; ok {
+		return l
+	}
+	dir := t.TempDir()
+	l := layerFiles{
+		configDir: filepath.Join(dir, "config", "ocfetch"),
+		managed:   &managed.Options{Path: filepath.Join(dir, "etc", "ocfetch", "policy.json"), Administrator: testAdmin},
+	}
+	testLayersOf[t] = l
+	t.Cleanup(func() {
+		testLayersMu.Lock()
+		delete(testLayersOf, t)
+		testLayersMu.Unlock()
+	})
+	return l
+}
+
+// testAdmin is the managed policy's administrator check in tests: the
+// test's own user owns the files it writes.
+func testAdmin(owner string) bool { return owner == strconv.Itoa(os.Getuid()) }
 
 // ocfetch runs the CLI in-process with args and returns what it did.
 func ocfetch(t *testing.T, o cliOptions, args ...string) result {
@@ -73,6 +110,10 @@ func ocfetch(t *testing.T, o cliOptions, args ...string) result {
 	a.interactive = func() bool { return o.interactive }
 	a.progress = func() bool { return o.progress }
 	a.egressOptions = o.egress
+	a.layers = testLayers(t)
+	if o.layers != nil {
+		a.layers = *o.layers
+	}
 	code := execute(context.Background(), a, args)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }

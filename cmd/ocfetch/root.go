@@ -34,6 +34,8 @@ type app struct {
 	// proxy. Only tests set it: they inject a resolver and a dialer that
 	// reach a loopback TLS server under a public-looking address.
 	egressOptions func(*egress.Options)
+	// layers: where the user's and the administrator's files are (trust.go).
+	layers layerFiles
 
 	ws        *workspace.Workspace
 	logger    *slog.Logger
@@ -149,6 +151,8 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 		newMCPCmd(a),
 		newProxyCmd(a),
 		newRunCmd(a),
+		newTrustCmd(a),
+		newProfileCmd(a),
 	)
 	return root
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -24,9 +25,13 @@ func newRulesCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "List, add and remove the saved network rules of the workspace",
-		Long: `Saved rules live in .oc_chat/rules.json. A rule allows or denies one
-host (or every subdomain, with *.example.com) on one port (443 when none is
-given). A deny rule wins over every allow rule, and over --yes.
+		Long: `Saved rules live in .oc_chat/rules.json (the workspace's) and, with --user,
+in os.UserConfigDir()/ocfetch/rules.json (yours, in every workspace). A rule
+allows or denies one host (or every subdomain, with *.example.com; never a
+public suffix such as *.co.uk) on one port (443 when none is given). A deny
+rule from any layer wins over every allow rule, and over --yes. A workspace's
+allow rules count only while the workspace is trusted (ocfetch trust); an
+administrator's managed policy comes before both.
 
 A URL is read as the host and port it reaches: http://example.com/ is
 example.com:80, https://example.com/docs is example.com:443 (a rule covers
@@ -37,6 +42,7 @@ refused, naming the range: no rule can reach it.`,
   ocfetch rules allow example.com
   ocfetch rules allow '*.example.com:8443'
   ocfetch rules deny tracker.example
+  ocfetch rules allow --user docs.example.org
   ocfetch rules remove example.com:443`,
 		Args: cobra.ArbitraryArgs,
 		RunE: groupRun,
@@ -50,19 +56,33 @@ type ruleJSON struct {
 	Decision rules.Decision `json:"decision"`
 	Host     string         `json:"host"`
 	Port     uint16         `json:"port"`
+	// Layer is "managed", "workspace" or "user"; File the file it is in.
+	Layer string `json:"layer"`
+	File  string `json:"file"`
 }
 
-// rulesListJSON is the object `rules list --json` prints.
+// rulesListJSON is the object `rules list --json` prints. File is the
+// workspace's rules file, as before the layers.
 type rulesListJSON struct {
-	File  string     `json:"file"`
-	Rules []ruleJSON `json:"rules"`
+	File        string     `json:"file"`
+	UserFile    string     `json:"user_file"`
+	ManagedFile string     `json:"managed_file,omitempty"`
+	Trusted     bool       `json:"trusted"`
+	Rules       []ruleJSON `json:"rules"`
 }
+
+// The layers, as `rules list` names them.
+const (
+	layerManaged   = "managed"
+	layerWorkspace = "workspace"
+	layerUser      = "user"
+)
 
 func newRulesListCmd(a *app) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the saved rules (decision, host, port)",
+		Short: "List the saved rules of every layer (layer, decision, host, port)",
 		Example: `  ocfetch rules list
   ocfetch rules list --json`,
 		Args: noArgs,
@@ -70,7 +90,7 @@ func newRulesListCmd(a *app) *cobra.Command {
 			return runRulesList(cmd.Context(), a, asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file": …, "rules": [{"decision", "host", "port"}]}`)
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "user_file", "managed_file", "trusted", "rules": [{"decision", "host", "port", "layer", "file"}]}`)
 	return cmd
 }
 
@@ -79,23 +99,59 @@ func runRulesList(_ context.Context, a *app, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	out := rulesListJSON{File: ws.RulesPath(), Rules: []ruleJSON{}}
-	for _, r := range set.Rules() {
-		out.Rules = append(out.Rules, ruleJSON{Decision: r.Decision, Host: r.Target.Host, Port: r.Target.Port})
+	trusted, err := a.workspaceTrusted(ws)
+	if err != nil {
+		return err
 	}
+	m, err := a.managedPolicy()
+	if err != nil {
+		return err
+	}
+	loc, err := a.userRules()
+	if err != nil {
+		return err
+	}
+	user, err := rules.LoadAt(loc)
+	if err != nil {
+		return classify(err)
+	}
+	out := rulesListJSON{File: ws.RulesPath(), UserFile: loc.Path(), ManagedFile: m.File, Trusted: trusted, Rules: []ruleJSON{}}
+	add := func(layer, file string, s *rules.Set) {
+		for _, r := range s.Rules() {
+			out.Rules = append(out.Rules, ruleJSON{Decision: r.Decision, Host: r.Target.Host, Port: r.Target.Port, Layer: layer, File: file})
+		}
+	}
+	add(layerManaged, m.File, m.Rules)
+	add(layerWorkspace, ws.RulesPath(), set)
+	add(layerUser, loc.Path(), user)
 	if asJSON {
 		return writeJSON(a.stdout, out)
 	}
 	if len(out.Rules) == 0 {
-		fmt.Fprintf(a.stdout, "no rules in %s\n", out.File)
+		fmt.Fprintf(a.stdout, "no rules in %s or %s\n", safetext.Line(out.File), safetext.Line(out.UserFile))
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DECISION\tHOST\tPORT")
+	fmt.Fprintln(tw, "LAYER\tDECISION\tHOST\tPORT")
+	ignored := 0
 	for _, r := range out.Rules {
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", r.Decision, r.Host, r.Port)
+		layer := r.Layer
+		if r.Layer == layerWorkspace && r.Decision == rules.Allow && !trusted {
+			layer += " (ignored)"
+			ignored++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", layer, r.Decision, r.Host, r.Port)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if ignored > 0 {
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its allow rules are ignored until `%s`\n", trustHint(ws))
+	}
+	if m.ManagedRulesOnly {
+		fmt.Fprintf(a.stdout, "note: the managed policy %s admits its own allow rules only\n", safetext.Line(m.File))
+	}
+	return nil
 }
 
 func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
@@ -103,25 +159,73 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 	if d == rules.Deny {
 		verb = "Deny"
 	}
-	return &cobra.Command{
-		Use:   string(d) + " HOST[:PORT]",
+	var user bool
+	cmd := &cobra.Command{
+		Use:   string(d) + " [--user] HOST[:PORT]",
 		Short: verb + " a host (or *.domain) on a port, 443 when none is given",
 		Example: fmt.Sprintf(`  ocfetch rules %[1]s example.com
   ocfetch rules %[1]s api.example.com:8443
   ocfetch rules %[1]s '*.example.com'
   ocfetch rules %[1]s '[2606:4700::1111]:443'
+  ocfetch rules %[1]s --user example.org
   ocfetch rules %[1]s http://example.com/   # a URL: its host and port (80 for http, 443 for https)`, d),
 		Args: exactArgs("HOST[:PORT]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRulesSet(cmd.Context(), a, d, args[0])
+			return runRulesSet(cmd.Context(), a, d, args[0], user)
 		},
 	}
+	cmd.Flags().BoolVar(&user, "user", false, "save it in your rules (os.UserConfigDir()/ocfetch/rules.json), for every workspace")
+	return cmd
+}
+
+// ruleStore is one layer's rules file as the writing commands use it.
+type ruleStore struct {
+	path   string
+	load   func() (*rules.Set, error)
+	add    func(context.Context, rules.Rule) error
+	remove func(context.Context, string, uint16) (bool, error)
+}
+
+// ruleStore returns the user's rules file (user) or the workspace's; for
+// the workspace, write commands first make sure of its .oc_chat/
+// (ensureWorkspace), as how.
+func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, error) {
+	if user {
+		loc, err := a.userRules()
+		if err != nil {
+			return ruleStore{}, err
+		}
+		return ruleStore{
+			path: loc.Path(),
+			load: func() (*rules.Set, error) { return rules.LoadAt(loc) },
+			add:  func(ctx context.Context, r rules.Rule) error { return rules.AddAt(ctx, loc, r) },
+			remove: func(ctx context.Context, h string, p uint16) (bool, error) {
+				return rules.RemoveAt(ctx, loc, h, p)
+			},
+		}, nil
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return ruleStore{}, err
+	}
+	if _, err := rules.Load(ws); err != nil {
+		return ruleStore{}, classify(err) // refuse before creating anything
+	}
+	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
+		return ruleStore{}, err
+	}
+	return ruleStore{
+		path:   ws.RulesPath(),
+		load:   func() (*rules.Set, error) { return rules.Load(ws) },
+		add:    func(ctx context.Context, r rules.Rule) error { return rules.Add(ctx, ws, r) },
+		remove: func(ctx context.Context, h string, p uint16) (bool, error) { return rules.Remove(ctx, ws, h, p) },
+	}, nil
 }
 
 // runRulesSet saves a rule deciding d for target. rules.Add replaces a
 // rule for the same host and port with the other decision, so the file
 // never holds both.
-func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string) error {
+func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string, user bool) error {
 	pattern, port, note, err := parseRuleTarget(target)
 	if err != nil {
 		return err
@@ -134,9 +238,13 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string) e
 	if note != "" {
 		fmt.Fprintf(a.stderr, "ocfetch: note: %s\n", note)
 	}
-	ws, set, err := a.savedRules()
+	st, err := a.ruleStore(ctx, user, "ocfetch rules "+string(d))
 	if err != nil {
 		return err
+	}
+	set, err := st.load()
+	if err != nil {
+		return classify(err)
 	}
 	rule := rules.NewRule(d, pattern, port)
 	var previous *rules.Rule
@@ -146,51 +254,62 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string) e
 		}
 	}
 	if previous != nil && previous.Decision == d {
-		fmt.Fprintf(a.stdout, "unchanged: %s is already in %s\n", rule, ws.RulesPath())
+		fmt.Fprintf(a.stdout, "unchanged: %s is already in %s\n", rule, st.path)
 		return nil
 	}
-	if err := rules.Add(ctx, ws, rule); err != nil {
+	if err := st.add(ctx, rule); err != nil {
 		return classify(err)
 	}
 	if previous != nil {
-		fmt.Fprintf(a.stdout, "replaced: %s with %s in %s\n", previous, rule, ws.RulesPath())
+		fmt.Fprintf(a.stdout, "replaced: %s with %s in %s\n", previous, rule, st.path)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, ws.RulesPath())
+	fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
 	return nil
 }
 
 func newRulesRemoveCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "remove HOST[:PORT]",
+	var user bool
+	cmd := &cobra.Command{
+		Use:   "remove [--user] HOST[:PORT]",
 		Short: "Remove the rules (allow and deny) for a host on a port, 443 when none is given",
 		Example: `  ocfetch rules remove example.com
-  ocfetch rules remove '*.example.com:8443'`,
+  ocfetch rules remove '*.example.com:8443'
+  ocfetch rules remove --user example.org`,
 		Args: exactArgs("HOST[:PORT]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRulesRemove(cmd.Context(), a, args[0])
+			return runRulesRemove(cmd.Context(), a, args[0], user)
 		},
 	}
+	cmd.Flags().BoolVar(&user, "user", false, "remove it from your rules (os.UserConfigDir()/ocfetch/rules.json)")
+	return cmd
 }
 
-func runRulesRemove(ctx context.Context, a *app, target string) error {
+func runRulesRemove(ctx context.Context, a *app, target string, user bool) error {
 	pattern, port, _, err := parseRuleTarget(target)
 	if err != nil {
 		return err
 	}
-	ws, err := a.workspace()
+	if !user {
+		// Nothing to remove where there is no .oc_chat/: create nothing.
+		if ws, err := a.workspace(); err == nil && !exists(ws.Dir()) {
+			fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), ws.RulesPath())
+			return nil
+		}
+	}
+	st, err := a.ruleStore(ctx, user, "ocfetch rules remove")
 	if err != nil {
 		return err
 	}
-	removed, err := rules.Remove(ctx, ws, pattern.String(), port)
+	removed, err := st.remove(ctx, pattern.String(), port)
 	if err != nil {
 		return classify(err)
 	}
 	if !removed {
-		fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), ws.RulesPath())
+		fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), st.path)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "removed: %s from %s\n", hostPort(pattern.String(), port), ws.RulesPath())
+	fmt.Fprintf(a.stdout, "removed: %s from %s\n", hostPort(pattern.String(), port), st.path)
 	return nil
 }
 

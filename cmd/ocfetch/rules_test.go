@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,24 +12,26 @@ import (
 func TestRules(t *testing.T) {
 	root := newRoot(t)
 	path := wsOf(t, root).RulesPath()
+	userPath := filepath.Join(testLayers(t).configDir, "rules.json")
 	steps := []struct {
 		args   []string
 		code   int
 		stdout string
 	}{
-		{[]string{"rules", "list"}, exitOK, "no rules in " + path + "\n"},
-		{[]string{"rules", "allow", "Example.COM."}, exitOK, "added: allow example.com:443 to " + path + "\n"},
+		{[]string{"rules", "list"}, exitOK, "no rules in " + path + " or " + userPath + "\n"},
+		{[]string{"rules", "allow", "Example.COM."}, exitOK, "trusted: " + root + " (ocfetch created its .oc_chat/; `ocfetch trust --revoke` undoes this)\n" +
+			"added: allow example.com:443 to " + path + "\n"},
 		{[]string{"rules", "allow", "example.com"}, exitOK, "unchanged: allow example.com:443 is already in " + path + "\n"},
 		{[]string{"rules", "allow", "*.example.com:8443"}, exitOK, "added: allow *.example.com:8443 to " + path + "\n"},
 		{[]string{"rules", "deny", "bücher.example"}, exitOK, "added: deny xn--bcher-kva.example:443 to " + path + "\n"},
 		{[]string{"rules", "deny", "example.com:443"}, exitOK, "replaced: allow example.com:443 with deny example.com:443 in " + path + "\n"},
 		{[]string{"rules", "allow", "[2606:4700::1111]:8080"}, exitOK, "added: allow [2606:4700::1111]:8080 to " + path + "\n"},
 		{[]string{"rules", "list"}, exitOK, "" +
-			"DECISION  HOST                   PORT\n" +
-			"allow     *.example.com          8443\n" +
-			"allow     2606:4700::1111        8080\n" +
-			"deny      example.com            443\n" +
-			"deny      xn--bcher-kva.example  443\n"},
+			"LAYER      DECISION  HOST                   PORT\n" +
+			"workspace  allow     *.example.com          8443\n" +
+			"workspace  allow     2606:4700::1111        8080\n" +
+			"workspace  deny      example.com            443\n" +
+			"workspace  deny      xn--bcher-kva.example  443\n"},
 		{[]string{"rules", "remove", "example.com"}, exitOK, "removed: example.com:443 from " + path + "\n"},
 		{[]string{"rules", "remove", "example.com"}, exitOK, "unchanged: no rule for example.com:443 in " + path + "\n"},
 		{[]string{"rules", "remove", "*.example.com"}, exitOK, "unchanged: no rule for *.example.com:443 in " + path + "\n"},
@@ -43,24 +46,24 @@ func TestRules(t *testing.T) {
 
 	r := ocfetch(t, cliOptions{}, "--root", root, "rules", "list", "--json")
 	r.want(t, exitOK, nil, nil)
-	var got struct {
-		File  string `json:"file"`
-		Rules []struct {
-			Decision string `json:"decision"`
-			Host     string `json:"host"`
-			Port     int    `json:"port"`
-		} `json:"rules"`
-	}
-	decodeStrict(t, r.stdout, &got)
-	if got.File != path {
-		t.Errorf("file = %q; want %q", got.File, path)
-	}
 	type rule = struct {
 		Decision string `json:"decision"`
 		Host     string `json:"host"`
 		Port     int    `json:"port"`
+		Layer    string `json:"layer"`
+		File     string `json:"file"`
 	}
-	want := []rule{{"allow", "2606:4700::1111", 8080}, {"deny", "xn--bcher-kva.example", 443}}
+	var got struct {
+		File     string `json:"file"`
+		UserFile string `json:"user_file"`
+		Trusted  bool   `json:"trusted"`
+		Rules    []rule `json:"rules"`
+	}
+	decodeStrict(t, r.stdout, &got)
+	if got.File != path || got.UserFile != userPath || !got.Trusted {
+		t.Errorf("file, user_file, trusted = %q, %q, %v; want %q, %q, true", got.File, got.UserFile, got.Trusted, path, userPath)
+	}
+	want := []rule{{"allow", "2606:4700::1111", 8080, "workspace", path}, {"deny", "xn--bcher-kva.example", 443, "workspace", path}}
 	if d := cmp.Diff(want, got.Rules); d != "" {
 		t.Errorf("rules list --json (-want +got):\n%s", d)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +26,10 @@ func TestScripts(t *testing.T) {
 			env.Defer(other.Close)
 			env.Setenv("SITE_PORT", strconv.Itoa(s.port))
 			env.Setenv("OTHER_PORT", strconv.Itoa(other.port))
+			// The user's configuration directory (trust store, user
+			// rules) is the script's own: os.UserConfigDir() under HOME.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+			env.Setenv("XDG_CONFIG_HOME", "")
 			// Under -race every ocfetch process would otherwise sleep 1s
 			// at exit (the race runtime's default atexit_sleep_ms).
 			env.Setenv("GORACE", strings.TrimSpace(env.Getenv("GORACE")+" atexit_sleep_ms=0"))

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ocfetch/ocfetch/trust"
+)
+
+const trustedNote = " (ocfetch created its .oc_chat/; `ocfetch trust --revoke` undoes this)\n"
+
+// maliciousClone writes a workspace as a cloned repository could ship it:
+// every grant file, a deny rule, and no trust.
+func maliciousClone(t *testing.T) string {
+	t.Helper()
+	root := newRoot(t)
+	ws := wsOf(t, root)
+	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "permissive"}`)
+	writeFile(t, ws.LocalFetchPath(), `{"schema_version": 1, "ports": [6379]}`)
+	writeFile(t, ws.RulesPath(), `{"schema_version": 1, "rules": [
+  {"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": 6379}, "decision": "allow"},
+  {"capability": "network", "target": {"schema": "network.target.v1", "host": "tracker.example", "port": 443}, "decision": "deny"}
+]}`)
+	return root
+}
+
+func TestTrustCommand(t *testing.T) {
+	root := maliciousClone(t)
+	ws := wsOf(t, root)
+	grants := []string{
+		"workspace: " + root + "\n",
+		"its files grant (only while the workspace is trusted):\n",
+		"  profile permissive (local mode)  from " + ws.SettingsPath() + "\n",
+		"  loopback ports 6379  from " + ws.LocalFetchPath() + "\n",
+		"  allow 127.0.0.1:6379  from " + ws.RulesPath() + "\n",
+		"they restrict (always, trusted or not):\n  deny tracker.example:443\n",
+	}
+
+	// Shipped files do not make the workspace trusted; the commands say so.
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "list").want(t, exitOK,
+		[]string{"workspace (ignored)  allow     127.0.0.1", "workspace            deny      tracker.example", "note: the workspace is not trusted: its allow rules are ignored until `ocfetch trust --root " + root + "`"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "local", "show").want(t, exitOK, []string{"note: the workspace is not trusted: its ports are ignored"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "show").want(t, exitOK,
+		[]string{"profile: permissive (from " + ws.SettingsPath() + ")\n", "note: the workspace is not trusted, so its profile permissive is ignored (standard applies)"}, nil)
+
+	// Not a terminal, no --yes: refused with the command to run, shown the grants.
+	r := ocfetch(t, cliOptions{}, "--root", root, "trust")
+	r.want(t, exitRefused, grants, []string{"ocfetch: workspace_untrusted: workspace " + root + " is not trusted, and nobody can be asked here", "hint: read what it grants above, then run `ocfetch trust --root " + root + " --yes`"})
+
+	// On a terminal, anything but y/yes declines.
+	ocfetch(t, cliOptions{interactive: true, stdin: "\n"}, "--root", root, "trust").want(t, exitOK, append(grants, "not trusted: "+root+"\n"), []string{"Trust " + root + "? [y/N] "})
+	ocfetch(t, cliOptions{interactive: true, stdin: "nope\n"}, "--root", root, "trust").want(t, exitOK, []string{"not trusted: "}, nil)
+	if ocfetch(t, cliOptions{}, "--root", root, "trust", "--list").stdout != "no trusted workspaces in "+filepath.Join(testLayers(t).configDir, "trust.json")+"\n" {
+		t.Fatal("a declined trust was recorded")
+	}
+	ocfetch(t, cliOptions{interactive: true, stdin: "Y\n"}, "--root", root, "trust").want(t, exitOK, append(grants, "trusted: "+root+" (in "), nil)
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--yes").want(t, exitOK, []string{"unchanged: " + root + " is trusted (since ", "by ocfetch trust)"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "list").want(t, exitOK, []string{"workspace  allow     127.0.0.1"}, nil)
+
+	r = ocfetch(t, cliOptions{}, "trust", "--list", "--json")
+	r.want(t, exitOK, nil, nil)
+	var list trustListJSON
+	decodeStrict(t, r.stdout, &list)
+	if len(list.Workspaces) != 1 || list.Workspaces[0].Path != root || list.Workspaces[0].State != trust.Present || list.Workspaces[0].How != "ocfetch trust" {
+		t.Errorf("trust --list --json = %+v; want %s, present, by ocfetch trust", list, root)
+	}
+
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--revoke").want(t, exitOK, []string{"revoked: " + root + " is no longer trusted"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--revoke").want(t, exitOK, []string{"unchanged: " + root + " was not trusted"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "list").want(t, exitOK, []string{"workspace (ignored)"}, nil)
+
+	// --yes trusts at once; a deleted workspace is revoked by its path.
+	other := newRoot(t)
+	ocfetch(t, cliOptions{}, "--root", other, "trust", "--yes").want(t, exitOK, []string{"its files grant nothing\n", "trusted: " + other}, nil)
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	ocfetch(t, cliOptions{}, "trust", "--list").want(t, exitOK, []string{other + "  ", "(missing: moved, renamed or deleted"}, nil)
+	ocfetch(t, cliOptions{}, "--root", other, "trust", "--revoke").want(t, exitOK, []string{"revoked: " + other}, nil)
+}
+
+func TestTrustCommandErrors(t *testing.T) {
+	root := newRoot(t)
+	for _, args := range [][]string{
+		{"trust", "--list", "--revoke"},
+		{"trust", "--list", "--yes"},
+		{"trust", "--json"},
+		{"trust", "extra"},
+	} {
+		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...).want(t, exitUsage, nil, []string{"hint: "})
+	}
+	// A workspace file that cannot be read cannot be shown, so it is not trusted.
+	ws := wsOf(t, root)
+	writeFile(t, ws.RulesPath(), `{"schema_version": 1, "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "*.co.uk", "port": 443}, "decision": "allow"}]}`)
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--yes").want(t, exitRefused, nil,
+		[]string{"rules_invalid: ", `covers the public suffix "co.uk"`, "hint: fix the file first"})
+	// A malformed trust store fails closed, naming the file.
+	store := filepath.Join(testLayers(t).configDir, "trust.json")
+	writeFile(t, store, `{"schema_version": 1}`)
+	os.Remove(ws.RulesPath())
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--yes").want(t, exitRefused, nil, []string{"workspace_untrusted: trust store " + store, "hint: fix or delete " + store})
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "list").want(t, exitRefused, nil, []string{"workspace_untrusted: trust store " + store})
+}
+
+// First use: in an empty directory, local allow, rules allow and profile
+// set create .oc_chat/ and so trust the workspace, with no trust command.
+func TestFirstUseTrusts(t *testing.T) {
+	for _, first := range [][]string{
+		{"local", "allow", "3000"},
+		{"rules", "allow", "example.com"},
+		{"rules", "deny", "example.com"},
+		{"profile", "set", "permissive"},
+	} {
+		t.Run(strings.Join(first, " "), func(t *testing.T) {
+			root := newRoot(t)
+			ocfetch(t, cliOptions{}, append([]string{"--root", root}, first...)...).want(t, exitOK, []string{"trusted: " + root + trustedNote}, nil)
+			ocfetch(t, cliOptions{}, "--root", root, "trust", "--list").want(t, exitOK, []string{root + "  ", "  " + strings.Join(append([]string{"ocfetch"}, first[:2]...), " ") + "\n"}, nil)
+			// The next write says nothing about trust.
+			r := ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", "example.org")
+			r.want(t, exitOK, nil, nil)
+			if strings.Contains(r.stdout, "trusted:") {
+				t.Errorf("a second write reports trusting again:\n%s", r.stdout)
+			}
+		})
+	}
+	// The whole sequence of the issue, then the files grant what they say.
+	root := newRoot(t)
+	for _, args := range [][]string{{"local", "allow", "3000"}, {"rules", "allow", "example.com"}, {"profile", "set", "permissive"}} {
+		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...).want(t, exitOK, nil, nil)
+	}
+	r := ocfetch(t, cliOptions{}, "--root", root, "profile", "show", "--json")
+	r.want(t, exitOK, nil, nil)
+	var got profileShowJSON
+	decodeStrict(t, r.stdout, &got)
+	if got.Profile != "permissive" || got.Source != "settings" || !got.Trusted {
+		t.Errorf("profile show --json = %+v; want permissive from settings, trusted", got)
+	}
+}
+
+// A cloned .oc_chat/ is not trusted by a later write into it, and a
+// command that fails creates nothing.
+func TestWriteIntoClonedWorkspaceDoesNotTrust(t *testing.T) {
+	root := maliciousClone(t)
+	r := ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", "example.com")
+	r.want(t, exitOK, []string{"added: allow example.com:443"}, nil)
+	if strings.Contains(r.stdout, "trusted:") {
+		t.Errorf("writing into a shipped .oc_chat/ trusted the workspace:\n%s", r.stdout)
+	}
+	fresh := newRoot(t)
+	ocfetch(t, cliOptions{}, "--root", fresh, "profile", "set", "loose").want(t, exitUsage, nil, []string{"is not one of"})
+	ocfetch(t, cliOptions{}, "--root", fresh, "rules", "remove", "example.com").want(t, exitOK, []string{"unchanged: no rule for example.com:443"}, nil)
+	if _, err := os.Lstat(wsOf(t, fresh).Dir()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused or empty command created %s", wsOf(t, fresh).Dir())
+	}
+}
+
+func TestProfileCommand(t *testing.T) {
+	root := newRoot(t)
+	ws := wsOf(t, root)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "show").want(t, exitOK, []string{"profile: standard (the default: " + ws.SettingsPath() + " does not exist)\n"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "--profile", "strict", "profile", "show").want(t, exitOK, []string{"profile: strict (from --profile)\n"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "set", "strict").want(t, exitOK, []string{"set: profile strict in " + ws.SettingsPath() + "\n"}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "set", "strict").want(t, exitOK, []string{"unchanged: profile strict in "}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "show").want(t, exitOK, []string{"profile: strict (from " + ws.SettingsPath() + ")\n"}, nil)
+	for _, args := range [][]string{{"profile", "set"}, {"profile", "set", "Permissive"}, {"profile", "show", "x"}, {"profile", "bogus"}} {
+		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...).want(t, exitUsage, nil, []string{"hint: "})
+	}
+	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "loose"}`)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "set", "standard").want(t, exitRefused, nil, []string{"settings_invalid: "})
+
+	// A managed max_profile is shown.
+	l := testLayers(t)
+	writeManaged(t, l, `{"max_profile": "standard"}`)
+	os.Remove(ws.SettingsPath())
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "set", "permissive").want(t, exitOK,
+		[]string{"set: profile permissive", "note: the managed policy " + l.managed.Path + " caps the profile at standard\n"}, nil)
+	r := ocfetch(t, cliOptions{}, "--root", root, "profile", "show", "--json")
+	var got profileShowJSON
+	decodeStrict(t, r.stdout, &got)
+	if got.MaxProfile != "standard" || got.Managed != l.managed.Path {
+		t.Errorf("profile show --json = %+v; want max_profile standard from %s", got, l.managed.Path)
+	}
+	// A malformed managed file refuses, by name.
+	writeManaged(t, l, `{"max_profile": "loose"}`)
+	ocfetch(t, cliOptions{}, "--root", root, "profile", "show").want(t, exitRefused, nil, []string{"managed_policy_invalid: managed policy " + l.managed.Path})
+	ocfetch(t, cliOptions{}, "--root", root, "rules", "list").want(t, exitRefused, nil, []string{"managed_policy_invalid: "})
+}
+
+func TestRulesUser(t *testing.T) {
+	l := testLayers(t)
+	userPath := filepath.Join(l.configDir, "rules.json")
+	a, b := newRoot(t), newRoot(t)
+	ocfetch(t, cliOptions{}, "--root", a, "rules", "allow", "--user", "docs.example.org").want(t, exitOK, []string{"added: allow docs.example.org:443 to " + userPath + "\n"}, nil)
+	ocfetch(t, cliOptions{}, "--root", a, "rules", "deny", "--user", "*.ads.example").want(t, exitOK, []string{"added: deny *.ads.example:443 to " + userPath}, nil)
+	if _, err := os.Lstat(wsOf(t, a).Dir()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("rules allow --user created %s", wsOf(t, a).Dir())
+	}
+	ocfetch(t, cliOptions{}, "--root", b, "rules", "allow", "example.com").want(t, exitOK, nil, nil)
+	// Managed rules come first, then the workspace, then the user.
+	writeManaged(t, l, `{"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "evil.example", "port": 443}, "decision": "deny"}]}`)
+	ocfetch(t, cliOptions{}, "--root", b, "rules", "list").want(t, exitOK, []string{"" +
+		"LAYER      DECISION  HOST              PORT\n" +
+		"managed    deny      evil.example      443\n" +
+		"workspace  allow     example.com       443\n" +
+		"user       deny      *.ads.example     443\n" +
+		"user       allow     docs.example.org  443\n"}, nil)
+	r := ocfetch(t, cliOptions{}, "--root", b, "rules", "list", "--json")
+	var got rulesListJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ManagedFile != l.managed.Path || got.UserFile != userPath || len(got.Rules) != 4 || got.Rules[0].Layer != "managed" || got.Rules[3].File != userPath {
+		t.Errorf("rules list --json = %+v", got)
+	}
+	ocfetch(t, cliOptions{}, "--root", b, "rules", "remove", "--user", "docs.example.org").want(t, exitOK, []string{"removed: docs.example.org:443 from " + userPath}, nil)
+	ocfetch(t, cliOptions{}, "--root", b, "rules", "allow", "--user", "*.github.io").want(t, exitUsage, nil, []string{`public suffix "github.io"`})
+}
+
+// The user's files are never followed through a symlink: a symlinked
+// trust.json, rules.json or lock file is refused and nothing is created
+// or changed where it points.
+func TestUserFilesSymlinksRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	for _, name := range []string{"trust.json", "trust.json.lock", "rules.json", "rules.json.lock"} {
+		t.Run(name, func(t *testing.T) {
+			l := testLayers(t)
+			if err := os.MkdirAll(l.configDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			outside := filepath.Join(t.TempDir(), "target")
+			if err := os.Symlink(outside, filepath.Join(l.configDir, name)); err != nil {
+				t.Fatal(err)
+			}
+			root := newRoot(t)
+			args := []string{"--root", root, "trust", "--yes"}
+			if strings.HasPrefix(name, "rules") {
+				args = []string{"--root", root, "rules", "allow", "--user", "example.com"}
+			}
+			r := ocfetch(t, cliOptions{}, args...)
+			r.want(t, exitRefused, nil, []string{"is a symlink (refused, not followed)"})
+			if _, err := os.Lstat(outside); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s was created through the symlink", outside)
+			}
+		})
+	}
+}
+
+// writeManaged installs the test's managed policy file as an administrator
+// would: writable by its owner only, whatever the umask.
+func writeManaged(t *testing.T, l layerFiles, body string) {
+	t.Helper()
+	writeFile(t, l.managed.Path, body)
+	for _, p := range []string{l.managed.Path, filepath.Dir(l.managed.Path)} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()&^0o022); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

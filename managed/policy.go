@@ -1,0 +1,247 @@
+package managed
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"github.com/ocfetch/ocfetch/internal/rootfile"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/safetext"
+)
+
+// FileName is the policy file's name in its directory.
+const FileName = "policy.json"
+
+// SchemaVersion is the only schema_version the file may carry.
+const SchemaVersion = 1
+
+// MaxFileSize bounds the policy file, as rules.json is bounded.
+const MaxFileSize = rules.MaxFileSize
+
+// Policy is a loaded managed policy. The zero value is "no managed
+// policy": it restricts nothing. Every field is stated so that its zero
+// value changes nothing; a present file's defaults are filled in by
+// [Parse] (max_profile "standard", allow_once true).
+type Policy struct {
+	// File is the policy file read; "" when there is none.
+	File string
+	// Rules are the managed rules; nil when none. A managed deny beats
+	// every other layer, and --yes.
+	Rules *rules.Set
+	// MaxProfile caps the profile ("" = no cap): with "standard" (the
+	// default of a present file) there is no local mode whatever the
+	// workspace or --profile says.
+	MaxProfile risk.Profile
+	// ManagedRulesOnly: only the managed allow rules admit anything, and
+	// nobody is asked.
+	ManagedRulesOnly bool
+	// NoAllowOnce ("allow_once": false) forbids --yes and the once and
+	// always answers.
+	NoAllowOnce bool
+	// RequireSandbox forbids `ocfetch run --no-sandbox`.
+	RequireSandbox bool
+}
+
+// Present reports whether a managed policy file was read.
+func (p Policy) Present() bool { return p.File != "" }
+
+// Cap returns profile lowered to p.MaxProfile when it is above it.
+func (p Policy) Cap(profile risk.Profile) risk.Profile {
+	if p.MaxProfile != "" && rank(profile) > rank(p.MaxProfile) {
+		return p.MaxProfile
+	}
+	return profile
+}
+
+// Allows reports whether profile is within p.MaxProfile.
+func (p Policy) Allows(profile risk.Profile) bool { return p.Cap(profile) == profile }
+
+func rank(p risk.Profile) int { return slices.Index(risk.Profiles, p) }
+
+// Options configure [Load]. A nil *Options is the zero value.
+type Options struct {
+	// Path is the policy file. "" means [DefaultPath]: only tests set it.
+	Path string
+	// Administrator reports whether owner may own and write the policy
+	// file and its directory. owner is the decimal uid on Unix and the
+	// string SID ("S-1-5-32-544") on Windows. nil means the platform's
+	// administrators: uid 0 on Unix; SYSTEM, Administrators and
+	// TrustedInstaller on Windows.
+	Administrator func(owner string) bool
+}
+
+// Load reads the managed policy. A missing file (or directory) is the zero
+// Policy and no error. Otherwise the file must be a regular file (not a
+// symlink), of at most [MaxFileSize], that only administrators can write
+// (see [Options.Administrator]: on Unix the file and its directory are
+// owned by one and not group- or world-writable; on Windows the owner of
+// each is one and no allow entry of their DACLs grants a write, delete or
+// permission right to anyone else), and must parse ([Parse]). Anything else
+// is an *refusal.Error with code managed_policy_invalid that names the
+// file: the caller must refuse every call.
+//
+// The file is read on every call; nothing is cached.
+func Load(opts *Options) (Policy, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	path := o.Path
+	if path == "" {
+		var err error
+		if path, err = DefaultPath(); err != nil {
+			return Policy{}, refusal.Newf(refusal.ManagedPolicyInvalid, "managed policy: %v", err).Wrap(err)
+		}
+	}
+	admin := o.Administrator
+	if admin == nil {
+		admin = isAdministrator
+	}
+	dir, name := filepath.Split(path)
+	d := rootfile.Dir{Path: filepath.Clean(dir)}
+	fi, err := d.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Policy{}, nil
+	}
+	if err != nil {
+		return Policy{}, invalid(path, "%v", err).Wrap(err)
+	}
+	data, err := d.Read(name, MaxFileSize) // regular file, no symlink, bounded
+	if err != nil {
+		return Policy{}, invalid(path, "%v", err).Wrap(err)
+	}
+	if err := checkOwner(d.Path, path, fi, admin); err != nil {
+		return Policy{}, invalid(path, "%s: %v", path, err).Wrap(err)
+	}
+	p, err := Parse(data)
+	if err != nil {
+		return Policy{}, invalid(path, "%s: %v", path, err).Wrap(err)
+	}
+	p.File = path
+	return p, nil
+}
+
+func invalid(path, format string, args ...any) *refusal.Error {
+	return refusal.Newf(refusal.ManagedPolicyInvalid, "managed policy "+format+"; every call is refused until it is fixed", args...).
+		WithHint("ask your administrator to fix " + path + " (owned by an administrator, writable by administrators only, valid JSON as in the README's \"For administrators\"), or to remove it")
+}
+
+// policyJSON is the file's structure: the top-level keys and the rule
+// keys of rules.json, which needs a depth of 4.
+var policyJSON = strictjson.Walker{
+	MaxDepth: 8,
+	Keys: []string{
+		"schema_version", "rules", "max_profile", "managed_rules_only", "allow_once", "require_sandbox",
+		"capability", "target", "decision", "schema", "host", "port",
+	},
+}
+
+// Parse reads a policy document strictly: valid UTF-8 JSON, one object, no
+// trailing data, no duplicate or unknown keys; "schema_version", if
+// present, the integer 1; "rules" an array of rules exactly as in
+// rules.json (a wildcard over a public suffix refused); "max_profile" one
+// of strict, standard, permissive; the three switches booleans. Absent
+// fields take their defaults. The returned Policy has no File.
+func Parse(data []byte) (Policy, error) {
+	p := Policy{MaxProfile: risk.Standard}
+	var rulesStart = -1
+	err := policyJSON.Walk(data, func(path strictjson.Path, v strictjson.Value) error {
+		if len(path) == 0 {
+			if v.Kind != strictjson.Object {
+				return fmt.Errorf("the top level is %s; want an object", v.Kind)
+			}
+			return nil
+		}
+		if len(path) > 1 {
+			return nil // inside "rules": rules.DecodeRules judges it
+		}
+		key := path[0].Key
+		switch key {
+		case "schema_version":
+			if _, ok := strictjson.Int(v.Raw, SchemaVersion, SchemaVersion); v.Kind != strictjson.Number || !ok {
+				return fmt.Errorf("schema_version %s is not supported; want %d", strictjson.Describe(v), SchemaVersion)
+			}
+		case "rules":
+			if v.Kind != strictjson.Array {
+				return fmt.Errorf("rules is %s; want a list of rules as in rules.json", v.Kind)
+			}
+			rulesStart = v.Offset
+		case "max_profile":
+			if v.Kind != strictjson.String || !risk.Profile(v.Text()).Valid() {
+				return fmt.Errorf("max_profile %s is not one of strict, standard, permissive", strictjson.Describe(v))
+			}
+			p.MaxProfile = risk.Profile(v.Text())
+		case "managed_rules_only", "allow_once", "require_sandbox":
+			if v.Kind != strictjson.Bool {
+				return fmt.Errorf("%s is %s; want true or false", key, v.Kind)
+			}
+			b := v.Raw[0] == 't'
+			switch key {
+			case "managed_rules_only":
+				p.ManagedRulesOnly = b
+			case "allow_once":
+				p.NoAllowOnce = !b
+			default:
+				p.RequireSandbox = b
+			}
+		default:
+			return fmt.Errorf("%q belongs inside a rule, not at the top level", key)
+		}
+		return nil
+	})
+	if err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) && se.Err == strictjson.ErrUnknownKey {
+			return Policy{}, fmt.Errorf("unknown field %q", safetext.Short(se.Key))
+		}
+		return Policy{}, err
+	}
+	if rulesStart >= 0 {
+		rs, err := rules.DecodeRules(arrayAt(data, rulesStart))
+		if err != nil {
+			return Policy{}, fmt.Errorf("rules: %v", err)
+		}
+		set, err := rules.NewSet(rs...)
+		if err != nil {
+			return Policy{}, fmt.Errorf("rules: %v", err)
+		}
+		p.Rules = set
+	}
+	return p, nil
+}
+
+// arrayAt returns the JSON array starting at data[start], which the Walker
+// has validated: the text up to its matching bracket, skipping strings.
+func arrayAt(data []byte, start int) []byte {
+	depth, inString, escaped := 0, false, false
+	for i := start; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				return data[start : i+1]
+			}
+		}
+	}
+	return data[start:]
+}

@@ -1,0 +1,148 @@
+package rules
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/rootfile"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// Location is a rules.json outside a workspace — the user's
+// (os.UserConfigDir()/ocfetch/rules.json, [UserLocation]) or any other a
+// caller or a test names: the file Name directly in directory Dir. It is
+// read and written through an os.Root opened at Dir, so a Name that is a
+// symlink (and a symlinked lock file) is refused by name, never followed.
+// The format, the checks and the guarantees are those of the workspace's
+// file ([Load], [Add], [Remove]).
+type Location struct {
+	Dir  string
+	Name string
+}
+
+// UserLocation returns the user's rule store, os.UserConfigDir()/ocfetch/
+// rules.json: rules that hold in every workspace, trusted or not. Its place
+// is the operating system's; no ocfetch variable moves it.
+func UserLocation() (Location, error) {
+	dir, err := rootfile.UserDir()
+	if err != nil {
+		return Location{}, err
+	}
+	return Location{Dir: dir, Name: "rules.json"}, nil
+}
+
+// Path returns the file's path, as messages name it.
+func (l Location) Path() string { return rootfile.Dir{Path: l.Dir}.Join(l.Name) }
+
+// LoadAt reads the rules file at l. A missing file (or directory) is an
+// empty set; anything else that is not a well-formed schema 1 rules file —
+// a symlink included — is a rules_invalid refusal naming the file, exactly
+// as [Load] refuses a workspace's.
+func LoadAt(l Location) (*Set, error) {
+	data, err := rootfile.Dir{Path: l.Dir}.Read(l.Name, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Set{}, nil
+	}
+	if err != nil {
+		return nil, refusal.Newf(refusal.RulesInvalid, "rules file %v", err).
+			WithHint(fmt.Sprintf("make %s a regular file (not a symlink) of at most %d KiB, or remove it", l.Path(), MaxFileSize>>10)).Wrap(err)
+	}
+	return parse(l.Path(), data)
+}
+
+// AddAt is [Add] for the rules file at l.
+func AddAt(ctx context.Context, l Location, r Rule) error {
+	nr, _, err := normalize(r)
+	if err != nil {
+		code := refusal.InvalidArguments
+		if errorIsHost(err) {
+			code = refusal.InvalidHost
+		}
+		return refusal.Newf(code, "rule %s: %v", capability.Sanitize(r.String()), err).Wrap(err)
+	}
+	return updateAt(ctx, l, func(rules []Rule) []Rule {
+		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, nr) })
+		return append(rules, nr)
+	})
+}
+
+// RemoveAt is [Remove] for the rules file at l.
+func RemoveAt(ctx context.Context, l Location, host string, port uint16) (bool, error) {
+	p, err := capability.ParseHostPattern(host)
+	if err != nil {
+		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", capability.Sanitize(host), err).Wrap(err)
+	}
+	target := NewRule(Allow, p, port)
+	removed := false
+	err = updateAt(ctx, l, func(rules []Rule) []Rule {
+		n := len(rules)
+		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, target) })
+		removed = len(rules) != n
+		return rules
+	})
+	return removed, err
+}
+
+// updateAt is one locked read-modify-write cycle of the file at l; it
+// writes only if change altered the rules.
+func updateAt(ctx context.Context, l Location, change func([]Rule) []Rule) error {
+	d := rootfile.Dir{Path: l.Dir}
+	unlock, err := d.Lock(ctx, l.Name)
+	if err != nil {
+		return refusal.Newf(refusal.RulesInvalid, "rules file %s cannot be locked: %v", l.Path(), err).Wrap(err)
+	}
+	defer unlock()
+	set, err := LoadAt(l)
+	if err != nil {
+		return err
+	}
+	old := set.Rules()
+	rules := change(set.Rules())
+	slices.SortStableFunc(rules, compareRules)
+	if slices.Equal(old, rules) {
+		return nil
+	}
+	data := encode(rules)
+	if len(data) > MaxFileSize {
+		return refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
+			l.Path(), len(data), len(rules), MaxFileSize)
+	}
+	if err := d.WriteAtomic(l.Name, data, filePerm); err != nil {
+		return refusal.Newf(refusal.RulesInvalid, "rules file %v: nothing was saved", err).Wrap(err)
+	}
+	return nil
+}
+
+// DecodeRules decodes a JSON array of rules written as in rules.json, for
+// a file that embeds them (the managed policy's "rules"). The caller has
+// checked the document's syntax, duplicate and unknown keys (with the
+// internal/strictjson Walker and the rule keys "capability", "target",
+// "decision", "schema", "host", "port"); DecodeRules checks each rule's
+// members, types and values as [Load] does and returns them normalised.
+// Errors name the rule by its 1-based index.
+func DecodeRules(data []byte) ([]Rule, error) {
+	var frs []fileRule
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&frs); err != nil {
+		return nil, errors.New(describeJSONError(err))
+	}
+	out := make([]Rule, 0, len(frs))
+	for i, fr := range frs {
+		r, err := fr.rule()
+		if err == nil {
+			r, _, err = normalize(r)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rule %d: %w", i+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

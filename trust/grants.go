@@ -1,0 +1,82 @@
+package trust
+
+import (
+	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// Grants is what a workspace's own files grant — what takes effect only
+// once the user trusts the workspace — and, for a complete picture, what
+// they restrict, which takes effect whether or not it is trusted.
+type Grants struct {
+	// Workspace is the workspace root the files were read from.
+	Workspace string
+
+	// Profile is settings.json's profile when it is above the default
+	// ([risk.Permissive]); "" otherwise.
+	Profile      risk.Profile
+	SettingsFile string
+	// Ports are the ports of local_fetch.json (none when it is missing).
+	Ports          localfetch.Ports
+	LocalFetchFile string
+	// Allow are rules.json's allow rules.
+	Allow     []rules.Rule
+	RulesFile string
+
+	// Restrictions, which apply in any case.
+
+	// Strict: settings.json sets profile strict.
+	Strict bool
+	// Deny are rules.json's deny rules.
+	Deny []rules.Rule
+}
+
+// Empty reports whether the files grant nothing.
+func (g Grants) Empty() bool { return g.Profile == "" && len(g.Ports) == 0 && len(g.Allow) == 0 }
+
+// ReadGrants reads the workspace's settings.json, local_fetch.json and
+// rules.json with their own readers (risk.Resolve, localfetch.ReadAllowedPorts,
+// rules.Load) and returns what they grant. A missing file grants nothing;
+// a file its reader refuses is that reader's *refusal.Error, naming the
+// file: what cannot be read cannot be shown, so it cannot be trusted.
+func ReadGrants(ws workspace.Workspace) (Grants, error) {
+	g := Grants{
+		Workspace:      ws.Root,
+		SettingsFile:   ws.SettingsPath(),
+		LocalFetchFile: localfetch.AllowlistPath(ws),
+		RulesFile:      ws.RulesPath(),
+	}
+	p, err := risk.Resolve(ws, "")
+	if err != nil {
+		return g, err
+	}
+	switch p {
+	case risk.Permissive:
+		g.Profile = p
+	case risk.Strict:
+		g.Strict = true
+	}
+	ports, err := localfetch.ReadAllowedPorts(ws)
+	switch refusal.CodeOf(err) {
+	case "":
+		g.Ports = ports
+	case refusal.LocalAllowlistMissing:
+	default:
+		return g, err
+	}
+	set, err := rules.Load(ws)
+	if err != nil {
+		return g, err
+	}
+	for _, r := range set.Rules() {
+		if r.Decision == rules.Allow {
+			g.Allow = append(g.Allow, r)
+		} else {
+			g.Deny = append(g.Deny, r)
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,423 @@
+package trust
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ocfetch/ocfetch/internal/rootfile"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
+)
+
+// FileName is the trust store's name in its directory.
+const FileName = "trust.json"
+
+// SchemaVersion is the trust.json schema this package reads and writes.
+const SchemaVersion = 1
+
+// MaxFileSize bounds trust.json: 1 MiB, thousands of workspaces.
+const MaxFileSize = 1 << 20
+
+// maxHow bounds an entry's "how".
+const maxHow = 200
+
+// filePerm: the list of a user's projects is nobody else's business.
+const filePerm = 0o600
+
+// Options configure [Open]. A nil *Options is the zero value.
+type Options struct {
+	// Dir is the directory holding trust.json. "" means
+	// os.UserConfigDir()/ocfetch. Only tests and embedders set it: no
+	// environment variable does.
+	Dir string
+	// Now returns the time an entry records. nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is the trust store. Its methods read the file on every call; it
+// is safe for concurrent use by goroutines and processes.
+type Store struct {
+	dir rootfile.Dir
+	now func() time.Time
+}
+
+// Open returns the store in opts.Dir (default os.UserConfigDir()/ocfetch).
+// It does not read or create the file; it fails only when no directory can
+// be determined.
+func Open(opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Dir == "" {
+		d, err := rootfile.UserDir()
+		if err != nil {
+			return nil, refusal.Newf(refusal.WorkspaceUntrusted, "trust store: %v", err).
+				WithHint("set HOME (or, on Windows, AppData) so that ocfetch can find your configuration directory").Wrap(err)
+		}
+		o.Dir = d
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("trust store %s: %w", o.Dir, err)
+	}
+	return &Store{dir: rootfile.Dir{Path: abs}, now: o.Now}, nil
+}
+
+// Path returns the path of trust.json.
+func (s *Store) Path() string { return s.dir.Join(FileName) }
+
+// Details say how a workspace came to be trusted, for `ocfetch trust
+// --list`: "ocfetch trust", or the command that created its .oc_chat/.
+type Details struct {
+	How string
+}
+
+// Entry is one trusted workspace.
+type Entry struct {
+	// Path is the workspace's real path (absolute, symlinks resolved).
+	Path string
+	// ID is the directory's identity when it was trusted ("" if the
+	// platform has none): see the package documentation.
+	ID        string
+	TrustedAt time.Time
+	How       string
+}
+
+// State is what is at an entry's path now.
+type State string
+
+// The states of an entry.
+const (
+	// Present: the trusted directory is at its path.
+	Present State = "present"
+	// Missing: nothing (or no directory) is at the path: the workspace
+	// was moved, renamed or deleted.
+	Missing State = "missing"
+	// Replaced: another directory is at the path; it is not trusted.
+	Replaced State = "replaced"
+)
+
+// State reports what is at e.Path now.
+func (e Entry) State() State {
+	id, err := dirID(e.Path)
+	switch {
+	case err != nil:
+		return Missing
+	case e.ID != "" && id != e.ID:
+		return Replaced
+	}
+	return Present
+}
+
+// Key returns the key a workspace root is stored under: its absolute path
+// with symlinks resolved. The root must exist.
+func Key(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", abs, err)
+	}
+	return filepath.Clean(real), nil
+}
+
+// List returns the trusted workspaces, sorted by path. A missing store is
+// an empty list. A store that cannot be read or is malformed is an
+// *refusal.Error (workspace_untrusted) naming the file: every workspace is
+// then untrusted — fail closed — until it is fixed or removed.
+func (s *Store) List() ([]Entry, error) {
+	data, err := s.dir.Read(FileName, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.invalid("%v", err).Wrap(err)
+	}
+	entries, err := Parse(data)
+	if err != nil {
+		return nil, s.invalid("%s: %v", s.Path(), err).Wrap(err)
+	}
+	return entries, nil
+}
+
+func (s *Store) invalid(format string, args ...any) *refusal.Error {
+	return refusal.Newf(refusal.WorkspaceUntrusted, "trust store "+format+"; no workspace is trusted until it is fixed", args...).
+		WithHint("fix or delete " + s.Path() + " (deleting it untrusts every workspace; `ocfetch trust --root DIR` trusts one again)")
+}
+
+// Lookup returns the entry trusting root, if root is trusted: an entry
+// for its real path whose directory identity matches. A root that does
+// not exist is not trusted.
+func (s *Store) Lookup(root string) (Entry, bool, error) {
+	entries, err := s.List()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	key, err := Key(root)
+	if err != nil {
+		return Entry{}, false, nil
+	}
+	for _, e := range entries {
+		if samePath(e.Path, key) {
+			id, err := dirID(key)
+			if err != nil || (e.ID != "" && id != e.ID) {
+				return Entry{}, false, nil
+			}
+			return e, true, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
+// Trusted reports whether the user trusts the workspace at root. It reads
+// the store on every call. A malformed store is an error (and root is not
+// trusted): fail closed.
+func (s *Store) Trusted(root string) (bool, error) {
+	_, ok, err := s.Lookup(root)
+	return ok && err == nil, err
+}
+
+// Trust records root (which must be an existing directory) as trusted,
+// replacing an entry for the same real path. The cycle is locked and the
+// file replaced atomically; a malformed store is refused and left alone.
+func (s *Store) Trust(ctx context.Context, root string, d Details) error {
+	key, err := Key(root)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(key)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", key, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("workspace %s is not a directory", key)
+	}
+	id, err := dirID(key)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", key, err)
+	}
+	how := safetext.Short(d.How)
+	if len(how) > maxHow {
+		how = how[:maxHow]
+	}
+	e := Entry{Path: key, ID: id, TrustedAt: s.now().UTC().Truncate(time.Second), How: how}
+	return s.update(ctx, func(entries []Entry) []Entry {
+		entries = slices.DeleteFunc(entries, func(x Entry) bool { return samePath(x.Path, key) })
+		return append(entries, e)
+	})
+}
+
+// Revoke removes the entry for root and reports whether there was one.
+// root need not exist any more: a deleted workspace's entry is found by
+// its absolute path (resolved through symlinks as far as they exist).
+func (s *Store) Revoke(ctx context.Context, root string) (bool, error) {
+	key, err := Key(root)
+	if err != nil {
+		abs, aerr := filepath.Abs(root)
+		if aerr != nil {
+			return false, err
+		}
+		key = filepath.Clean(abs)
+	}
+	removed := false
+	err = s.update(ctx, func(entries []Entry) []Entry {
+		n := len(entries)
+		entries = slices.DeleteFunc(entries, func(x Entry) bool { return samePath(x.Path, key) })
+		removed = len(entries) != n
+		return entries
+	})
+	return removed, err
+}
+
+// update runs one locked read-modify-write cycle; it writes only when
+// change altered the list.
+func (s *Store) update(ctx context.Context, change func([]Entry) []Entry) error {
+	unlock, err := s.dir.Lock(ctx, FileName)
+	if err != nil {
+		return s.invalid("%s cannot be locked: %v", s.Path(), err).Wrap(err)
+	}
+	defer unlock()
+	old, err := s.List()
+	if err != nil {
+		return err
+	}
+	entries := change(slices.Clone(old))
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	if slices.EqualFunc(old, entries, sameEntry) {
+		return nil
+	}
+	if err := s.dir.WriteAtomic(FileName, Encode(entries), filePerm); err != nil {
+		return fmt.Errorf("trust store: save: %w", err)
+	}
+	return nil
+}
+
+// storeJSON is trust.json's structure: depth 3 (object, array, entry).
+var storeJSON = strictjson.Walker{
+	MaxDepth: 3,
+	Keys:     []string{"schema_version", "workspaces", "path", "id", "trusted_at", "how"},
+}
+
+// Parse reads a trust.json document strictly: valid UTF-8 JSON, one
+// object, no duplicate or unknown keys, "schema_version": 1, a
+// "workspaces" array of objects each with an absolute, clean "path"
+// (listed once), a string "id", an RFC 3339 "trusted_at" and a string
+// "how". Anything else is an error saying what is wrong; nothing is
+// accepted in part.
+func Parse(data []byte) ([]Entry, error) {
+	var (
+		version  bool
+		haveWS   bool
+		entries  []Entry
+		cur      *Entry
+		seen     = map[string]bool{}
+		fields   int
+		finished = func() error {
+			if cur == nil {
+				return nil
+			}
+			if fields != 4 {
+				return fmt.Errorf("workspace %d: want \"path\", \"id\", \"trusted_at\" and \"how\"", len(entries))
+			}
+			return nil
+		}
+	)
+	err := storeJSON.Walk(data, func(p strictjson.Path, v strictjson.Value) error {
+		switch len(p) {
+		case 0:
+			if v.Kind != strictjson.Object {
+				return fmt.Errorf("the top level is %s; want an object", v.Kind)
+			}
+		case 1:
+			switch p[0].Key {
+			case "schema_version":
+				if _, ok := strictjson.Int(v.Raw, SchemaVersion, SchemaVersion); v.Kind != strictjson.Number || !ok {
+					return fmt.Errorf("schema_version %s is not supported; want %d", safetext.Short(strictjson.Describe(v)), SchemaVersion)
+				}
+				version = true
+			case "workspaces":
+				if v.Kind != strictjson.Array {
+					return fmt.Errorf("workspaces is %s; want an array", v.Kind)
+				}
+				haveWS = true
+			default:
+				return fmt.Errorf("%q does not belong at the top level", p[0].Key)
+			}
+		case 2:
+			if p[0].Key != "workspaces" {
+				return fmt.Errorf("%s: unexpected member", p)
+			}
+			if err := finished(); err != nil {
+				return err
+			}
+			if v.Kind != strictjson.Object {
+				return fmt.Errorf("workspace %d is %s; want an object", p[1].Index+1, v.Kind)
+			}
+			entries = append(entries, Entry{})
+			cur, fields = &entries[len(entries)-1], 0
+		case 3:
+			if p[0].Key != "workspaces" || cur == nil {
+				return fmt.Errorf("%s: unexpected member", p)
+			}
+			n := p[1].Index + 1
+			if v.Kind != strictjson.String {
+				return fmt.Errorf("workspace %d: %s is %s; want a string", n, p[2].Key, v.Kind)
+			}
+			s := v.Text()
+			switch p[2].Key {
+			case "path":
+				if !filepath.IsAbs(s) || filepath.Clean(s) != s {
+					return fmt.Errorf("workspace %d: path %q is not an absolute, clean path", n, safetext.Short(s))
+				}
+				if seen[s] {
+					return fmt.Errorf("workspace %d: path %q is listed twice", n, safetext.Short(s))
+				}
+				seen[s] = true
+				cur.Path = s
+			case "id":
+				cur.ID = s
+			case "trusted_at":
+				t, err := time.Parse(time.RFC3339, s)
+				if err != nil {
+					return fmt.Errorf("workspace %d: trusted_at %q is not an RFC 3339 time", n, safetext.Short(s))
+				}
+				cur.TrustedAt = t
+			case "how":
+				if len(s) > maxHow {
+					return fmt.Errorf("workspace %d: how is longer than %d bytes", n, maxHow)
+				}
+				cur.How = s
+			default:
+				return fmt.Errorf("workspace %d: %q does not belong in a workspace", n, p[2].Key)
+			}
+			fields++
+		default:
+			return fmt.Errorf("%s: nested too deeply", p)
+		}
+		return nil
+	})
+	if err == nil {
+		err = finished()
+	}
+	if err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) && se.Err == strictjson.ErrUnknownKey {
+			return nil, fmt.Errorf("unknown field %q", safetext.Short(se.Key))
+		}
+		return nil, err
+	}
+	switch {
+	case !version:
+		return nil, fmt.Errorf("schema_version is missing; want %d", SchemaVersion)
+	case !haveWS:
+		return nil, errors.New("workspaces is missing (want an array, [] for none)")
+	}
+	if entries == nil {
+		entries = []Entry{}
+	}
+	return entries, nil
+}
+
+// Encode renders entries as trust.json: one workspace a line, a trailing
+// newline. Parse(Encode(e)) returns e (with times in UTC to the second).
+func Encode(entries []Entry) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n  \"schema_version\": %d,\n  \"workspaces\": [", SchemaVersion)
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n    {\"path\": %s, \"id\": %s, \"trusted_at\": %s, \"how\": %s}",
+			quote(e.Path), quote(e.ID), quote(e.TrustedAt.UTC().Format(time.RFC3339Nano)), quote(e.How))
+	}
+	if len(entries) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]\n}\n")
+	return b.Bytes()
+}
+
+func sameEntry(a, b Entry) bool {
+	return a.Path == b.Path && a.ID == b.ID && a.TrustedAt.Equal(b.TrustedAt) && a.How == b.How
+}
+
+func quote(s string) string {
+	q, _ := json.Marshal(s) // a string always marshals
+	return string(q)
+}
