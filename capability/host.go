@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // ErrInvalidHost is wrapped by every error of [NormalizeHost] and
@@ -55,7 +57,7 @@ func NormalizeHost(host string) (string, error) {
 		}
 		addr, err := netip.ParseAddr(h)
 		if err != nil || !addr.Is6() {
-			return "", fmt.Errorf("%w: %q is not an IPv6 address", ErrInvalidHost, Sanitize(h))
+			return "", fmt.Errorf("%w: %q is not an IPv6 address", ErrInvalidHost, safetext.Short(h))
 		}
 		return addr.String(), nil
 	}
@@ -97,7 +99,7 @@ func NormalizeHost(host string) (string, error) {
 		// as an IPv4 address in inet_aton form ("127.1", "0x7f000001",
 		// "2130706433", "0177.0.0.1", "0"); Go's resolver says NXDOMAIN.
 		// Either way it is not a name anyone registers: refuse it by name.
-		return "", fmt.Errorf("%w: %q is a non-canonical IPv4 form; write the address as four decimal octets", ErrInvalidHost, Sanitize(ascii))
+		return "", fmt.Errorf("%w: %q is a non-canonical IPv4 form; write the address as four decimal octets", ErrInvalidHost, safetext.Short(ascii))
 	}
 	return ascii, nil
 }
@@ -132,22 +134,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// Sanitize returns s cut to 64 bytes with non-printable and non-ASCII bytes
-// replaced by '?', for quoting an untrusted host in a message.
-func Sanitize(s string) string {
-	const max = 64
-	var b strings.Builder
-	for i := 0; i < len(s) && b.Len() < max; i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f {
-			c = '?'
-		}
-		b.WriteByte(c)
-	}
-	if len(s) > max {
-		b.WriteString("…")
-	}
-	return b.String()
 }

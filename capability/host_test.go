@@ -119,21 +119,6 @@ func TestNormalizeHostErrorQuotesLittle(t *testing.T) {
 	}
 }
 
-func TestSanitize(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"example.com", "example.com"},
-		{"a\nb\x00c\x7f", "a?b?c?"},
-		{"é", "??"},
-		{strings.Repeat("x", 64), strings.Repeat("x", 64)},
-		{strings.Repeat("x", 65), strings.Repeat("x", 64) + "…"},
-	}
-	for _, tc := range tests {
-		if got := capability.Sanitize(tc.in); got != tc.want {
-			t.Errorf("Sanitize(%q) = %q; want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // FuzzNormalizeHost: never panics; a result is a fixed point (normalising
 // twice changes nothing), lowercase ASCII, no longer than MaxHostLength and
 // free of '%', '/', '@', brackets, spaces and control bytes.

@@ -3,6 +3,8 @@ package capability
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // HostPattern is the host of a rule: an exact normalised host
@@ -26,7 +28,7 @@ func ParseHostPattern(s string) (HostPattern, error) {
 			return HostPattern{}, err
 		}
 		if strings.Contains(h, "*") || !strings.Contains(h, ".") || (Target{Host: h}).IsIP() {
-			return HostPattern{}, fmt.Errorf("%w: wildcard %q must name a domain with at least two labels", ErrInvalidHost, Sanitize(s))
+			return HostPattern{}, fmt.Errorf("%w: wildcard %q must name a domain with at least two labels", ErrInvalidHost, safetext.Short(s))
 		}
 		return HostPattern{Host: h, Wildcard: true}, nil
 	}

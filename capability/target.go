@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Kind is a capability kind.
@@ -52,16 +54,16 @@ func (r Requirement) String() string { return string(r.Kind) + " " + r.Target.St
 // beyond "0" itself and any other form are refused.
 func ParsePort(s string) (uint16, error) {
 	if s == "" || len(s) > 5 || s[0] == '0' {
-		return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+		return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+			return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 		}
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > 65535 {
-		return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+		return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 	}
 	return uint16(n), nil
 }

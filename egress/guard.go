@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Resolver resolves a host name to addresses. *net.Resolver satisfies it.
@@ -143,7 +144,7 @@ var (
 func controlContext(ctx context.Context, network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return refusal.Newf(refusal.AddressNotPublic, "cannot check the address being connected to (%s)", capability.Sanitize(address)).Wrap(err)
+		return refusal.Newf(refusal.AddressNotPublic, "cannot check the address being connected to (%s)", safetext.Short(address)).Wrap(err)
 	}
 	if want, ok := ctx.Value(admittedKey{}).(netip.AddrPort); ok &&
 		ap.Addr().Unmap() == want.Addr() && ap.Addr().Zone() == "" && ap.Port() == want.Port() {
@@ -186,12 +187,12 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
-		return nil, refusal.Newf(refusal.InvalidArguments, "network %s is not allowed", strconv.Quote(capability.Sanitize(network))).
+		return nil, refusal.Newf(refusal.InvalidArguments, "network %s is not allowed", strconv.Quote(safetext.Short(network))).
 			WithHint("the egress guard dials tcp only")
 	}
 	rawHost, portStr, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, refusal.Newf(refusal.InvalidHost, "%s is not host:port", strconv.Quote(capability.Sanitize(address))).Wrap(err)
+		return nil, refusal.Newf(refusal.InvalidHost, "%s is not host:port", strconv.Quote(safetext.Short(address))).Wrap(err)
 	}
 	port, err := capability.ParsePort(portStr)
 	if err != nil {
@@ -199,7 +200,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	}
 	host, err = capability.NormalizeHost(rawHost)
 	if err != nil {
-		host = capability.Sanitize(rawHost)
+		host = safetext.Short(rawHost)
 		return nil, refusal.New(refusal.InvalidHost, err.Error()).Wrap(err)
 	}
 
@@ -231,7 +232,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	for _, ip := range ips {
 		if r, bad := NonPublicRange(ip); bad {
 			addr = netip.AddrPortFrom(ip, port).String()
-			which := capability.Sanitize(ip.String())
+			which := safetext.Short(ip.String())
 			if len(ips) > 1 {
 				which += " (1 of " + strconv.Itoa(len(ips)) + " addresses)"
 			}

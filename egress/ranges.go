@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 
-	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 //go:generate go run ../internal/cmd/rangesgen -v4 testdata/iana-ipv4-special-registry-1.csv -v6 testdata/iana-ipv6-special-registry-1.csv -supplement testdata/ocfetch-supplement.csv -o ranges_gen.go
@@ -194,7 +194,7 @@ func notPublic(addr netip.Addr, r Range) *refusal.Error {
 		return refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public").WithHint(publicHint)
 	}
 	// A zone is whatever a resolver or caller wrote: quote it sanitized.
-	return refusal.Newf(refusal.AddressNotPublic, "%s is %s", capability.Sanitize(addr.String()), describe(r)).WithHint(publicHint)
+	return refusal.Newf(refusal.AddressNotPublic, "%s is %s", safetext.Short(addr.String()), describe(r)).WithHint(publicHint)
 }
 
 // describe returns "in 169.254.0.0/16 (link local)", or a phrase for the

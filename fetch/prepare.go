@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -96,7 +97,7 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 	case strings.EqualFold(a.Method, http.MethodPost):
 		p.method = http.MethodPost
 	default:
-		return nil, errArgs("method " + strconv.Quote(capability.Sanitize(a.Method)) + " is not allowed; use GET or POST")
+		return nil, errArgs("method " + strconv.Quote(safetext.Short(a.Method)) + " is not allowed; use GET or POST")
 	}
 	if p.hasBody && p.method != http.MethodPost {
 		return nil, errArgs("a body is allowed with POST only")
@@ -144,7 +145,7 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 	}
 	scheme := u.Scheme // url.Parse lowercases it
 	if scheme != "http" && scheme != "https" {
-		return refusal.Newf(refusal.SchemeNotAllowed, "scheme %s is not allowed; only https (and http for local mode) are fetched", capability.Sanitize(scheme)).
+		return refusal.Newf(refusal.SchemeNotAllowed, "scheme %s is not allowed; only https (and http for local mode) are fetched", safetext.Short(scheme)).
 			WithHint("use an https:// URL")
 	}
 	if u.Opaque != "" {

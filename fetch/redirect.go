@@ -9,6 +9,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // checkRedirect returns the redirect policy of one run: a hop is followed
@@ -46,7 +47,7 @@ func (f *Fetch) redirectHop(p *prepared, req *http.Request, hop int) error {
 	scheme := strings.ToLower(u.Scheme)
 	if scheme != "http" && scheme != "https" {
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to a %s:// URL, off the approved target; not followed",
-			p.method, p.target.Host, capability.Sanitize(scheme))
+			p.method, p.target.Host, safetext.Short(scheme))
 	}
 	host, herr := capability.NormalizeHost(u.Hostname())
 	if herr != nil {
@@ -65,7 +66,7 @@ func (f *Fetch) redirectHop(p *prepared, req *http.Request, hop int) error {
 		port = 80
 	}
 	if scheme != p.scheme || host != p.target.Host || port != p.target.Port {
-		origin := capability.Sanitize(scheme) + "://" + net.JoinHostPort(host, strconv.Itoa(int(port)))
+		origin := safetext.Short(scheme) + "://" + net.JoinHostPort(host, strconv.Itoa(int(port)))
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s://%s: redirected to %s, off the approved target; not followed",
 			p.method, p.scheme, p.target, origin).
 			WithHint("redirects are followed only to the same scheme, host and port; fetch " + origin + " in a new call if you want it (it needs its own approval)")

@@ -8,6 +8,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -103,14 +104,14 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 	}
 	if !isLocalScheme(u.Scheme) {
 		return 0, refusal.Newf(refusal.SchemeNotAllowed,
-			"scheme %q is not allowed for local fetch; want http or https", capability.Sanitize(u.Scheme)).
+			"scheme %q is not allowed for local fetch; want http or https", safetext.Short(u.Scheme)).
 			WithHint("use http:// or https://")
 	}
 	host := NormalizeLocalHost(u.Hostname())
 	if !isLocalHost(host) {
 		shown := host
 		if shown == "" {
-			shown = capability.Sanitize(u.Hostname())
+			shown = safetext.Short(u.Hostname())
 		}
 		return 0, refusal.Newf(refusal.InvalidHost,
 			"host %q is not a local host; local fetch admits only localhost, 127.0.0.1 and ::1", shown).
@@ -131,7 +132,7 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 	port, err := capability.ParsePort(portStr)
 	if err != nil {
 		return 0, refusal.Newf(refusal.InvalidArguments,
-			"port %q of %s is not a decimal number 1–65535 without leading zeros", capability.Sanitize(portStr), host).
+			"port %q of %s is not a decimal number 1–65535 without leading zeros", safetext.Short(portStr), host).
 			WithHint("write the port as the server listens on it, e.g. :3000")
 	}
 	ports, err := ReadAllowedPorts(ws)
@@ -152,7 +153,7 @@ func profileName(p risk.Profile) string {
 	if p.Valid() {
 		return string(p)
 	}
-	return fmt.Sprintf("%q", capability.Sanitize(string(p)))
+	return fmt.Sprintf("%q", safetext.Short(string(p)))
 }
 
 // bracket returns host bracketed when it is an IPv6 literal.
