@@ -32,6 +32,16 @@ func (t Target) String() string {
 	return net.JoinHostPort(t.Host, strconv.Itoa(int(t.Port)))
 }
 
+// HostString returns the host as a URL or a host:port writes it: an IPv6
+// host bracketed ("[::1]"), any other host as is. It is the one IPv6
+// bracketing; [Target.String] adds the port.
+func (t Target) HostString() string {
+	if strings.IndexByte(t.Host, ':') >= 0 {
+		return "[" + t.Host + "]"
+	}
+	return t.Host
+}
+
 // IsIP reports whether the target's host is an IP literal.
 func (t Target) IsIP() bool {
 	_, err := netip.ParseAddr(t.Host)
