@@ -43,7 +43,7 @@ type Broker struct {
 // decision is how a call's requirements were settled, for the audit line.
 type decision struct {
 	allowed   bool
-	decidedBy string // rule, once, always, denied, profile, policy, unanswered
+	decidedBy audit.DecidedBy // rule, once, always, denied, profile, policy, unanswered
 	rule      string
 	err       *refusal.Error
 }

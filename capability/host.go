@@ -16,6 +16,11 @@ import (
 // [ParseTarget].
 var ErrInvalidHost = errors.New("invalid host")
 
+// ErrLookAlike is wrapped, with [ErrInvalidHost], by the error of
+// [NormalizeHost] for a non-ASCII spelling that IDNA maps to an IP literal
+// or a local host: the message asks for the host in ASCII.
+var ErrLookAlike = errors.New("look-alike host spelling")
+
 // MaxHostLength bounds a host name in bytes after mapping (RFC 1035: 253 in
 // presentation form without the trailing dot).
 const MaxHostLength = 253
@@ -102,7 +107,7 @@ func NormalizeHost(host string) (string, error) {
 		// soft hyphen, a letter that case folding maps to ASCII) names
 		// what it does not show: refused, and the user asked for ASCII.
 		if _, err := netip.ParseAddr(ascii); err == nil || IsLocalHost(ascii) || endsInNumber(ascii) {
-			return "", fmt.Errorf("%w: the host is spelled with look-alike characters that IDNA maps to %q; write it in ASCII", ErrInvalidHost, safetext.Short(ascii))
+			return "", fmt.Errorf("%w: the host is spelled with look-alike characters that IDNA maps to %q; write it in ASCII (%w)", ErrInvalidHost, safetext.Short(ascii), ErrLookAlike)
 		}
 	}
 	if addr, err := netip.ParseAddr(ascii); err == nil {

@@ -25,7 +25,7 @@ type verdict struct {
 	local bool
 	// decidedBy is "rule" when a saved rule decided, else "policy" (local
 	// mode, the address check, an unreadable file).
-	decidedBy string
+	decidedBy audit.DecidedBy
 	// rule is the deciding rule, as "allow example.com:443".
 	rule string
 	err  *refusal.Error
