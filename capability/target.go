@@ -52,6 +52,28 @@ func (t Target) IsIP() bool {
 type Requirement struct {
 	Kind   Kind   `json:"capability"`
 	Target Target `json:"target"`
+	// Scheme and PortWritten complete the origin the requirement was
+	// parsed from ([NetworkOrigin]), for the policy's scheme and local-mode
+	// rules. They are not part of the recorded requirement: a rule names
+	// the target only. Empty and false for a requirement made by [Network].
+	Scheme      string `json:"-"`
+	PortWritten bool   `json:"-"`
+}
+
+// NetworkOrigin returns the network requirement of o: its target, with the
+// scheme and whether the port was written kept for the policy.
+func NetworkOrigin(o Origin) Requirement {
+	return Requirement{Kind: KindNetwork, Target: o.Target, Scheme: o.Scheme, PortWritten: o.PortWritten}
+}
+
+// Origin returns the origin r was made from ([NetworkOrigin]); for a
+// requirement made by [Network] the scheme is empty and the port counts as
+// written (a bare host:port names its port).
+func (r Requirement) Origin() Origin {
+	if r.Scheme == "" {
+		return Origin{Target: r.Target, PortWritten: true}
+	}
+	return Origin{Scheme: r.Scheme, Target: r.Target, PortWritten: r.PortWritten}
 }
 
 // Network returns the network requirement for t.
