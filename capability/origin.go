@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -85,13 +84,10 @@ func ParseOrigin(scheme, hostname, port string) (Origin, error) {
 	return o, nil
 }
 
-// OriginOf is [ParseOrigin] of u's scheme, host and port. A URL whose
-// authority ends in ":" (an empty port) is refused: it writes no port,
-// but it does not leave it out either.
+// OriginOf is [ParseOrigin] of u's scheme, host and port. An authority
+// ending in ":" ("http://localhost:/") writes no port, as url.URL.Port
+// reads it: local mode then refuses it as local_port_missing.
 func OriginOf(u *url.URL) (Origin, error) {
-	if strings.HasSuffix(u.Host, ":") {
-		return Origin{}, fmt.Errorf("%w: the port after ':' is empty", ErrInvalidPort)
-	}
 	return ParseOrigin(u.Scheme, u.Hostname(), u.Port())
 }
 

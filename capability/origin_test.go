@@ -22,7 +22,7 @@ func TestOriginOf(t *testing.T) {
 		{"http://[0:0::1]:3000/", capability.Origin{Scheme: "http", Target: capability.Target{Host: "::1", Port: 3000}, PortWritten: true}, "http://[::1]:3000", nil},
 		{"https://[2606:4700::1111]/", capability.Origin{Scheme: "https", Target: capability.Target{Host: "2606:4700::1111", Port: 443}}, "https://[2606:4700::1111]", nil},
 		{"ftp://example.com/", capability.Origin{}, "", capability.ErrInvalidScheme},
-		{"http://localhost:/", capability.Origin{}, "", capability.ErrInvalidPort},
+		{"http://localhost:/", capability.Origin{Scheme: "http", Target: capability.Target{Host: "localhost", Port: 80}}, "http://localhost", nil},
 		{"http://localhost:0/", capability.Origin{}, "", capability.ErrInvalidPort},
 		{"http://localhost:03000/", capability.Origin{}, "", capability.ErrInvalidPort},
 		{"http://127.1:3000/", capability.Origin{}, "", capability.ErrInvalidHost},

@@ -110,23 +110,6 @@ func NewGuard(opts *Options) *Guard {
 	return g
 }
 
-type loopbackPortKey struct{}
-
-// WithLoopbackPort returns a context carrying local mode's admission of
-// port: a Guard given this context may dial 127.0.0.1 (then ::1) on port,
-// and only on port, for the hosts localhost, 127.0.0.1 and ::1. It is set
-// by the code that decided local mode applies (localfetch's admission rule)
-// and by nothing else. Port 0 admits nothing.
-func WithLoopbackPort(ctx context.Context, port uint16) context.Context {
-	return context.WithValue(ctx, loopbackPortKey{}, port)
-}
-
-// LoopbackPort returns the port local mode admitted on ctx, if any.
-func LoopbackPort(ctx context.Context) (uint16, bool) {
-	p, ok := ctx.Value(loopbackPortKey{}).(uint16)
-	return p, ok && p != 0
-}
-
 // admittedKey carries, for one dial of the default dialer, the loopback
 // address and port local mode admitted: controlContext lets exactly that
 // through. It is unexported, so only the Guard can set it.
@@ -151,12 +134,6 @@ func controlContext(ctx context.Context, network, address string, _ syscall.RawC
 		return nil
 	}
 	return CheckPublic(ap.Addr())
-}
-
-// isLoopbackHost reports whether a normalised host is one of local mode's
-// three host names.
-func isLoopbackHost(host string) bool {
-	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
 // DialContext connects to address ("host:port") on network, which must be
@@ -204,9 +181,9 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 		return nil, refusal.New(refusal.InvalidHost, err.Error()).Wrap(err)
 	}
 
-	if p, ok := LoopbackPort(ctx); ok && p == port && isLoopbackHost(host) {
+	if addrs := admittedLoopback(ctx, host, port); addrs != nil {
 		local = true
-		conn, addr, err = g.dialAll(ctx, network, host, port, []netip.Addr{loopback4, loopback6}, true)
+		conn, addr, err = g.dialAll(ctx, network, host, port, addrs, true)
 		return conn, err
 	}
 
