@@ -187,14 +187,22 @@ func removeHopHeaders(h http.Header) {
 	}
 }
 
+// origin is the typed origin the policy decides on: the target with its
+// port (a proxy target always names one, written or http's 80), and the
+// scheme http for a forwarded request, none for a tunnel.
+func (p parsedRequest) origin() capability.Origin {
+	o := capability.Origin{Target: p.target, PortWritten: true}
+	if p.kind == kindForward {
+		o.Scheme = "http"
+	}
+	return o
+}
+
 // hostHeader is the Host header for target: the host, bracketed if IPv6,
 // with the port unless it is http's 80.
 func hostHeader(t capability.Target) string {
 	if t.Port == 80 {
-		if strings.Contains(t.Host, ":") {
-			return "[" + t.Host + "]"
-		}
-		return t.Host
+		return t.HostString()
 	}
 	return t.String()
 }
