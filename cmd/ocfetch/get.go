@@ -23,6 +23,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -431,12 +432,20 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		}
 	}
 	if f.json {
-		return writeJSON(a.stdout, getJSON{
+		if err := writeJSON(a.stdout, getJSON{
 			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
 			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
-		})
+		}); err != nil {
+			return err
+		}
+	} else {
+		printResponse(a.stdout, out, f, sink, isTerminal(a.stdout))
 	}
-	printResponse(a.stdout, out, f, sink)
+	if res.AuditFailure != nil {
+		// The response was delivered, but its audit line is lost: said on
+		// stderr and in the exit status, never only under -v.
+		return refusalError(res.AuditFailure)
+	}
 	return nil
 }
 
@@ -498,33 +507,42 @@ func nonNil(m map[string]string) map[string]string {
 
 // printResponse writes the human form: the status line, the final URL, the
 // header summary, a blank line and the content (or where the body went),
-// then any notes and how to read on.
-func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink) {
+// then any notes and how to read on. What the server chose (URL, title,
+// header values, notes) goes through safetext.Line; the content, on a
+// terminal, through safetext.TerminalWriter, so that no escape sequence
+// reaches the terminal. A pipe gets the content's bytes untouched.
+func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink, terminal bool) {
 	status := "HTTP " + strconv.Itoa(out.Status)
 	if t := http.StatusText(out.Status); t != "" {
 		status += " " + t
 	}
 	fmt.Fprintln(w, status)
-	fmt.Fprintf(w, "url: %s\n", out.URL)
+	fmt.Fprintf(w, "url: %s\n", safetext.Line(out.URL))
 	if out.Title != "" {
-		fmt.Fprintf(w, "title: %s\n", out.Title)
+		fmt.Fprintf(w, "title: %s\n", safetext.Line(out.Title))
 	}
 	for _, name := range localfetch.ResponseHeaders {
 		if v, ok := out.Headers[name]; ok {
-			fmt.Fprintf(w, "%s: %s\n", name, v)
+			fmt.Fprintf(w, "%s: %s\n", name, safetext.Line(v))
 		}
 	}
 	fmt.Fprintln(w)
 	if sink != nil {
-		fmt.Fprintf(w, "wrote %d bytes to %s\n", out.Bytes, f.output)
+		fmt.Fprintf(w, "wrote %d bytes to %s\n", out.Bytes, safetext.Line(f.output))
 		return
 	}
-	fmt.Fprint(w, out.Content)
+	if terminal {
+		tw := safetext.NewTerminalWriter(w)
+		io.WriteString(tw, out.Content)
+		tw.Flush()
+	} else {
+		io.WriteString(w, out.Content)
+	}
 	if !strings.HasSuffix(out.Content, "\n") && out.Content != "" {
 		fmt.Fprintln(w)
 	}
 	for _, n := range out.Notes {
-		fmt.Fprintf(w, "\n[%s]\n", n)
+		fmt.Fprintf(w, "\n[%s]\n", safetext.Line(n))
 	}
 	if out.Truncated {
 		fmt.Fprintf(w, "\n… %d more characters: --start-index %d\n", out.Remaining, out.NextStartIndex)
