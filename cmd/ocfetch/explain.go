@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -81,6 +83,13 @@ type addressVerdict struct {
 }
 
 func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) error {
+	// The URL is checked as get checks it, so that both say the same.
+	if strings.TrimSpace(rawURL) == "" {
+		return usageErrorf("run 'ocfetch explain --help' for usage", "missing URL")
+	}
+	if !utf8.ValidString(rawURL) {
+		return usageErrorf("run 'ocfetch explain --help' for usage", "the URL is not valid UTF-8")
+	}
 	ws, err := a.workspace()
 	if err != nil {
 		return err

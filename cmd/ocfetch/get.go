@@ -267,7 +267,7 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("empty header name")
 	}
 	if !httpguts.ValidHeaderFieldName(name) {
-		return "", "", fmt.Errorf("%q is not a valid header name", printable(name))
+		return "", "", fmt.Errorf("%q is not a valid header name", safetext.Short(name))
 	}
 	if !httpguts.ValidHeaderFieldValue(value) {
 		return "", "", fmt.Errorf("the value of %s has control characters", name)
@@ -276,23 +276,6 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("the value of %s is not valid UTF-8", name)
 	}
 	return name, value, nil
-}
-
-// printable cuts s to 40 bytes and replaces bytes outside printable ASCII,
-// for echoing a user-typed name in a message.
-func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s) && i < 40; i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f {
-			c = '?'
-		}
-		b.WriteByte(c)
-	}
-	if len(s) > 40 {
-		b.WriteString("…")
-	}
-	return b.String()
 }
 
 // approver picks who settles an uncovered target: --yes approves this call
