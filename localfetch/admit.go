@@ -153,7 +153,7 @@ func Admit(o capability.Origin, ws workspace.Workspace, profile risk.Profile) (u
 	if !ports.Contains(port) {
 		return 0, refusal.Newf(refusal.LocalPortNotAllowed,
 			"port %d on %s is not in the local allowlist %s (allowed: %s)", port, host, AllowlistPath(ws), ports).
-			WithHint(fmt.Sprintf("run %s to allow it", safetext.ShellQuote(fmt.Sprintf("ocfetch local allow %d", port))))
+			WithHint(fmt.Sprintf(`run "ocfetch local allow %d" to allow it`, port))
 	}
 	return port, nil
 }
