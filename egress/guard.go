@@ -141,9 +141,10 @@ func controlContext(ctx context.Context, network, address string, _ syscall.RawC
 //
 //   - The host is normalised with capability.NormalizeHost; an invalid host
 //     is refused (invalid_host).
-//   - If ctx carries local mode's admitted port ([WithLoopbackPort]), the
-//     host is localhost, 127.0.0.1 or ::1 and the port is that port, the
-//     literal 127.0.0.1:port is dialed, then [::1]:port; no DNS is asked.
+//   - If ctx carries local mode's admission ([WithLoopback]) for this host
+//     (localhost, 127.0.0.1 or ::1) and port, the loopback address written
+//     is dialed: 127.0.0.1 only, ::1 only, or for localhost 127.0.0.1 then
+//     ::1; no DNS is asked.
 //   - Otherwise an IP literal must be public ([CheckPublic]), and a name is
 //     resolved with the Resolver and EVERY address it answers must be
 //     public: one non-public answer refuses the name (address_not_public,

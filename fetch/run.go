@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"github.com/ocfetch/ocfetch/capability"
 	"io"
 	"mime"
 	"net/http"
@@ -64,7 +65,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	} else {
 		// A public call admits no loopback port, whatever the caller's
 		// context carries.
-		ctx = egress.WithLoopbackPort(ctx, 0)
+		ctx = egress.WithLoopback(ctx, capability.Target{})
 	}
 
 	var body io.Reader
