@@ -3,6 +3,7 @@ package capability_test
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -134,7 +135,8 @@ func FuzzNormalizeHost(f *testing.F) {
 		"[::1]", "[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]", "[fe80::1%25eth0]", // IPv6
 		"127.1", "0x7f000001", "2130706433", "0177.0.0.1", "0", // inet_aton forms
 		"a..b", ".", "", "user@host", "host/x", // malformed
-		"example.com..", // two trailing dots
+		"example.com..",                                                    // two trailing dots
+		"local\u00adhost", "localho\u017ft", "a&b.example", "\x80.example", // look-alikes, shell and audit breakers, not UTF-8
 	} {
 		f.Add(s)
 	}
@@ -153,11 +155,19 @@ func FuzzNormalizeHost(f *testing.F) {
 		if got == "" || len(got) > capability.MaxHostLength {
 			t.Fatalf("NormalizeHost(%q) = %q: empty or over-long", host, got)
 		}
+		if _, err := netip.ParseAddr(got); err == nil {
+			return
+		}
+		// Item 4 of issue 11: a name holds letters, digits, '-', '_' and
+		// '.' only, so it is a valid audit summary and safe in a hint.
 		for i := 0; i < len(got); i++ {
 			c := got[i]
-			if c <= 0x20 || c >= 0x7f || (c >= 'A' && c <= 'Z') || strings.IndexByte("%/@[]\\", c) >= 0 {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 				t.Fatalf("NormalizeHost(%q) = %q holds byte %q", host, got, c)
 			}
+		}
+		if !isASCII(host) && capability.IsLocalHost(got) {
+			t.Fatalf("NormalizeHost(%q) = %q: a look-alike of a local host passed", host, got)
 		}
 	})
 }
@@ -228,4 +238,13 @@ func TestNormalizeHostLookAlikes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
