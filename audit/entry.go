@@ -23,10 +23,10 @@ type Entry struct {
 	Summary     string                  `json:"summary"`
 	Requirement *capability.Requirement `json:"requirement,omitempty"`
 	// Decision is DecisionAllow, DecisionDeny or DecisionRefused.
-	Decision string `json:"decision"`
+	Decision Decision `json:"decision"`
 	// DecidedBy says what decided: ByRule, ByOnce, ByAlways, ByDenied,
 	// ByUnanswered, ByProfile or ByPolicy.
-	DecidedBy string `json:"decided_by"`
+	DecidedBy DecidedBy `json:"decided_by"`
 	// Rule is the deciding rule when there was one, "allow example.com:443".
 	Rule string `json:"rule,omitempty"`
 	// Outcome is OutcomeOK or the refusal or failure reason code.
@@ -39,22 +39,31 @@ type Entry struct {
 	BytesDown int64 `json:"bytes_down,omitempty"`
 }
 
+// Decision is the decision an audit line records. The broker and the proxy
+// use these constants alike.
+type Decision string
+
 // Decisions.
 const (
-	DecisionAllow   = "allow"
-	DecisionDeny    = "deny"
-	DecisionRefused = "refused"
+	DecisionAllow   Decision = "allow"
+	DecisionDeny    Decision = "deny"
+	DecisionRefused Decision = "refused"
 )
+
+// DecidedBy says what made an audit line's decision: the typed vocabulary
+// of the decided_by field, used by the policy core, the broker and the
+// proxy alike.
+type DecidedBy string
 
 // What decided.
 const (
-	ByRule       = "rule"       // a saved rule
-	ByOnce       = "once"       // the user approved this call
-	ByAlways     = "always"     // the user approved and saved an allow rule
-	ByDenied     = "denied"     // the user denied
-	ByUnanswered = "unanswered" // nobody could be asked
-	ByProfile    = "profile"    // the risk profile refused
-	ByPolicy     = "policy"     // a policy check refused before any decision
+	ByRule       DecidedBy = "rule"       // a saved rule
+	ByOnce       DecidedBy = "once"       // the user approved this call
+	ByAlways     DecidedBy = "always"     // the user approved and saved an allow rule
+	ByDenied     DecidedBy = "denied"     // the user denied
+	ByUnanswered DecidedBy = "unanswered" // nobody could be asked
+	ByProfile    DecidedBy = "profile"    // the risk profile refused
+	ByPolicy     DecidedBy = "policy"     // a policy check refused before any decision
 )
 
 // OutcomeOK is the outcome of a call that delivered a response.

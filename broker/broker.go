@@ -2,15 +2,14 @@ package broker
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -32,6 +31,9 @@ type Broker struct {
 	Audit *audit.Log
 	// Logger receives diagnostics (domain BROKER). If nil, they are dropped.
 	Logger *slog.Logger
+	// ForModel makes not_approved hints address a model (the MCP server):
+	// "ask the user to run: ocfetch rules allow …", never the command alone.
+	ForModel bool
 	// UnansweredHint is added to the not_approved hint when nobody could
 	// be asked, for what only this front end offers (the CLI: "or pass
 	// --yes to approve this call once"). Empty adds nothing.
@@ -43,7 +45,7 @@ type Broker struct {
 // decision is how a call's requirements were settled, for the audit line.
 type decision struct {
 	allowed   bool
-	decidedBy string // rule, once, always, denied, profile, policy, unanswered
+	decidedBy audit.DecidedBy
 	rule      string
 	err       *refusal.Error
 }
@@ -51,6 +53,11 @@ type decision struct {
 // Call prepares, decides, runs and audits one call of t. It never returns
 // nil and never a Go error: every refusal and failure is an error result
 // with a reason code.
+//
+// Before anything is decided or sent, the audit log must be writable
+// ([audit.Log.Preflight]): otherwise the call is refused with
+// audit_unavailable naming the file. A line that fails after the call is
+// reported in the result's AuditFailure.
 func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.Result {
 	start := b.now()
 	id := uuid.New()
@@ -62,8 +69,12 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 	if err != nil {
 		res := tool.ErrorResult(err)
 		log.Log(ctx, diag.L2, "call refused at prepare", "reason", res.Reason)
-		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: "policy"}, res, start)
+		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: audit.ByPolicy}, res, start)
 		return res
+	}
+	if err := b.Audit.Preflight(); err != nil {
+		log.Log(ctx, diag.L1, "audit log unavailable; call refused", "err", err)
+		return tool.ErrorResult(err)
 	}
 	var primary *capability.Requirement
 	if len(req.Requirements) > 0 {
@@ -86,22 +97,37 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 	return res
 }
 
-// decide settles every requirement of req; the first refusal wins.
-func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
-	d := decision{allowed: true, decidedBy: "policy"}
-	if len(req.Requirements) == 0 {
-		return d
-	}
-	set, err := rules.Load(b.Workspace)
+// Pending reports whether a call of t with argsJSON would ask the user,
+// and what: the request an Approver would be shown for its first
+// requirement that policy.Decide answers Ask, when no requirement before it
+// is denied. It prepares the call but runs, records and saves nothing. The
+// MCP server uses it to know whether to ask before the call.
+func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (ApprovalRequest, bool) {
+	req, _, err := t.PrepareCall(ctx, uuid.New(), argsJSON)
 	if err != nil {
-		r, ok := refusal.As(err)
-		if !ok {
-			r = refusal.Newf(refusal.RulesInvalid, "cannot read %s", b.Workspace.RulesPath()).Wrap(err)
-		}
-		return decision{decidedBy: "policy", err: r}
+		return ApprovalRequest{}, false
 	}
 	for _, need := range req.Requirements {
-		d = b.decideOne(ctx, log, name, summary, set, need)
+		switch d := policy.Decide(ctx, b.args(need)); d.Result {
+		case policy.Ask:
+			return ApprovalRequest{Tool: toolName(ctx, t), Summary: t.AuditSummary(argsJSON), Requirement: need, Profile: b.Profile}, true
+		case policy.Deny:
+			return ApprovalRequest{}, false
+		}
+	}
+	return ApprovalRequest{}, false
+}
+
+func (b *Broker) args(need capability.Requirement) policy.Args {
+	return policy.Args{Front: policy.FrontFetchTool, Origin: need.Origin(), Workspace: b.Workspace, Profile: b.Profile, ForModel: b.ForModel}
+}
+
+// decide settles every requirement of req with policy.Decide, asking the
+// Approver where it answers Ask; the first refusal wins.
+func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
+	d := decision{allowed: true, decidedBy: audit.ByPolicy}
+	for _, need := range req.Requirements {
+		d = b.decideOne(ctx, log, name, summary, need)
 		if !d.allowed {
 			return d
 		}
@@ -109,25 +135,17 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 	return d
 }
 
-func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, set *rules.Set, need capability.Requirement) decision {
+func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement) decision {
 	target := need.Target.String()
-	if m, ok := set.Decide(need); ok {
-		ruleText := m.Rule.String()
-		if m.Decision == rules.Deny {
-			log.Log(ctx, diag.L2, "denied by rule", "target", target, "rule", ruleText)
-			return decision{decidedBy: "rule", rule: ruleText, err: refusal.Newf(refusal.DeniedByRule,
-				"%s is denied by the rule %q in %s", target, ruleText, b.Workspace.RulesPath()).
-				WithHint("remove the rule with: ocfetch rules remove " + strings.TrimPrefix(ruleText, string(m.Rule.Decision)+" "))}
-		}
-		log.Log(ctx, diag.L2, "allowed by rule", "target", target, "rule", ruleText)
-		return decision{allowed: true, decidedBy: "rule", rule: ruleText}
+	pd := policy.Decide(ctx, b.args(need))
+	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String())
+	switch pd.Result {
+	case policy.Allow:
+		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule}
+	case policy.Deny:
+		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, err: pd.Refusal}
 	}
-	allowHint := fmt.Sprintf("allow it with: ocfetch rules allow %s", target)
-	if b.Profile == risk.Strict {
-		log.Log(ctx, diag.L2, "not approved: profile strict accepts saved rules only", "target", target)
-		return decision{decidedBy: "profile", err: refusal.Newf(refusal.NotApproved,
-			"%s is not covered by a saved rule, and profile strict accepts saved rules only", target).WithHint(allowHint)}
-	}
+	allowHint := policy.AllowHint(need.Target, b.ForModel)
 	approver := b.Approver
 	if approver == nil {
 		approver = NonInteractive()
@@ -140,7 +158,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	log.Log(ctx, diag.L2, "approval answered", "target", target, "answer", answer.String())
 	switch answer {
 	case Once:
-		return decision{allowed: true, decidedBy: "once"}
+		return decision{allowed: true, decidedBy: audit.ByOnce}
 	case Always:
 		rule := rules.Rule{
 			Capability: need.Kind,
@@ -152,17 +170,17 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 			// The user approved this call; only the saving failed. Run it,
 			// and say so where the operator looks.
 			log.Log(ctx, diag.L1, "approved always, but the rule was not saved", "target", target, "err", err)
-			return decision{allowed: true, decidedBy: "once"}
+			return decision{allowed: true, decidedBy: audit.ByOnce}
 		}
-		return decision{allowed: true, decidedBy: "always", rule: ruleText}
+		return decision{allowed: true, decidedBy: audit.ByAlways, rule: ruleText}
 	case Deny:
-		return decision{decidedBy: "denied", err: refusal.Newf(refusal.NotApproved,
+		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
 			"%s was denied by the user", target).WithHint(allowHint)}
 	}
 	if b.UnansweredHint != "" {
 		allowHint += " (" + b.UnansweredHint + ")"
 	}
-	return decision{decidedBy: "unanswered", err: refusal.Newf(refusal.NotApproved,
+	return decision{decidedBy: audit.ByUnanswered, err: refusal.Newf(refusal.NotApproved,
 		"%s is not covered by a saved rule and nobody could be asked", target).WithHint(allowHint)}
 }
 
@@ -182,20 +200,14 @@ func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name
 		Bytes:       res.Bytes,
 		DurationMS:  b.now().Sub(start).Milliseconds(),
 	}
-	switch {
-	case d.allowed:
-		e.Decision = "allow"
-	case d.decidedBy == "policy":
-		e.Decision = "refused"
-	default:
-		e.Decision = "deny"
-	}
-	e.Outcome = "ok"
+	e.Decision = policy.AuditDecision(d.allowed, d.decidedBy)
+	e.Outcome = audit.OutcomeOK
 	if res.IsError {
 		e.Outcome = string(res.Reason)
 	}
 	if err := b.Audit.Append(e); err != nil {
 		log.Log(ctx, diag.L1, "audit line not written", "err", err)
+		res.AuditFailure = b.Audit.Unavailable(err)
 	}
 }
 

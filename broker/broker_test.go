@@ -120,7 +120,7 @@ func TestCallDecisions(t *testing.T) {
 		args        string
 		wantReason  refusal.Code
 		wantRan     bool
-		wantBy      string
+		wantBy      audit.DecidedBy
 		wantRule    string
 		wantOutcome string
 	}{
@@ -250,7 +250,7 @@ func TestUnansweredNamesTheRuleCommand(t *testing.T) {
 	if res.Reason != refusal.NotApproved {
 		t.Fatalf("reason = %q; want not_approved", res.Reason)
 	}
-	if want := "ocfetch rules allow [2001:4860::8888]:8443"; !strings.Contains(res.Hint, want) {
+	if want := "ocfetch rules allow '[2001:4860::8888]:8443'"; !strings.Contains(res.Hint, want) {
 		t.Errorf("hint = %q; want it to contain %q", res.Hint, want)
 	}
 	if _, err := os.Stat(ws.RulesPath()); !errors.Is(err, os.ErrNotExist) {

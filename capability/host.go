@@ -5,13 +5,21 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // ErrInvalidHost is wrapped by every error of [NormalizeHost] and
 // [ParseTarget].
 var ErrInvalidHost = errors.New("invalid host")
+
+// ErrLookAlike is wrapped, with [ErrInvalidHost], by the error of
+// [NormalizeHost] for a non-ASCII spelling that IDNA maps to an IP literal
+// or a local host: the message asks for the host in ASCII.
+var ErrLookAlike = errors.New("look-alike host spelling")
 
 // MaxHostLength bounds a host name in bytes after mapping (RFC 1035: 253 in
 // presentation form without the trailing dot).
@@ -28,17 +36,23 @@ var lookup = idna.Lookup
 //   - brackets around an IPv6 literal are removed and the address compressed
 //     ("[0:0:0:0:0:0:0:1]" becomes "::1");
 //   - an IPv6 zone ("fe80::1%eth0") is refused;
-//   - a name is mapped through IDNA UTS #46 to ASCII ("１２７.０.０.１" becomes
-//     "127.0.0.1", "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ" becomes "localhost", "Bücher.example"
+//   - a name is mapped through IDNA UTS #46 to ASCII ("Bücher.example"
 //     becomes "xn--bcher-kva.example"), lowercased, and one trailing dot
-//     removed;
+//     removed; after mapping it holds letters, digits, '-', '_' and '.'
+//     only;
+//   - a non-ASCII spelling that maps to an IP literal, a numeric last label
+//     or one of the three local hosts ("１２７.０.０.１", "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ",
+//     "local\u00adhost", "localhoſt") is refused: the user is asked for
+//     the host in ASCII;
+//   - bytes that are not valid UTF-8 (a percent-decoded "%80") are refused,
+//     never replaced;
 //   - an IPv4 literal is returned in dotted-decimal form; a host whose last
 //     label is a number but which is not four canonical decimal octets
 //     ("127.1", "0x7f000001", "2130706433", "0177.0.0.1", "0") is refused,
 //     because resolvers disagree about what it names.
 //
 // A host that is empty, cannot be mapped, contains a port, a space, a '%',
-// a '/', '@' or a control character, or is longer than [MaxHostLength] is
+// a '/', '@', a control or any other character outside the set above, or is longer than [MaxHostLength] is
 // refused with an error wrapping [ErrInvalidHost]. The error never quotes
 // the host beyond a short, sanitized prefix.
 func NormalizeHost(host string) (string, error) {
@@ -55,24 +69,20 @@ func NormalizeHost(host string) (string, error) {
 		}
 		addr, err := netip.ParseAddr(h)
 		if err != nil || !addr.Is6() {
-			return "", fmt.Errorf("%w: %q is not an IPv6 address", ErrInvalidHost, Sanitize(h))
+			return "", fmt.Errorf("%w: %q is not an IPv6 address", ErrInvalidHost, safetext.Short(h))
 		}
 		return addr.String(), nil
 	}
-	for _, r := range host {
-		if r < 0x21 || r == 0x7f || r == '%' || r == '/' || r == '@' || r == '\\' || r == '?' || r == '#' {
-			return "", fmt.Errorf("%w: host contains a forbidden character", ErrInvalidHost)
-		}
+	if !utf8.ValidString(host) {
+		// Percent-decoded bytes that are not UTF-8 ("%80"): refused, never
+		// replaced by U+FFFD and resolved as some other name.
+		return "", fmt.Errorf("%w: the host is not valid UTF-8", ErrInvalidHost)
 	}
-	// net/http maps only a non-ASCII host (idnaASCII in net/http); an ASCII
-	// host goes to the resolver as written, so mapping it here too would
-	// refuse names such as "_service.example" that the dialer accepts.
 	ascii := host
-	if !isASCII(host) {
+	mapped := !isASCII(host)
+	if mapped {
 		var err error
 		if ascii, err = lookup.ToASCII(host); err != nil {
-			// Not quoted: what url.Parse left in a host it cannot map may
-			// be a path behind a look-alike slash ("example.com／token").
 			return "", fmt.Errorf("%w: the host cannot be mapped to ASCII (IDNA)", ErrInvalidHost)
 		}
 	}
@@ -84,9 +94,20 @@ func NormalizeHost(host string) (string, error) {
 		return "", fmt.Errorf("%w: longer than %d bytes", ErrInvalidHost, MaxHostLength)
 	}
 	for i := 0; i < len(ascii); i++ {
-		c := ascii[i]
-		if c <= 0x20 || c >= 0x7f || c == '%' || c == '/' || c == '@' || c == ':' || c == '\\' || c == '[' || c == ']' {
-			return "", fmt.Errorf("%w: host contains a forbidden character after mapping", ErrInvalidHost)
+		if !hostByte(ascii[i]) {
+			if mapped {
+				return "", fmt.Errorf("%w: host contains a character other than a letter, digit, '-', '_' or '.' after IDNA mapping", ErrInvalidHost)
+			}
+			return "", fmt.Errorf("%w: host contains a character other than a letter, digit, '-', '_' or '.'", ErrInvalidHost)
+		}
+	}
+	if mapped {
+		// A look-alike spelling of an address or of a local host
+		// (full-width or ideographic digits and dots, circled letters, a
+		// soft hyphen, a letter that case folding maps to ASCII) names
+		// what it does not show: refused, and the user asked for ASCII.
+		if _, err := netip.ParseAddr(ascii); err == nil || IsLocalHost(ascii) || endsInNumber(ascii) {
+			return "", fmt.Errorf("%w: the host is spelled with look-alike characters that IDNA maps to %q; write it in ASCII (%w)", ErrInvalidHost, safetext.Short(ascii), ErrLookAlike)
 		}
 	}
 	if addr, err := netip.ParseAddr(ascii); err == nil {
@@ -97,7 +118,7 @@ func NormalizeHost(host string) (string, error) {
 		// as an IPv4 address in inet_aton form ("127.1", "0x7f000001",
 		// "2130706433", "0177.0.0.1", "0"); Go's resolver says NXDOMAIN.
 		// Either way it is not a name anyone registers: refuse it by name.
-		return "", fmt.Errorf("%w: %q is a non-canonical IPv4 form; write the address as four decimal octets", ErrInvalidHost, Sanitize(ascii))
+		return "", fmt.Errorf("%w: %q is a non-canonical IPv4 form; write the address as four decimal octets", ErrInvalidHost, safetext.Short(ascii))
 	}
 	return ascii, nil
 }
@@ -125,6 +146,12 @@ func endsInNumber(host string) bool {
 	return true
 }
 
+// hostByte reports whether c may appear in a host name after mapping:
+// a lowercase letter, a digit, '-', '_' or '.'.
+func hostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -132,22 +159,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// Sanitize returns s cut to 64 bytes with non-printable and non-ASCII bytes
-// replaced by '?', for quoting an untrusted host in a message.
-func Sanitize(s string) string {
-	const max = 64
-	var b strings.Builder
-	for i := 0; i < len(s) && b.Len() < max; i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f {
-			c = '?'
-		}
-		b.WriteByte(c)
-	}
-	if len(s) > max {
-		b.WriteString("…")
-	}
-	return b.String()
 }

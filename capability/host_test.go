@@ -3,6 +3,7 @@ package capability_test
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -24,12 +25,7 @@ func TestNormalizeHost(t *testing.T) {
 		{"punycode kept", "xn--bcher-kva.example", "xn--bcher-kva.example"},
 		{"IDNA", "Bücher.example.", "xn--bcher-kva.example"},
 		{"IDNA upper case", "BÜCHER.EXAMPLE", "xn--bcher-kva.example"},
-		{"full-width digits", "１２７.０.０.１", "127.0.0.1"},
 		{"full-width letters and stop", "ＥＸＡＭＰＬＥ．ＣＯＭ", "example.com"},
-		{"ideographic full stop", "127。0。0。1", "127.0.0.1"},
-		{"circled digits", "①②⑦.⓪.⓪.①", "127.0.0.1"},
-		{"circled digits, other address", "①②⑦.⓪.⓪.②", "127.0.0.2"},
-		{"circled letters", "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ", "localhost"},
 		{"IPv4", "127.0.0.1", "127.0.0.1"},
 		{"IPv4 trailing dot", "10.0.0.1.", "10.0.0.1"},
 		{"IPv6 bracketed", "[::1]", "::1"},
@@ -41,6 +37,16 @@ func TestNormalizeHost(t *testing.T) {
 		{"253 bytes", name253, name253},
 
 		{"empty", "", ""},
+		{"shell metacharacters", "x;touch$IFS\"pwned\";$(id>p)<a>b.example", ""},
+		{"ampersand", "a&b.example", ""},
+		{"equals", "a=b.example", ""},
+		{"quote", "a'b.example", ""},
+		{"bang", "a!b.example", ""},
+		{"comma", "a,b.example", ""},
+		{"star", "*.example", ""},
+		{"invalid UTF-8 from %80", "\x80.example", ""},
+		{"invalid UTF-8 mid-name", "ex\xffample.com", ""},
+		{"full-width digits", "１２７.０.０.１", ""},
 		{"zone bracketed", "[fe80::1%eth0]", ""},
 		{"zone escaped", "[fe80::1%25eth0]", ""},
 		{"zone on ::1", "[::1%lo]", ""},
@@ -119,21 +125,6 @@ func TestNormalizeHostErrorQuotesLittle(t *testing.T) {
 	}
 }
 
-func TestSanitize(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"example.com", "example.com"},
-		{"a\nb\x00c\x7f", "a?b?c?"},
-		{"é", "??"},
-		{strings.Repeat("x", 64), strings.Repeat("x", 64)},
-		{strings.Repeat("x", 65), strings.Repeat("x", 64) + "…"},
-	}
-	for _, tc := range tests {
-		if got := capability.Sanitize(tc.in); got != tc.want {
-			t.Errorf("Sanitize(%q) = %q; want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // FuzzNormalizeHost: never panics; a result is a fixed point (normalising
 // twice changes nothing), lowercase ASCII, no longer than MaxHostLength and
 // free of '%', '/', '@', brackets, spaces and control bytes.
@@ -144,7 +135,8 @@ func FuzzNormalizeHost(f *testing.F) {
 		"[::1]", "[0:0:0:0:0:0:0:1]", "[::ffff:127.0.0.1]", "[fe80::1%25eth0]", // IPv6
 		"127.1", "0x7f000001", "2130706433", "0177.0.0.1", "0", // inet_aton forms
 		"a..b", ".", "", "user@host", "host/x", // malformed
-		"example.com..", // two trailing dots
+		"example.com..",                                                    // two trailing dots
+		"local\u00adhost", "localho\u017ft", "a&b.example", "\x80.example", // look-alikes, shell and audit breakers, not UTF-8
 	} {
 		f.Add(s)
 	}
@@ -163,11 +155,19 @@ func FuzzNormalizeHost(f *testing.F) {
 		if got == "" || len(got) > capability.MaxHostLength {
 			t.Fatalf("NormalizeHost(%q) = %q: empty or over-long", host, got)
 		}
+		if _, err := netip.ParseAddr(got); err == nil {
+			return
+		}
+		// Item 4 of issue 11: a name holds letters, digits, '-', '_' and
+		// '.' only, so it is a valid audit summary and safe in a hint.
 		for i := 0; i < len(got); i++ {
 			c := got[i]
-			if c <= 0x20 || c >= 0x7f || (c >= 'A' && c <= 'Z') || strings.IndexByte("%/@[]\\", c) >= 0 {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 				t.Fatalf("NormalizeHost(%q) = %q holds byte %q", host, got, c)
 			}
+		}
+		if !isASCII(host) && capability.IsLocalHost(got) {
+			t.Fatalf("NormalizeHost(%q) = %q: a look-alike of a local host passed", host, got)
 		}
 	})
 }
@@ -184,8 +184,8 @@ func ExampleNormalizeHost() {
 	// Output:
 	// Bücher.example.: xn--bcher-kva.example
 	// [0:0:0:0:0:0:0:1]: ::1
-	// １２７.０.０.１: 127.0.0.1
-	// ⓛⓞⓒⓐⓛⓗⓞⓢⓣ: localhost
+	// １２７.０.０.１: refused
+	// ⓛⓞⓒⓐⓛⓗⓞⓢⓣ: refused
 	// [::ffff:127.0.0.1]: ::ffff:127.0.0.1
 	// 127.1: refused
 }
@@ -203,4 +203,48 @@ func TestNormalizeHostErrorQuotesNoPath(t *testing.T) {
 			t.Errorf("NormalizeHost(%q) error %q repeats what followed the look-alike slash", in, err)
 		}
 	}
+}
+
+// TestNormalizeHostLookAlikes is issue 11 item 4: a host that IDNA mapping
+// turns into an IP literal or one of the three local hosts is refused, one
+// row per look-alike family, and the message asks for the host in ASCII.
+func TestNormalizeHostLookAlikes(t *testing.T) {
+	tests := []struct{ family, in string }{
+		{"full-width digits and dots", "１２７.０.０.１"},
+		{"full-width digits, ASCII dots", "１２７.0.0.１"},
+		{"ideographic full stop", "127。0。0。1"},
+		{"circled digits", "①②⑦.⓪.⓪.①"},
+		{"circled digits, a non-local address", "①②⑦.⓪.⓪.②"},
+		{"full-width IPv4 of a public address", "８.８.８.８"},
+		{"circled letters", "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ"},
+		{"full-width letters", "ｌｏｃａｌｈｏｓｔ"},
+		{"soft hyphen (ignored code point)", "local\u00adhost"},
+		{"zero-width joiner (invisible)", "local\u200dhost"},
+		{"long s (case folds to s)", "localho\u017ft"},
+		{"Kelvin sign (case folds to k)", "\u212a.1"},
+		{"upper-case look-alike with trailing dot", "ＬＯＣＡＬＨＯＳＴ."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.family, func(t *testing.T) {
+			got, err := capability.NormalizeHost(tc.in)
+			if err == nil {
+				t.Fatalf("NormalizeHost(%q) = %q; want an invalid_host refusal", tc.in, got)
+			}
+			if !errors.Is(err, capability.ErrInvalidHost) {
+				t.Fatalf("error %v does not wrap ErrInvalidHost", err)
+			}
+			if !strings.Contains(err.Error(), "ASCII") {
+				t.Errorf("error %q does not ask for the host in ASCII", err)
+			}
+		})
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

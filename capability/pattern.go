@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ocfetch/ocfetch/safetext"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -32,11 +33,11 @@ func ParseHostPattern(s string) (HostPattern, error) {
 			return HostPattern{}, err
 		}
 		if strings.Contains(h, "*") || !strings.Contains(h, ".") || (Target{Host: h}).IsIP() {
-			return HostPattern{}, fmt.Errorf("%w: wildcard %q must name a domain with at least two labels", ErrInvalidHost, Sanitize(s))
+			return HostPattern{}, fmt.Errorf("%w: wildcard %q must name a domain with at least two labels", ErrInvalidHost, safetext.Short(s))
 		}
 		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {
 			return HostPattern{}, fmt.Errorf("%w: wildcard %q covers the public suffix %q (names under it belong to unrelated owners); name a registered domain, e.g. \"*.example.%s\"",
-				ErrInvalidHost, Sanitize(s), Sanitize(ps), Sanitize(ps))
+				ErrInvalidHost, safetext.Short(s), safetext.Short(ps), safetext.Short(ps))
 		}
 		return HostPattern{Host: h, Wildcard: true}, nil
 	}

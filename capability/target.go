@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Kind is a capability kind.
@@ -30,6 +32,16 @@ func (t Target) String() string {
 	return net.JoinHostPort(t.Host, strconv.Itoa(int(t.Port)))
 }
 
+// HostString returns the host as a URL or a host:port writes it: an IPv6
+// host bracketed ("[::1]"), any other host as is. It is the one IPv6
+// bracketing; [Target.String] adds the port.
+func (t Target) HostString() string {
+	if strings.IndexByte(t.Host, ':') >= 0 {
+		return "[" + t.Host + "]"
+	}
+	return t.Host
+}
+
 // IsIP reports whether the target's host is an IP literal.
 func (t Target) IsIP() bool {
 	_, err := netip.ParseAddr(t.Host)
@@ -40,6 +52,28 @@ func (t Target) IsIP() bool {
 type Requirement struct {
 	Kind   Kind   `json:"capability"`
 	Target Target `json:"target"`
+	// Scheme and PortWritten complete the origin the requirement was
+	// parsed from ([NetworkOrigin]), for the policy's scheme and local-mode
+	// rules. They are not part of the recorded requirement: a rule names
+	// the target only. Empty and false for a requirement made by [Network].
+	Scheme      string `json:"-"`
+	PortWritten bool   `json:"-"`
+}
+
+// NetworkOrigin returns the network requirement of o: its target, with the
+// scheme and whether the port was written kept for the policy.
+func NetworkOrigin(o Origin) Requirement {
+	return Requirement{Kind: KindNetwork, Target: o.Target, Scheme: o.Scheme, PortWritten: o.PortWritten}
+}
+
+// Origin returns the origin r was made from ([NetworkOrigin]); for a
+// requirement made by [Network] the scheme is empty and the port counts as
+// written (a bare host:port names its port).
+func (r Requirement) Origin() Origin {
+	if r.Scheme == "" {
+		return Origin{Target: r.Target, PortWritten: true}
+	}
+	return Origin{Scheme: r.Scheme, Target: r.Target, PortWritten: r.PortWritten}
 }
 
 // Network returns the network requirement for t.
@@ -52,16 +86,16 @@ func (r Requirement) String() string { return string(r.Kind) + " " + r.Target.St
 // beyond "0" itself and any other form are refused.
 func ParsePort(s string) (uint16, error) {
 	if s == "" || len(s) > 5 || s[0] == '0' {
-		return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+		return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+			return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 		}
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > 65535 {
-		return 0, fmt.Errorf("port %q is not 1–65535", Sanitize(s))
+		return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 	}
 	return uint16(n), nil
 }

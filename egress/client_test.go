@@ -202,7 +202,6 @@ func TestClientLocalMode(t *testing.T) {
 	}{
 		{"http://localhost:" + ps + "/", WithLoopbackPort(context.Background(), port), false},
 		{"http://127.0.0.1:" + ps + "/", WithLoopbackPort(context.Background(), port), false},
-		{"http://[::1]:" + ps + "/", WithLoopbackPort(context.Background(), port), false},
 		{"http://localhost:" + ps + "/", context.Background(), true},
 		{"http://127.0.0.1:" + ps + "/", WithLoopbackPort(context.Background(), port+1), true},
 	} {

@@ -16,16 +16,17 @@
 // checks the connected address once more in net.Dialer.Control, which is
 // what defeats DNS rebinding under both the cgo and the pure-Go resolver.
 // Local mode's loopback exception travels on the context
-// ([WithLoopbackPort]): the Guard then dials 127.0.0.1 (then ::1) on that
-// one port, never through DNS. [NewClient] wraps a Guard in the
+// ([WithLoopback]): the Guard then dials the loopback address written
+// (127.0.0.1 or ::1; localhost: 127.0.0.1 then ::1) on that one port, never
+// through DNS. [NewClient] wraps a Guard in the
 // composition root's *http.Client: no proxy from the environment, TLS 1.2+,
 // explicit timeouts, bounded response headers.
 //
 //	client := egress.NewClient(&egress.Options{Timeout: 20 * time.Second, Logger: logger})
 //	resp, err := client.Do(req) // refused unless every address of the host is public
 //
-//	// Local mode admitted port 3000 (localfetch.AdmitLocalURL):
-//	req = req.WithContext(egress.WithLoopbackPort(req.Context(), 3000))
+//	// policy.Decide admitted localhost:3000 (Decision.LoopbackPort):
+//	req = req.WithContext(egress.WithLoopback(req.Context(), capability.Target{Host: "localhost", Port: 3000}))
 //
 //	// The egress proxy dials upstreams through the same check:
 //	guard := egress.NewGuard(nil)

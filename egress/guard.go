@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Resolver resolves a host name to addresses. *net.Resolver satisfies it.
@@ -119,23 +120,6 @@ func NewGuard(opts *Options) *Guard {
 	return g
 }
 
-type loopbackPortKey struct{}
-
-// WithLoopbackPort returns a context carrying local mode's admission of
-// port: a Guard given this context may dial 127.0.0.1 (then ::1) on port,
-// and only on port, for the hosts localhost, 127.0.0.1 and ::1. It is set
-// by the code that decided local mode applies (localfetch's admission rule)
-// and by nothing else. Port 0 admits nothing.
-func WithLoopbackPort(ctx context.Context, port uint16) context.Context {
-	return context.WithValue(ctx, loopbackPortKey{}, port)
-}
-
-// LoopbackPort returns the port local mode admitted on ctx, if any.
-func LoopbackPort(ctx context.Context) (uint16, bool) {
-	p, ok := ctx.Value(loopbackPortKey{}).(uint16)
-	return p, ok && p != 0
-}
-
 // admittedKey carries, for one dial of the default dialer, the loopback
 // address and port local mode admitted: controlContext lets exactly that
 // through. It is unexported, so only the Guard can set it.
@@ -153,7 +137,7 @@ var (
 func controlContext(ctx context.Context, network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return refusal.Newf(refusal.AddressNotPublic, "cannot check the address being connected to (%s)", capability.Sanitize(address)).Wrap(err)
+		return refusal.Newf(refusal.AddressNotPublic, "cannot check the address being connected to (%s)", safetext.Short(address)).Wrap(err)
 	}
 	if want, ok := ctx.Value(admittedKey{}).(netip.AddrPort); ok &&
 		ap.Addr().Unmap() == want.Addr() && ap.Addr().Zone() == "" && ap.Port() == want.Port() {
@@ -162,20 +146,15 @@ func controlContext(ctx context.Context, network, address string, _ syscall.RawC
 	return CheckPublic(ap.Addr())
 }
 
-// isLoopbackHost reports whether a normalised host is one of local mode's
-// three host names.
-func isLoopbackHost(host string) bool {
-	return host == "localhost" || host == "127.0.0.1" || host == "::1"
-}
-
 // DialContext connects to address ("host:port") on network, which must be
 // tcp, tcp4 or tcp6, if and only if the egress policy allows it:
 //
 //   - The host is normalised with capability.NormalizeHost; an invalid host
 //     is refused (invalid_host).
-//   - If ctx carries local mode's admitted port ([WithLoopbackPort]), the
-//     host is localhost, 127.0.0.1 or ::1 and the port is that port, the
-//     literal 127.0.0.1:port is dialed, then [::1]:port; no DNS is asked.
+//   - If ctx carries local mode's admission ([WithLoopback]) for this host
+//     (localhost, 127.0.0.1 or ::1) and port, the loopback address written
+//     is dialed: 127.0.0.1 only, ::1 only, or for localhost 127.0.0.1 then
+//     ::1; no DNS is asked.
 //   - Otherwise an IP literal must be public ([CheckPublic]), and a name is
 //     resolved with the Resolver and EVERY address it answers must be
 //     public: one non-public answer refuses the name (address_not_public,
@@ -196,12 +175,12 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	switch network {
 	case "tcp", "tcp4", "tcp6":
 	default:
-		return nil, refusal.Newf(refusal.InvalidArguments, "network %s is not allowed", strconv.Quote(capability.Sanitize(network))).
+		return nil, refusal.Newf(refusal.InvalidArguments, "network %s is not allowed", strconv.Quote(safetext.Short(network))).
 			WithHint("the egress guard dials tcp only")
 	}
 	rawHost, portStr, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, refusal.Newf(refusal.InvalidHost, "%s is not host:port", strconv.Quote(capability.Sanitize(address))).Wrap(err)
+		return nil, refusal.Newf(refusal.InvalidHost, "%s is not host:port", strconv.Quote(safetext.Short(address))).Wrap(err)
 	}
 	port, err := capability.ParsePort(portStr)
 	if err != nil {
@@ -209,13 +188,13 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	}
 	host, err = capability.NormalizeHost(rawHost)
 	if err != nil {
-		host = capability.Sanitize(rawHost)
+		host = safetext.Short(rawHost)
 		return nil, refusal.New(refusal.InvalidHost, err.Error()).Wrap(err)
 	}
 
-	if p, ok := LoopbackPort(ctx); ok && p == port && isLoopbackHost(host) {
+	if addrs := admittedLoopback(ctx, host, port); addrs != nil {
 		local = true
-		conn, addr, err = g.dialAll(ctx, network, host, port, []netip.Addr{loopback4, loopback6}, true)
+		conn, addr, err = g.dialAll(ctx, network, host, port, addrs, true)
 		return conn, err
 	}
 
@@ -241,7 +220,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	for _, ip := range ips {
 		if r, bad := NonPublicRange(ip); bad {
 			addr = netip.AddrPortFrom(ip, port).String()
-			which := capability.Sanitize(ip.String())
+			which := safetext.Short(ip.String())
 			if len(ips) > 1 {
 				which += " (1 of " + strconv.Itoa(len(ips)) + " addresses)"
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ocfetch/ocfetch/capability"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -115,6 +116,18 @@ func TestDialRebinding(t *testing.T) {
 	}
 }
 
+// TestDialLookAlikes: a look-alike spelling of a loopback address or name
+// is refused as invalid_host before anything is resolved or dialled.
+func TestDialLookAlikes(t *testing.T) {
+	for _, address := range []string{"１２７.０.０.１:80", "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ:8080", "localho\u017ft:8080"} {
+		t.Run(address, func(t *testing.T) {
+			g := NewGuard(&Options{Resolver: failResolver{t}, Dial: noDial(t)})
+			_, err := g.DialContext(context.Background(), "tcp", address)
+			wantRefusal(t, err, refusal.InvalidHost, "write it in ASCII")
+		})
+	}
+}
+
 func TestDialLiterals(t *testing.T) {
 	for _, tc := range []struct {
 		address string
@@ -131,10 +144,8 @@ func TestDialLiterals(t *testing.T) {
 		{"100.100.100.200:80", "100.64.0.0/10"},
 		{"192.0.0.192:80", "192.0.0.0/24 (IETF protocol assignments)"},
 		{"[fd00:ec2::254]:80", "fc00::/7 (unique local)"},
-		{"１２７.０.０.１:80", "127.0.0.1 is in 127.0.0.0/8 (loopback)"}, // full-width digits, mapped by IDNA
 		{"localhost:8080", "localhost is a loopback name"},
 		{"LOCALHOST.:8080", "localhost is a loopback name"},
-		{"ⓛⓞⓒⓐⓛⓗⓞⓢⓣ:8080", "localhost is a loopback name"},
 		{"db.localhost:5432", "db.localhost is a loopback name"},
 	} {
 		t.Run(tc.address, func(t *testing.T) {
@@ -320,7 +331,10 @@ func TestLoopbackAdmission(t *testing.T) {
 		{"127.0.0.1 admitted", admitted, "tcp", "127.0.0.1:" + ps, ""},
 		{"localhost admitted", admitted, "tcp", "localhost:" + ps, ""},
 		{"LOCALHOST. admitted", admitted, "tcp", "LOCALHOST.:" + ps, ""},
-		{"::1 admitted, 127.0.0.1 dialed first", admitted, "tcp", "[::1]:" + ps, ""},
+		{"::1 dials ::1 only, never the IPv4 listener", admitted, "tcp", "[::1]:" + ps, refusal.ConnectionFailed},
+		{"admitted 127.0.0.1, written 127.0.0.1", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), "tcp", "127.0.0.1:" + ps, ""},
+		{"admitted 127.0.0.1, dialed localhost", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
+		{"admitted ::1, dialed 127.0.0.1", WithLoopback(context.Background(), capability.Target{Host: "::1", Port: port}), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 		{"tcp4 localhost admitted", admitted, "tcp4", "localhost:" + ps, ""},
 		{"no admission", context.Background(), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 		{"localhost, no admission", context.Background(), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
@@ -576,4 +590,61 @@ func TestNewGuardDefaults(t *testing.T) {
 			t.Errorf("dial or logger nil; want the defaults")
 		}
 	}
+}
+
+// TestLoopbackDialsTheAddressWritten is issue 11 item 5: local mode dials
+// 127.0.0.1 over IPv4 only, ::1 over IPv6 only, and localhost 127.0.0.1
+// then ::1, so a listener on the other address family is never reached. A
+// recording dialer that refuses every connection shows what was dialled.
+func TestLoopbackDialsTheAddressWritten(t *testing.T) {
+	const port = 3000
+	for _, tc := range []struct {
+		host string
+		want []string
+	}{
+		{"127.0.0.1", []string{"127.0.0.1:3000"}},
+		{"::1", []string{"[::1]:3000"}},
+		{"localhost", []string{"127.0.0.1:3000", "[::1]:3000"}},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			var got []string
+			g := NewGuard(&Options{
+				Resolver: failResolver{t},
+				Dial: func(_ context.Context, _, address string) (net.Conn, error) {
+					got = append(got, address)
+					return nil, errors.New("refused by the recording dialer")
+				},
+			})
+			target := capability.Target{Host: tc.host, Port: port}
+			_, err := g.DialContext(WithLoopback(context.Background(), target), "tcp", target.String())
+			wantRefusal(t, err, refusal.ConnectionFailed)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("dialed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLoopbackOtherFamilyNeverReached: a listener on [::1] only is not
+// reached by a URL written with 127.0.0.1, however the port matches.
+func TestLoopbackOtherFamilyNeverReached(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	defer ln.Close()
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	if l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port)))); err == nil {
+		l4.Close()
+	} else {
+		t.Skipf("port %d is taken on 127.0.0.1", port)
+	}
+	g := NewGuard(&Options{Resolver: failResolver{t}})
+	target := capability.Target{Host: "127.0.0.1", Port: port}
+	conn, err := g.DialContext(WithLoopback(context.Background(), target), "tcp", target.String())
+	if err == nil {
+		conn.Close()
+		t.Fatalf("127.0.0.1:%d reached the IPv6-only listener", port)
+	}
+	wantRefusal(t, err, refusal.ConnectionFailed)
 }

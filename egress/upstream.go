@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/safetext"
 	"net"
 	"net/http"
 	"net/url"
@@ -84,7 +85,7 @@ func ParseUpstreamProxy(raw string) (*UpstreamProxy, error) {
 	case u.Scheme == "":
 		return nil, bad("the scheme is missing")
 	case !strings.EqualFold(u.Scheme, "http"):
-		return nil, bad("scheme %s is not supported", strconv.Quote(capability.Sanitize(u.Scheme)))
+		return nil, bad("scheme %s is not supported", strconv.Quote(safetext.Short(u.Scheme)))
 	case u.User != nil:
 		return nil, bad("credentials in the URL are not accepted (put user:pass in a file for --upstream-proxy-auth)")
 	case u.Opaque != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Bounds on the arguments document, checked before and while decoding.
@@ -164,11 +164,11 @@ func (d *argsDecoder) header(name string, v strictjson.Value) error {
 	}
 	for _, h := range hs {
 		if strings.EqualFold(h.name, name) {
-			return errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " appears more than once")
+			return errArgs("header " + strconv.Quote(safetext.Short(name)) + " appears more than once")
 		}
 	}
 	if v.Kind != strictjson.String {
-		return errArgs("header " + strconv.Quote(capability.Sanitize(name)) + " must have a string value")
+		return errArgs("header " + strconv.Quote(safetext.Short(name)) + " must have a string value")
 	}
 	d.a.Headers = append(hs, header{name: name, value: d.text(v)})
 	return nil
@@ -231,12 +231,12 @@ func walkError(err error) error {
 	case errors.Is(err, strictjson.ErrTrailingData):
 		return errArgs("arguments have data after the JSON object")
 	case errors.Is(err, strictjson.ErrUnknownKey):
-		return errArgs("unknown field " + strconv.Quote(capability.Sanitize(e.Key)) +
+		return errArgs("unknown field " + strconv.Quote(safetext.Short(e.Key)) +
 			"; the fields are url, method, headers, body, format, max_length, start_index")
 	case errors.Is(err, strictjson.ErrDuplicateKey) && len(e.Path) == 0:
 		return errArgs("field " + e.Key + " appears more than once")
 	case errors.Is(err, strictjson.ErrDuplicateKey):
-		return errArgs("header " + strconv.Quote(capability.Sanitize(e.Key)) + " appears more than once")
+		return errArgs("header " + strconv.Quote(safetext.Short(e.Key)) + " appears more than once")
 	}
 	return errArgs("arguments are not valid JSON (at byte " + strconv.Itoa(e.Offset) + ")")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/policy"
 	"math"
 	"strings"
 	"testing"
@@ -250,8 +251,8 @@ func FuzzPrepareCall(f *testing.F) {
 		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host {
 			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host)
 		}
-		if !p.local && p.scheme != "https" {
-			t.Fatalf("public target %v over %s", p.target, p.scheme)
+		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: fe.opts.Workspace, Profile: fe.opts.Profile}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
+			t.Fatalf("public target %v over %s: decided %v", p.target, p.scheme, d)
 		}
 		if s := fe.AuditSummary(in); strings.ContainsAny(s, "/?#@") && !strings.Contains(s, "<") {
 			t.Fatalf("AuditSummary %q carries more than method and host", s)

@@ -36,7 +36,7 @@
 // own execution id (tool.WithArtifact); it never reparses the raw
 // arguments and fails closed without the artifact. Local mode is admitted
 // again (the allowlist may have changed since approval) and its port is put
-// on the request context for the egress guard (egress.WithLoopbackPort).
+// on the request context for the egress guard (egress.WithLoopback).
 // Redirects are followed only to the approved scheme, host and port, at
 // most 10 hops, each admitted again in local mode; anything else is refused
 // (redirect_off_target, naming only the redirect's scheme://host:port)

@@ -18,11 +18,15 @@ func ExampleFetch_PrepareCall() {
 	}
 	fmt.Println(req.Tool, req.Requirements, req.Grants.Empty())
 
-	_, _, err = f.PrepareCall(context.Background(), uuid.New(), `{"url": "http://docs.example.com/guide"}`)
+	// PrepareCall only parses: whether http may be used is policy.Decide's.
+	_, _, err = f.PrepareCall(context.Background(), uuid.New(), `{"url": "http://docs.example.com:/guide"}`)
+	fmt.Println(err)
+	_, _, err = f.PrepareCall(context.Background(), uuid.New(), `{"url": "https://１２７.０.０.１/"}`)
 	fmt.Println(err)
 	// Output:
 	// fetch [network docs.example.com:443] true
-	// https_required: scheme http is not allowed for docs.example.com; public hosts are fetched over https only
+	// <nil>
+	// invalid_host: invalid host: the host is spelled with look-alike characters that IDNA maps to "127.0.0.1"; write it in ASCII (look-alike host spelling)
 }
 
 func ExampleFetch_AuditSummary() {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/safetext"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -57,7 +57,7 @@ func validateHeaders(hs []header) (http.Header, error) {
 	total := 0
 	for _, kv := range hs {
 		if !httpguts.ValidHeaderFieldName(kv.name) {
-			return nil, errArgs("header name " + strconv.Quote(capability.Sanitize(kv.name)) + " is not a valid HTTP token")
+			return nil, errArgs("header name " + strconv.Quote(safetext.Short(kv.name)) + " is not a valid HTTP token")
 		}
 		canon := http.CanonicalHeaderKey(kv.name)
 		if why, ok := refusedHeaders[canon]; ok {

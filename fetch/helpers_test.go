@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/policy"
 	"net/http"
 	"testing"
 
@@ -54,8 +55,11 @@ func argsJSON(t testing.TB, m map[string]any) string {
 // refusal at prepare time comes back as an error result too.
 func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 	id := uuid.New()
-	_, art, err := f.PrepareCall(ctx, id, args)
+	req, art, err := f.PrepareCall(ctx, id, args)
 	if err != nil {
+		return tool.ErrorResult(err)
+	}
+	if err := decide(ctx, f, req); err != nil {
 		return tool.ErrorResult(err)
 	}
 	res, err := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
@@ -63,6 +67,29 @@ func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 		panic(fmt.Sprintf("InvokableRun returned a Go error: %v", err))
 	}
 	return res
+}
+
+// decide asks policy.Decide about every requirement of req, as the broker
+// does, and returns the first refusal. Ask counts as approved: the tests
+// that use it play a user who approves.
+func decide(ctx context.Context, f *Fetch, req tool.Request) error {
+	for _, need := range req.Requirements {
+		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: f.opts.Workspace, Profile: f.opts.Profile})
+		if d.Result == policy.Deny {
+			return d.Refusal
+		}
+	}
+	return nil
+}
+
+// prepareAndDecide is PrepareCall followed by [decide]: the refusal a
+// caller of the broker sees before anything is sent.
+func prepareAndDecide(ctx context.Context, f *Fetch, args string) (tool.Request, tool.PreparedArtifact, error) {
+	req, art, err := f.PrepareCall(ctx, uuid.New(), args)
+	if err != nil {
+		return req, art, err
+	}
+	return req, art, decide(ctx, f, req)
 }
 
 // wantCode fails t unless err is a refusal with code want.

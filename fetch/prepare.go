@@ -2,11 +2,9 @@ package fetch
 
 import (
 	"context"
-	"net"
+	"errors"
 	"net/http"
-	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,9 +12,9 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
-	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -30,13 +28,14 @@ type prepared struct {
 	// no userinfo and no fragment.
 	url *url.URL
 	// target is what the requirement names: normalised host and the
-	// explicit or default port.
+	// explicit or default port (origin.Target).
 	target capability.Target
 	scheme string
-	// origin is scheme://host[:port]/ exactly as the URL spells its port
-	// (explicit or not): the form local-mode admission is asked about, so
-	// that no path or query ever reaches another package.
-	origin     string
+	// origin is the URL's parsed origin (scheme, normalised host, port and
+	// whether it was written), parsed once: local-mode admission and every
+	// redirect hop take it typed, and no path or query reaches another
+	// package.
+	origin     capability.Origin
 	local      bool
 	header     http.Header
 	body       string
@@ -46,10 +45,6 @@ type prepared struct {
 	startIndex int
 }
 
-// isLocalHost reports whether a normalised host is one of local mode's
-// three hosts (seed 000), as localfetch lists them.
-func isLocalHost(h string) bool { return slices.Contains(localfetch.LocalHosts[:], h) }
-
 // PrepareCall decodes, validates and normalises one call, ONCE, and returns
 // the single network requirement it needs with an empty grant pair (fetch
 // touches no file), and the artifact InvokableRun will execute.
@@ -57,13 +52,12 @@ func isLocalHost(h string) bool { return slices.Contains(localfetch.LocalHosts[:
 // The decisions, in order: strict decoding (see the package doc); method GET
 // or POST; a body only with POST, at most 64 KiB; bounded headers, none of
 // Host, hop-by-hop or Proxy-*; an absolute http(s) URL without credentials,
-// its fragment dropped, its host normalised (IDNA to ASCII, lowercase, IPv6
-// compressed) and its port explicit or the scheme's default. A URL on
-// localhost, 127.0.0.1 or ::1 is a local-mode candidate: it is admitted by
-// the workspace allowlist and the permissive profile now, or refused by name
-// and never treated as public. Any other IP literal must be public
-// (127.0.0.2, ::ffff:127.0.0.1, 0.0.0.0, :: are refused here, by name), and
-// every public target must use https.
+// its fragment dropped, its origin parsed once (capability.OriginOf: host
+// normalised — IDNA to ASCII, lowercase, IPv6 compressed, look-alikes
+// refused — and the port explicit or the scheme's default). PrepareCall
+// only parses and normalises: whether the origin may be reached (local
+// mode, the address check, https for public hosts, rules, approval) is
+// policy.Decide's, asked by the broker with the requirement's origin.
 //
 // Every failure is a *refusal.Error whose message names at most the field,
 // header name, scheme, host or port: never the path, query, header values
@@ -78,7 +72,7 @@ func (f *Fetch) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSON
 	req := tool.Request{
 		ExecutionID:  executionID,
 		Tool:         Name,
-		Requirements: []capability.Requirement{capability.Network(p.target)},
+		Requirements: []capability.Requirement{capability.NetworkOrigin(p.origin)},
 	}
 	return req, p, nil
 }
@@ -96,7 +90,7 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 	case strings.EqualFold(a.Method, http.MethodPost):
 		p.method = http.MethodPost
 	default:
-		return nil, errArgs("method " + strconv.Quote(capability.Sanitize(a.Method)) + " is not allowed; use GET or POST")
+		return nil, errArgs("method " + strconv.Quote(safetext.Short(a.Method)) + " is not allowed; use GET or POST")
 	}
 	if p.hasBody && p.method != http.MethodPost {
 		return nil, errArgs("a body is allowed with POST only")
@@ -143,8 +137,8 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 		return errArgs("url must be absolute, with a scheme and a host (https://host/…)")
 	}
 	scheme := u.Scheme // url.Parse lowercases it
-	if scheme != "http" && scheme != "https" {
-		return refusal.Newf(refusal.SchemeNotAllowed, "scheme %s is not allowed; only https (and http for local mode) are fetched", capability.Sanitize(scheme)).
+	if capability.DefaultPort(scheme) == 0 {
+		return refusal.Newf(refusal.SchemeNotAllowed, "scheme %s is not allowed; only https (and http for local mode) are fetched", safetext.Short(scheme)).
 			WithHint("use an https:// URL")
 	}
 	if u.Opaque != "" {
@@ -157,86 +151,40 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 	if u.Host == "" {
 		return errArgs("url has no host")
 	}
-	host, err := capability.NormalizeHost(u.Hostname())
-	if err != nil {
+	o, err := capability.OriginOf(u)
+	switch {
+	case errors.Is(err, capability.ErrInvalidHost):
 		return refusal.New(refusal.InvalidHost, err.Error()). // capability's errors name a sanitized host only
-									WithHint("use a host name or a canonical IP address")
+									WithHint("use a host name in ASCII or a canonical IP address")
+	case err != nil:
+		return errArgs("the URL's " + strings.TrimPrefix(err.Error(), capability.ErrInvalidPort.Error()+": "))
 	}
-	p.target.Host = host
-	var port uint16
-	explicit := u.Port() != ""
-	if explicit {
-		if port, err = capability.ParsePort(u.Port()); err != nil {
-			return errArgs("the URL's " + err.Error())
-		}
-	} else if scheme == "https" {
-		port = 443
-	} else {
-		port = 80
-	}
-	p.target.Port = port
-	p.scheme = scheme
-
-	urlHost := host
-	if strings.IndexByte(host, ':') >= 0 {
-		urlHost = "[" + host + "]"
-	}
-	if explicit {
-		urlHost = net.JoinHostPort(host, u.Port())
-	}
-	p.origin = scheme + "://" + urlHost + "/"
+	p.origin, p.target, p.scheme, p.local = o, o.Target, scheme, o.IsLocal()
 	p.url = &url.URL{
 		Scheme:     scheme,
-		Host:       urlHost,
+		Host:       o.Host(),
 		Path:       u.Path,
 		RawPath:    u.RawPath,
 		RawQuery:   u.RawQuery,
 		ForceQuery: u.ForceQuery,
 	}
-
-	// A local candidate is admitted or refused here and never falls through
-	// to the public path. The test is localfetch.IsLocalTarget's (an http
-	// or https URL whose host normalises to one of localfetch.LocalHosts),
-	// applied to the host already normalised above rather than by parsing
-	// the URL a second time; FuzzPrepareCall checks the two agree.
-	if isLocalHost(host) {
-		p.local = true
-		return f.admitLocal(p)
-	}
-	if addr, err := netip.ParseAddr(host); err == nil {
-		if err := egress.CheckPublic(addr); err != nil {
-			return err
-		}
-	}
-	if scheme != "https" {
-		return refusal.Newf(refusal.HTTPSRequired, "scheme http is not allowed for %s; public hosts are fetched over https only", host).
-			WithHint("use https://")
-	}
 	return nil
 }
 
-// admitLocal asks localfetch to admit p's origin (scheme, normalised host
-// and the port as written) under the workspace allowlist and the profile.
-// The allowlist file is read on every call, so it is asked again at run time
-// and on every redirect hop.
-func (f *Fetch) admitLocal(p *prepared) error {
-	port, err := localfetch.AdmitLocalURL(p.origin, f.opts.Workspace, f.opts.Profile)
+// admitLocal asks localfetch to admit p's origin under the workspace
+// allowlist and the profile, at run time and on every redirect hop: the
+// allowlist file is read on every call (seed 000), so an edit made while
+// the user was being asked takes effect before anything is sent.
+func (f *Fetch) admitLocal(o capability.Origin) error {
+	port, err := localfetch.Admit(o, f.opts.Workspace, f.opts.Profile)
 	if err != nil {
 		if _, ok := refusal.As(err); ok {
 			return err
 		}
-		return refusal.Newf(refusal.LocalAllowlistInvalid, "local mode refused %s:%d", hostForMessage(p.target.Host), p.target.Port).Wrap(err)
+		return refusal.Newf(refusal.LocalAllowlistInvalid, "local mode refused %s", o.Target).Wrap(err)
 	}
-	if port != p.target.Port {
-		return refusal.Newf(refusal.InternalError, "local mode admitted port %d for a URL on port %d", port, p.target.Port)
+	if port != o.Target.Port {
+		return refusal.Newf(refusal.InternalError, "local mode admitted port %d for a URL on port %d", port, o.Target.Port)
 	}
 	return nil
-}
-
-// hostForMessage brackets an IPv6 host for "host:port" messages.
-func hostForMessage(h string) string {
-	if strings.IndexByte(h, ':') >= 0 {
-		return "[" + h + "]"
-	}
-	return h
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/ocfetch/ocfetch/tool"
 )
 
+func p0(art tool.PreparedArtifact) *prepared { return art.(*prepared) }
+
 func TestPrepareCallRequirement(t *testing.T) {
 	f, _ := localFetch(t, nil, 8080, 3000)
 	tests := []struct {
@@ -38,7 +40,6 @@ func TestPrepareCallRequirement(t *testing.T) {
 		{"local http", `{"url": "http://localhost:8080/x"}`, capability.Target{Host: "localhost", Port: 8080}, "http://localhost:8080/x", "GET", true},
 		{"local https", `{"url": "https://127.0.0.1:3000/"}`, capability.Target{Host: "127.0.0.1", Port: 3000}, "https://127.0.0.1:3000/", "GET", true},
 		{"local IPv6 long form", `{"url": "http://[0:0:0:0:0:0:0:1]:8080/"}`, capability.Target{Host: "::1", Port: 8080}, "http://[::1]:8080/", "GET", true},
-		{"local full-width digits", `{"url": "http://１２７.０.０.１:8080/"}`, capability.Target{Host: "127.0.0.1", Port: 8080}, "http://127.0.0.1:8080/", "GET", true},
 		{"local trailing dot upper case", `{"url": "http://LOCALHOST.:3000"}`, capability.Target{Host: "localhost", Port: 3000}, "http://localhost:3000", "GET", true},
 	}
 	for _, tc := range tests {
@@ -48,7 +49,11 @@ func TestPrepareCallRequirement(t *testing.T) {
 			if err != nil {
 				t.Fatalf("PrepareCall: %v", err)
 			}
-			want := tool.Request{ExecutionID: id, Tool: "fetch", Requirements: []capability.Requirement{capability.Network(tc.want)}}
+			o := p0(art).origin
+			if o.Target != tc.want || o.Scheme != strings.SplitN(tc.wire, ":", 2)[0] {
+				t.Errorf("origin %v; want %v over %s", o, tc.want, tc.wire)
+			}
+			want := tool.Request{ExecutionID: id, Tool: "fetch", Requirements: []capability.Requirement{capability.NetworkOrigin(o)}}
 			if diff := cmp.Diff(want, req); diff != "" {
 				t.Errorf("request (-want +got):\n%s", diff)
 			}
@@ -162,6 +167,10 @@ func TestPrepareCallRefusals(t *testing.T) {
 		{"local credentials", permissive, `{"url": "http://user:pass@localhost:8080/"}`, refusal.CredentialsInURL},
 		{"http public", permissive, `{"url": "http://example.com/"}`, refusal.HTTPSRequired},
 		{"invalid host", permissive, `{"url": "https://exa_mple..com/"}`, refusal.InvalidHost},
+		{"look-alike local host", permissive, `{"url": "http://１２７.０.０.１:8080/"}`, refusal.InvalidHost},
+		{"look-alike localhost", permissive, `{"url": "http://localho\u017ft:8080/"}`, refusal.InvalidHost},
+		{"shell metacharacters in host", permissive, `{"url": "https://x;touch$IFS\"pwned\";$(id>p)<a>b.example/"}`, refusal.InvalidHost},
+		{"percent byte not UTF-8", permissive, `{"url": "https://%80.example/"}`, refusal.InvalidHost},
 		{"non-canonical IPv4", permissive, `{"url": "http://127.1:8080/"}`, refusal.InvalidHost},
 		{"hex IPv4", permissive, `{"url": "http://0x7f000001:8080/"}`, refusal.InvalidHost},
 		{"IPv6 zone", permissive, `{"url": "http://[fe80::1%25eth0]:8080/"}`, refusal.InvalidHost},
@@ -185,6 +194,12 @@ func TestPrepareCallRefusals(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			req, art, err := tc.f.PrepareCall(context.Background(), uuid.New(), tc.args)
+			if err == nil {
+				// Parsed: the refusal is the decision step's.
+				err = decide(context.Background(), tc.f, req)
+				wantCode(t, err, tc.want)
+				return
+			}
 			wantCode(t, err, tc.want)
 			if art != nil || req.Requirements != nil {
 				t.Errorf("refused call returned artifact %v and requirements %v; want none", art, req.Requirements)
@@ -211,7 +226,7 @@ func TestPrepareCallRefusalNamesNoValue(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := f.PrepareCall(context.Background(), uuid.New(), tc.args)
+			_, _, err := prepareAndDecide(context.Background(), f, tc.args)
 			r, ok := refusal.As(err)
 			if !ok {
 				t.Fatalf("got %v; want a refusal", err)
@@ -228,15 +243,15 @@ func TestPrepareCallRefusalNamesNoValue(t *testing.T) {
 }
 
 // TestPrepareCallReadsAllowlistEveryCall: an edit of local_fetch.json takes
-// effect at the next PrepareCall (no caching).
+// effect at the next decision (no caching).
 func TestPrepareCallReadsAllowlistEveryCall(t *testing.T) {
 	f, ws := localFetch(t, nil, 8080)
 	args := `{"url": "http://localhost:8080/"}`
-	if _, _, err := f.PrepareCall(context.Background(), uuid.New(), args); err != nil {
+	if _, _, err := prepareAndDecide(context.Background(), f, args); err != nil {
 		t.Fatalf("allowed port: %v", err)
 	}
 	writeAllowlist(t, ws, 3000)
-	_, _, err := f.PrepareCall(context.Background(), uuid.New(), args)
+	_, _, err := prepareAndDecide(context.Background(), f, args)
 	wantCode(t, err, refusal.LocalPortNotAllowed)
 }
 

@@ -1,14 +1,14 @@
 package fetch
 
 import (
-	"net"
+	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // checkRedirect returns the redirect policy of one run: a hop is followed
@@ -44,42 +44,27 @@ func (f *Fetch) redirectHop(p *prepared, req *http.Request, hop int) error {
 		return refusal.Newf(refusal.CredentialsInURL, "%s %s: a redirect location carries credentials; not followed", p.method, p.target.Host)
 	}
 	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
+	if capability.DefaultPort(scheme) == 0 {
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to a %s:// URL, off the approved target; not followed",
-			p.method, p.target.Host, capability.Sanitize(scheme))
+			p.method, p.target.Host, safetext.Short(scheme))
 	}
-	host, herr := capability.NormalizeHost(u.Hostname())
-	if herr != nil {
+	o, err := capability.ParseOrigin(scheme, u.Hostname(), u.Port())
+	switch {
+	case errors.Is(err, capability.ErrInvalidHost):
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid host; not followed", p.method, p.target.Host)
+	case err != nil:
+		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid port; not followed", p.method, p.target.Host)
 	}
-	var port uint16
-	switch ps := u.Port(); {
-	case ps != "":
-		var err error
-		if port, err = capability.ParsePort(ps); err != nil {
-			return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid port; not followed", p.method, p.target.Host)
-		}
-	case scheme == "https":
-		port = 443
-	case scheme == "http":
-		port = 80
-	}
-	if scheme != p.scheme || host != p.target.Host || port != p.target.Port {
-		origin := capability.Sanitize(scheme) + "://" + net.JoinHostPort(host, strconv.Itoa(int(port)))
+	if o.Scheme != p.scheme || o.Target != p.target {
+		where := o.Scheme + "://" + o.Target.String()
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s://%s: redirected to %s, off the approved target; not followed",
-			p.method, p.scheme, p.target, origin).
-			WithHint("redirects are followed only to the same scheme, host and port; fetch " + origin + " in a new call if you want it (it needs its own approval)")
+			p.method, p.scheme, p.target, where).
+			WithHint("redirects are followed only to the same scheme, host and port; fetch " + where + " in a new call if you want it (it needs its own approval)")
 	}
-	urlHost := hostForMessage(host)
-	if u.Port() != "" {
-		urlHost = net.JoinHostPort(host, u.Port())
-	}
-	u.Host = urlHost
+	u.Host = o.Host()
 	req.Host = ""
 	if p.local {
-		hop := *p
-		hop.origin = scheme + "://" + urlHost + "/"
-		if err := f.admitLocal(&hop); err != nil {
+		if err := f.admitLocal(o); err != nil {
 			return err
 		}
 	}

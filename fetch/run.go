@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"github.com/ocfetch/ocfetch/capability"
 	"io"
 	"mime"
 	"net/http"
@@ -57,14 +58,14 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	if p.local {
-		if err := f.admitLocal(p); err != nil {
+		if err := f.admitLocal(p.origin); err != nil {
 			return nil, err
 		}
-		ctx = egress.WithLoopbackPort(ctx, p.target.Port)
+		ctx = egress.WithLoopback(ctx, p.target)
 	} else {
 		// A public call admits no loopback port, whatever the caller's
 		// context carries.
-		ctx = egress.WithLoopbackPort(ctx, 0)
+		ctx = egress.WithLoopback(ctx, capability.Target{})
 	}
 
 	var body io.Reader

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"github.com/ocfetch/ocfetch/capability"
 	"io"
 	"net/http"
 	"strings"
@@ -250,7 +251,7 @@ func TestRunLoopbackPortOnContext(t *testing.T) {
 		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
 	})}
 	f, _ := localFetch(t, client, 8080)
-	callerCtx := egress.WithLoopbackPort(context.Background(), 8080)
+	callerCtx := egress.WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: 8080})
 	output(t, call(callerCtx, f, `{"url": "https://example.com/"}`))
 	output(t, call(context.Background(), f, `{"url": "http://localhost:8080/"}`))
 	if want := []uint16{0, 8080}; !cmp.Equal(got, want) {

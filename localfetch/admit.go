@@ -1,6 +1,7 @@
 package localfetch
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -33,16 +35,8 @@ func NormalizeLocalHost(host string) string {
 	return h
 }
 
-// isLocalHost reports whether a normalised host is one of the three named
-// local hosts. It is a switch, not a lookup in [LocalHosts], so the rule
-// cannot be widened at run time.
-func isLocalHost(h string) bool {
-	switch h {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
-}
+// isLocalHost is the one local-host test, [capability.IsLocalHost].
+func isLocalHost(h string) bool { return capability.IsLocalHost(h) }
 
 // isLocalScheme reports whether scheme (as url.Parse leaves it: lowercased)
 // is admitted by local mode.
@@ -90,10 +84,8 @@ func IsLocalTarget(rawURL string) bool {
 // Messages name the profile, scheme, host, port or file only, never the
 // URL's path or query.
 func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) (uint16, error) {
-	if profile != Profile {
-		return 0, refusal.Newf(refusal.LocalProfileNotPermissive,
-			"local fetch needs risk profile %s; the active profile is %s", Profile, profileName(profile)).
-			WithHint(fmt.Sprintf(`set "risk_profile": "permissive" in %s, or pass --profile permissive`, ws.SettingsPath()))
+	if err := checkProfile(ws, profile); err != nil {
+		return 0, err
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -103,18 +95,16 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 	}
 	if !isLocalScheme(u.Scheme) {
 		return 0, refusal.Newf(refusal.SchemeNotAllowed,
-			"scheme %q is not allowed for local fetch; want http or https", capability.Sanitize(u.Scheme)).
+			"scheme %q is not allowed for local fetch; want http or https", safetext.Short(u.Scheme)).
 			WithHint("use http:// or https://")
 	}
 	host := NormalizeLocalHost(u.Hostname())
-	if !isLocalHost(host) {
-		shown := host
-		if shown == "" {
-			shown = capability.Sanitize(u.Hostname())
-		}
-		return 0, refusal.Newf(refusal.InvalidHost,
-			"host %q is not a local host; local fetch admits only localhost, 127.0.0.1 and ::1", shown).
+	if _, herr := capability.NormalizeHost(u.Hostname()); errors.Is(herr, capability.ErrLookAlike) {
+		return 0, refusal.New(refusal.InvalidHost, herr.Error()).
 			WithHint("write the host as localhost, 127.0.0.1 or [::1]")
+	}
+	if !isLocalHost(host) {
+		return 0, notLocal(host, u.Hostname())
 	}
 	if u.User != nil {
 		return 0, refusal.Newf(refusal.CredentialsInURL,
@@ -123,17 +113,39 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 	}
 	portStr := u.Port()
 	if portStr == "" {
-		return 0, refusal.Newf(refusal.LocalPortMissing,
-			"the URL for %s has no explicit port; local fetch needs one", host).
-			WithHint(fmt.Sprintf(`write the port, as in %s://%s:3000/, and allow it with "ocfetch local allow 3000"`,
-				u.Scheme, bracket(host)))
+		return 0, portMissing(u.Scheme, host)
 	}
 	port, err := capability.ParsePort(portStr)
 	if err != nil {
 		return 0, refusal.Newf(refusal.InvalidArguments,
-			"port %q of %s is not a decimal number 1–65535 without leading zeros", capability.Sanitize(portStr), host).
+			"port %q of %s is not a decimal number 1–65535 without leading zeros", safetext.Short(portStr), host).
 			WithHint("write the port as the server listens on it, e.g. :3000")
 	}
+	return Admit(capability.Origin{Scheme: u.Scheme, Target: capability.Target{Host: host, Port: port}, PortWritten: true}, ws, profile)
+}
+
+// Admit applies the local-mode admission rule to an origin already parsed
+// by [capability.OriginOf] (scheme http or https, host normalised, port
+// parsed; the caller has refused URL credentials) and returns the
+// admitted port. It is [AdmitLocalURL] without the parse, for callers that
+// hold typed values: the policy core, once per request and once per
+// redirect hop. The rule: profile permissive (local_profile_not_permissive),
+// one of the three local hosts (invalid_host), the port written
+// (local_port_missing), the port in the allowlist read on this call, no
+// caching (local_port_not_allowed, local_allowlist_missing,
+// local_allowlist_invalid).
+func Admit(o capability.Origin, ws workspace.Workspace, profile risk.Profile) (uint16, error) {
+	if err := checkProfile(ws, profile); err != nil {
+		return 0, err
+	}
+	host := o.Target.Host
+	if !isLocalHost(host) {
+		return 0, notLocal(host, host)
+	}
+	if !o.PortWritten {
+		return 0, portMissing(o.Scheme, host)
+	}
+	port := o.Target.Port
 	ports, err := ReadAllowedPorts(ws)
 	if err != nil {
 		return 0, err
@@ -146,19 +158,37 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 	return port, nil
 }
 
+func checkProfile(ws workspace.Workspace, profile risk.Profile) error {
+	if profile == Profile {
+		return nil
+	}
+	return refusal.Newf(refusal.LocalProfileNotPermissive,
+		"local fetch needs risk profile %s; the active profile is %s", Profile, profileName(profile)).
+		WithHint(fmt.Sprintf(`set "risk_profile": "permissive" in %s, or pass --profile permissive`, ws.SettingsPath()))
+}
+
+func notLocal(host, raw string) error {
+	shown := host
+	if shown == "" {
+		shown = safetext.Short(raw)
+	}
+	return refusal.Newf(refusal.InvalidHost,
+		"host %q is not a local host; local fetch admits only localhost, 127.0.0.1 and ::1", shown).
+		WithHint("write the host as localhost, 127.0.0.1 or [::1]")
+}
+
+func portMissing(scheme, host string) error {
+	return refusal.Newf(refusal.LocalPortMissing,
+		"the URL for %s has no explicit port; local fetch needs one", host).
+		WithHint(fmt.Sprintf(`write the port, as in %s://%s:3000/, and allow it with "ocfetch local allow 3000"`,
+			scheme, capability.Target{Host: host}.HostString()))
+}
+
 // profileName quotes a profile for a message: a valid name as is, anything
 // else sanitized and quoted.
 func profileName(p risk.Profile) string {
 	if p.Valid() {
 		return string(p)
 	}
-	return fmt.Sprintf("%q", capability.Sanitize(string(p)))
-}
-
-// bracket returns host bracketed when it is an IPv6 literal.
-func bracket(host string) string {
-	if host == "::1" {
-		return "[::1]"
-	}
-	return host
+	return fmt.Sprintf("%q", safetext.Short(string(p)))
 }

@@ -37,11 +37,11 @@
 // hop):
 //
 //	if localfetch.IsLocalTarget(rawURL) {
-//		port, err := localfetch.AdmitLocalURL(rawURL, ws, profile)
+//		port, err := localfetch.Admit(origin, ws, profile) // origin: capability.OriginOf
 //		if err != nil {
 //			return tool.ErrorResult(err) // named refusal, never the public path
 //		}
-//		ctx = egress.WithLoopbackPort(ctx, port)
+//		ctx = egress.WithLoopback(ctx, capability.Target{Host: origin.Target.Host, Port: port})
 //	}
 //	...
 //	summary := localfetch.BoundedResponseHeaders(resp.Header)

@@ -151,8 +151,8 @@ func FuzzAdmitLocalURL(f *testing.F) {
 	for _, s := range []string{
 		"http://localhost:3000/",                // admitted
 		"https://[::1]:8080/x?y=z",              // admitted
-		"http://１２７.０.０.１:3000/",                // mapped to 127.0.0.1: admitted
-		"http://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ:8080/",                // mapped to localhost: admitted
+		"http://１２７.０.０.１:3000/",                // look-alike of 127.0.0.1: refused
+		"http://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ:8080/",                // look-alike of localhost: refused
 		"http://①②⑦.⓪.⓪.②:3000/",                // 127.0.0.2: not local
 		"http://[::ffff:127.0.0.1]:3000/",       // mapped v4: not local
 		"http://127.1:3000/",                    // inet_aton form

@@ -1,7 +1,7 @@
 package localfetch
 
 import (
-	"net/http"
+	"net/textproto"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -23,12 +23,15 @@ const MaxHeaderValueBytes = 512
 // flood the summary however many or long its headers are. Keys of h are
 // matched case-insensitively, so a hand-built header with "ETag" is found
 // as well as net/http's canonical "Etag".
-func BoundedResponseHeaders(h http.Header) map[string]string {
+//
+// h is an http.Header or any map of the same shape: the package does not
+// import net/http, so that the policy core that imports it stays pure.
+func BoundedResponseHeaders(h map[string][]string) map[string]string {
 	out := make(map[string]string)
 	for _, name := range ResponseHeaders {
 		// The canonical key is what net/http produces; a hand-built header
 		// may hold other spellings, whose values follow.
-		canon := http.CanonicalHeaderKey(name)
+		canon := textproto.CanonicalMIMEHeaderKey(name)
 		vals, found := h[canon]
 		for k, vv := range h {
 			if k != canon && strings.EqualFold(k, name) {

@@ -56,7 +56,7 @@ func TestElicitation(t *testing.T) {
 						t.Errorf("first call: text lacks the page:\n%s", text(res))
 					}
 					if !tc.wantOK {
-						want := "not_approved: " + target + " was denied by the user\nhint: allow it with: ocfetch rules allow " + target
+						want := "not_approved: " + target + " was denied by the user\nhint: ask the user to run: ocfetch rules allow " + target
 						if got := text(res); got != want {
 							t.Errorf("first call: text = %q; want %q", got, want)
 						}
@@ -110,7 +110,7 @@ func TestElicitationUnsupported(t *testing.T) {
 			ws := localWorkspace(t, port)
 			cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: proto})
 			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL))
-			want := "not_approved: " + target + " is not covered by a saved rule and nobody could be asked\nhint: allow it with: ocfetch rules allow " + target
+			want := "not_approved: " + target + " is not covered by a saved rule and nobody could be asked\nhint: ask the user to run: ocfetch rules allow " + target
 			if !res.IsError || text(res) != want {
 				t.Errorf("isError %v, text %q; want isError and %q", res.IsError, text(res), want)
 			}

@@ -202,7 +202,7 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		return errorResult(tool.ErrorResult(perr)), nil
 	}
 	t := s.newTool(ws, profile, s.client)
-	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger}
+	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger, ForModel: true}
 
 	switch {
 	case !c.caps.elicitation:
@@ -216,9 +216,10 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		}
 		// On the multi round-trip protocol the server may not ask
 		// mid-call: the question goes back in the result and the client
-		// calls again with the answer. A dry run of the broker (no audit,
-		// no run) tells whether the question would be asked at all.
-		if ask, ok := s.probe(ctx, b, t, c.args); ok {
+		// calls again with the answer. The decision step (policy.Decide,
+		// through the broker: nothing run, recorded or saved) tells whether
+		// the question would be asked at all.
+		if ask, ok := b.Pending(ctx, t, c.args); ok {
 			s.log.Log(ctx, diag.L2, "asking the user to approve", "target", ask.Requirement.Target.String(), "root", ws.Root, "protocol", c.protocol)
 			return c.inputRequired(inputApproval, elicitParams(ask, ws), callState{Root: ws.Root, Target: ask.Requirement.Target.String()})
 		}
@@ -229,40 +230,21 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	return toCallToolResult(r), nil
 }
 
-// probe runs b's decision for args without auditing or running anything and
-// returns the approval request the approver would have been shown, if any.
-func (s *server) probe(ctx context.Context, b *broker.Broker, t tool.Tool, args string) (broker.ApprovalRequest, bool) {
-	var asked *broker.ApprovalRequest
-	dry := &broker.Broker{
-		Workspace: b.Workspace,
-		Profile:   b.Profile,
-		Approver: broker.ApproverFunc(func(_ context.Context, r broker.ApprovalRequest) (broker.Answer, error) {
-			asked = &r
-			return broker.Unanswered, nil
-		}),
-	}
-	dry.Call(ctx, dryRunTool{t}, args)
-	if asked == nil {
-		return broker.ApprovalRequest{}, false
-	}
-	return *asked, true
-}
-
-// dryRunTool prepares like the tool it wraps but never runs.
-type dryRunTool struct{ tool.Tool }
-
-func (dryRunTool) InvokableRun(context.Context, string) (*tool.Result, error) {
-	return &tool.Result{}, nil
-}
-
 // toCallToolResult maps a broker result onto MCP: text content always;
 // structured content and no isError for a delivered response; isError with
 // "reason: message" and the hint for anything else.
+//
+// A call whose audit line could not be written says so in the result
+// (audit_unavailable), never only in diagnostics.
 func toCallToolResult(r *tool.Result) *mcp.CallToolResult {
 	if r.IsError {
 		return errorResult(r)
 	}
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Content}}}
+	if f := r.AuditFailure; f != nil {
+		out.Content = append(out.Content, &mcp.TextContent{Text: string(f.Code) + ": " + f.Message})
+		out.Meta = mcp.Meta{"ocfetch/audit": string(f.Code)}
+	}
 	if o, ok := outputFrom(r.Structured); ok {
 		out.StructuredContent = o
 	}

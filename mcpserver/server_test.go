@@ -183,7 +183,7 @@ func TestRefusals(t *testing.T) {
 		{name: "body over 64 KiB", args: `{"url": "https://example.com/", "method": "POST", "body": "` + strings.Repeat("A", 100<<10) + `"}`, wantCode: "invalid_arguments"},
 		{
 			name: "no elicitation: not approved", args: `{"url": "https://example.com/private?secret=1"}`, wantCode: "not_approved",
-			wantText: []string{"hint: allow it with: ocfetch rules allow example.com:443"},
+			wantText: []string{"hint: ask the user to run: ocfetch rules allow example.com:443"},
 		},
 		{
 			name: "deny rule", args: `{"url": "https://example.com/private?secret=1"}`, wantCode: "denied_by_rule",

@@ -6,6 +6,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/policy"
 )
 
 // AuditTool is the Tool field of the proxy's audit lines.
@@ -15,13 +16,6 @@ const AuditTool = "proxy"
 // canonical diagnostic line of its decision. The summary is
 // "CONNECT example.com" or "GET example.com": never a path or query.
 func (s *Server) record(x *exchange) {
-	decision := audit.DecisionAllow
-	switch {
-	case x.v.err != nil && x.v.decidedBy == audit.ByRule:
-		decision = audit.DecisionDeny
-	case !x.admitted:
-		decision = audit.DecisionRefused
-	}
 	outcome := audit.OutcomeOK
 	if x.outcome != "" {
 		outcome = string(x.outcome)
@@ -30,6 +24,7 @@ func (s *Server) record(x *exchange) {
 	if decidedBy == "" {
 		decidedBy = audit.ByPolicy
 	}
+	decision := policy.AuditDecision(x.admitted, decidedBy)
 	dur := s.now().Sub(x.start)
 	s.log.Log(context.Background(), diag.L2, "proxy exchange",
 		"summary", x.req.summary(), "decision", decision, "outcome", outcome,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
 )
@@ -105,7 +106,16 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 		return false
 	}
 	ctx := s.base
-	x.v = s.admit(ctx, p.target)
+	if err := s.audit.Preflight(); err != nil {
+		// Nothing is dialled for a call that cannot be recorded.
+		rerr, _ := refusal.As(err)
+		x.v = verdict{decidedBy: audit.ByPolicy, err: rerr}
+		x.status = statusFor(rerr)
+		x.outcome = rerr.Code
+		s.writeRefusal(cc, x.status, rerr)
+		return false
+	}
+	x.v = s.admit(ctx, p.origin())
 	if x.v.err != nil {
 		x.status = statusFor(x.v.err)
 		x.outcome = x.v.err.Code

@@ -258,7 +258,7 @@ func TestForwardHeaders(t *testing.T) {
 	}
 	gotLines := []line{}
 	for _, e := range es {
-		gotLines = append(gotLines, line{e.Summary, e.Decision, e.DecidedBy, e.Rule, e.Outcome, e.Status, e.BytesUp})
+		gotLines = append(gotLines, line{e.Summary, string(e.Decision), string(e.DecidedBy), e.Rule, e.Outcome, e.Status, e.BytesUp})
 	}
 	wantLines := []line{
 		{"POST example.test", "allow", "rule", "allow example.test:80", "ok", 200, 5},
@@ -310,7 +310,7 @@ func TestTunnelAudit(t *testing.T) {
 		t.Fatalf("audit: got %d lines; want 1", len(es))
 	}
 	e := es[0]
-	got := []any{e.Tool, e.Summary, e.Decision, e.Outcome, e.Status, e.BytesUp, e.BytesDown, e.Requirement.Target.Port}
+	got := []any{e.Tool, e.Summary, string(e.Decision), e.Outcome, e.Status, e.BytesUp, e.BytesDown, e.Requirement.Target.Port}
 	want := []any{"proxy", "CONNECT 127.0.0.1", "allow", "ok", 200, int64(3), int64(13), uint16(port)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("audit line (-want +got)\n%s", diff)

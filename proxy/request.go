@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // errHeadTooLarge is returned by a [headLimitReader] past its limit.
@@ -96,7 +97,7 @@ func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
 	u := req.URL
 	if u == nil || !u.IsAbs() || u.Host == "" {
 		return parsedRequest{}, refusal.Newf(refusal.InvalidArguments,
-			"%s request is not in absolute form; this is a proxy", capability.Sanitize(req.Method)).
+			"%s request is not in absolute form; this is a proxy", safetext.Short(req.Method)).
 			WithHint("send http:// URLs in absolute form, or https through CONNECT (set HTTP_PROXY and HTTPS_PROXY)")
 	}
 	switch strings.ToLower(u.Scheme) {
@@ -107,7 +108,7 @@ func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
 			WithHint("let the client use CONNECT for https (set HTTPS_PROXY)")
 	default:
 		return parsedRequest{}, refusal.Newf(refusal.SchemeNotAllowed,
-			"scheme %q is not forwarded; only http:// requests and CONNECT tunnels are", capability.Sanitize(u.Scheme)).
+			"scheme %q is not forwarded; only http:// requests and CONNECT tunnels are", safetext.Short(u.Scheme)).
 			WithHint("use http:// or https:// URLs")
 	}
 	if u.User != nil {
@@ -147,7 +148,7 @@ func parseTarget(hostport string, defaultPort uint16) (capability.Target, error)
 		return t, err
 	}
 	if h, err := capability.NormalizeHost(t.Host); err != nil || h != t.Host {
-		return capability.Target{}, fmt.Errorf("%w: %q is not in normal form", capability.ErrInvalidHost, capability.Sanitize(t.Host))
+		return capability.Target{}, fmt.Errorf("%w: %q is not in normal form", capability.ErrInvalidHost, safetext.Short(t.Host))
 	}
 	return t, nil
 }
@@ -186,14 +187,22 @@ func removeHopHeaders(h http.Header) {
 	}
 }
 
+// origin is the typed origin the policy decides on: the target with its
+// port (a proxy target always names one, written or http's 80), and the
+// scheme http for a forwarded request, none for a tunnel.
+func (p parsedRequest) origin() capability.Origin {
+	o := capability.Origin{Target: p.target, PortWritten: true}
+	if p.kind == kindForward {
+		o.Scheme = "http"
+	}
+	return o
+}
+
 // hostHeader is the Host header for target: the host, bracketed if IPv6,
 // with the port unless it is http's 80.
 func hostHeader(t capability.Target) string {
 	if t.Port == 80 {
-		if strings.Contains(t.Host, ":") {
-			return "[" + t.Host + "]"
-		}
-		return t.Host
+		return t.HostString()
 	}
 	return t.String()
 }

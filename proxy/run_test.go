@@ -107,7 +107,7 @@ func TestRunCurl(t *testing.T) {
 	es := w.waitAudit(2)
 	var got []string
 	for _, e := range es {
-		got = append(got, e.Summary+" "+e.Decision+" "+e.Outcome)
+		got = append(got, e.Summary+" "+string(e.Decision)+" "+e.Outcome)
 	}
 	if diff := cmp.Diff([]string{"GET localhost allow ok", "GET uncovered.test refused not_approved"}, got); diff != "" {
 		t.Errorf("audit (-want +got)\n%s", diff)

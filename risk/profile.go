@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Profile is a risk profile. Its zero value is not a valid profile: use
@@ -53,7 +54,7 @@ func Parse(s string) (Profile, error) {
 		return p, nil
 	}
 	return "", refusal.Newf(refusal.InvalidArguments,
-		"risk profile %q is not one of %s", sanitize(s), validNames).
+		"risk profile %q is not one of %s", safetext.Short(s), validNames).
 		WithHint("use --profile strict, --profile standard or --profile permissive").
 		Wrap(ErrUnknownProfile)
 }
@@ -65,25 +66,5 @@ func mustBeProfile(s string) (Profile, error) {
 	if p := Profile(s); p.Valid() {
 		return p, nil
 	}
-	return "", fmt.Errorf("risk_profile %q is not one of %s", sanitize(s), validNames)
-}
-
-// sanitize returns s cut to 64 bytes with non-printable and non-ASCII bytes
-// replaced by '?', for quoting an untrusted value in a message. (risk is a
-// leaf above workspace and refusal only, so it does not borrow
-// capability.Sanitize.)
-func sanitize(s string) string {
-	const max = 64
-	b := make([]byte, 0, min(len(s), max)+3)
-	for i := 0; i < len(s) && len(b) < max; i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f {
-			c = '?'
-		}
-		b = append(b, c)
-	}
-	if len(s) > max {
-		b = append(b, "…"...)
-	}
-	return string(b)
+	return "", fmt.Errorf("risk_profile %q is not one of %s", safetext.Short(s), validNames)
 }

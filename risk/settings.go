@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -107,10 +108,10 @@ func parseSettings(data []byte) (Settings, error) {
 			case v.Kind != strictjson.Number:
 				return fmt.Errorf("schema_version is %s; want the integer %d", v.Kind, SettingsSchemaVersion)
 			case !strictjson.IsInt(v.Raw):
-				return fmt.Errorf("schema_version %s is not an integer; want %d", sanitize(string(v.Raw)), SettingsSchemaVersion)
+				return fmt.Errorf("schema_version %s is not an integer; want %d", safetext.Short(string(v.Raw)), SettingsSchemaVersion)
 			}
 			if _, ok := strictjson.Int(v.Raw, SettingsSchemaVersion, SettingsSchemaVersion); !ok {
-				return fmt.Errorf("schema_version %s is not supported; want %d", sanitize(string(v.Raw)), SettingsSchemaVersion)
+				return fmt.Errorf("schema_version %s is not supported; want %d", safetext.Short(string(v.Raw)), SettingsSchemaVersion)
 			}
 			haveVersion = true
 		case p[0].Key == "risk_profile":

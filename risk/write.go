@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/safetext"
 	"io/fs"
 	"slices"
 
@@ -25,7 +26,7 @@ import (
 // order. An invalid p is invalid_arguments.
 func WriteProfile(ctx context.Context, ws workspace.Workspace, p Profile) (Profile, error) {
 	if !p.Valid() {
-		return "", refusal.Newf(refusal.InvalidArguments, "risk profile %q is not one of %s", sanitize(string(p)), validNames)
+		return "", refusal.Newf(refusal.InvalidArguments, "risk profile %q is not one of %s", safetext.Short(string(p)), validNames)
 	}
 	path := ws.SettingsPath()
 	unlock, err := workspace.LockFile(ctx, path)

@@ -14,6 +14,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -104,7 +105,7 @@ func parse(path string, data []byte) (*Set, error) {
 	case f.SchemaVersion == nil:
 		return nil, invalid(path, "schema_version is missing (want %d)", SchemaVersion)
 	case string(f.SchemaVersion) != strconv.Itoa(SchemaVersion):
-		return nil, invalid(path, "schema_version %s is not supported (want %d)", capability.Sanitize(string(f.SchemaVersion)), SchemaVersion)
+		return nil, invalid(path, "schema_version %s is not supported (want %d)", safetext.Short(string(f.SchemaVersion)), SchemaVersion)
 	case f.Rules == nil:
 		return nil, invalid(path, "\"rules\" is missing or null (want an array, [] for none)")
 	}
@@ -142,7 +143,7 @@ func (fr fileRule) rule() (Rule, error) {
 	// A port is a JSON integer 1–65535: not a string, not 443.0, not 4.43e2.
 	port, ok := strictjson.Int(fr.Target.Port, 1, 65535)
 	if !ok {
-		return Rule{}, fmt.Errorf("target.port %s is not an integer 1–65535", capability.Sanitize(string(fr.Target.Port)))
+		return Rule{}, fmt.Errorf("target.port %s is not an integer 1–65535", safetext.Short(string(fr.Target.Port)))
 	}
 	return Rule{
 		Capability: capability.Kind(*fr.Capability),
@@ -164,7 +165,7 @@ func describeJSONError(err error) string {
 		case strictjson.ErrDuplicateKey:
 			return fmt.Sprintf("duplicate field %q", se.Key) // a known key
 		case strictjson.ErrUnknownKey:
-			return fmt.Sprintf("unknown field %q", capability.Sanitize(se.Key))
+			return fmt.Sprintf("unknown field %q", safetext.Short(se.Key))
 		}
 		return se.Error()
 	}

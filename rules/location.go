@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/safetext"
 	"io/fs"
 	"slices"
 
@@ -64,7 +65,7 @@ func AddAt(ctx context.Context, l Location, r Rule) error {
 		if errorIsHost(err) {
 			code = refusal.InvalidHost
 		}
-		return refusal.Newf(code, "rule %s: %v", capability.Sanitize(r.String()), err).Wrap(err)
+		return refusal.Newf(code, "rule %s: %v", safetext.Short(r.String()), err).Wrap(err)
 	}
 	return updateAt(ctx, l, func(rules []Rule) []Rule {
 		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, nr) })
@@ -76,7 +77,7 @@ func AddAt(ctx context.Context, l Location, r Rule) error {
 func RemoveAt(ctx context.Context, l Location, host string, port uint16) (bool, error) {
 	p, err := capability.ParseHostPattern(host)
 	if err != nil {
-		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", capability.Sanitize(host), err).Wrap(err)
+		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
 	}
 	target := NewRule(Allow, p, port)
 	removed := false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Decision is what a rule decides.
@@ -58,10 +59,10 @@ func (r Rule) String() string {
 // pattern.
 func normalize(r Rule) (Rule, capability.HostPattern, error) {
 	if r.Capability != capability.KindNetwork {
-		return r, capability.HostPattern{}, fmt.Errorf("unknown capability %q (want %q)", capability.Sanitize(string(r.Capability)), capability.KindNetwork)
+		return r, capability.HostPattern{}, fmt.Errorf("unknown capability %q (want %q)", safetext.Short(string(r.Capability)), capability.KindNetwork)
 	}
 	if r.Target.Schema != capability.TargetSchemaV1 {
-		return r, capability.HostPattern{}, fmt.Errorf("unknown target schema %q (want %q)", capability.Sanitize(r.Target.Schema), capability.TargetSchemaV1)
+		return r, capability.HostPattern{}, fmt.Errorf("unknown target schema %q (want %q)", safetext.Short(r.Target.Schema), capability.TargetSchemaV1)
 	}
 	p, err := capability.ParseHostPattern(r.Target.Host)
 	if err != nil {
@@ -71,7 +72,7 @@ func normalize(r Rule) (Rule, capability.HostPattern, error) {
 		return r, capability.HostPattern{}, fmt.Errorf("port 0 is not 1–65535")
 	}
 	if !r.Decision.Valid() {
-		return r, capability.HostPattern{}, fmt.Errorf("decision %q is not %q or %q", capability.Sanitize(string(r.Decision)), Allow, Deny)
+		return r, capability.HostPattern{}, fmt.Errorf("decision %q is not %q or %q", safetext.Short(string(r.Decision)), Allow, Deny)
 	}
 	r.Target.Host = p.String()
 	return r, p, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -33,7 +34,7 @@ func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
 		if errorIsHost(err) {
 			code = refusal.InvalidHost
 		}
-		return refusal.Newf(code, "rule %s: %v", capability.Sanitize(r.String()), err).Wrap(err)
+		return refusal.Newf(code, "rule %s: %v", safetext.Short(r.String()), err).Wrap(err)
 	}
 	return update(ctx, ws, func(rules []Rule) []Rule {
 		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, nr) })
@@ -48,7 +49,7 @@ func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
 func Remove(ctx context.Context, ws workspace.Workspace, host string, port uint16) (bool, error) {
 	p, err := capability.ParseHostPattern(host)
 	if err != nil {
-		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", capability.Sanitize(host), err).Wrap(err)
+		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
 	}
 	target := NewRule(Allow, p, port)
 	removed := false

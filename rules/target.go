@@ -6,6 +6,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // DefaultPort is the port of a rule target written without one.
@@ -43,7 +44,7 @@ func ParseRuleTarget(s string) (capability.HostPattern, uint16, error) {
 	port := uint16(DefaultPort)
 	if hasPort {
 		if port, err = capability.ParsePort(portStr); err != nil {
-			return capability.HostPattern{}, 0, refusal.Newf(refusal.InvalidArguments, "rule target %q: %v", capability.Sanitize(s), err).
+			return capability.HostPattern{}, 0, refusal.Newf(refusal.InvalidArguments, "rule target %q: %v", safetext.Short(s), err).
 				WithHint("write HOST[:PORT] with a port 1–65535, e.g. example.com:8443 or [::1]:8080").Wrap(err)
 		}
 	}
@@ -51,7 +52,7 @@ func ParseRuleTarget(s string) (capability.HostPattern, uint16, error) {
 }
 
 func badHost(s string, err error) error {
-	return refusal.Newf(refusal.InvalidHost, "rule target %q: %v", capability.Sanitize(s), err).
+	return refusal.Newf(refusal.InvalidHost, "rule target %q: %v", safetext.Short(s), err).
 		WithHint("write HOST[:PORT]: example.com, *.example.com (subdomains only), [::1]:8080").Wrap(err)
 }
 

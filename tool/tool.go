@@ -84,6 +84,11 @@ type Result struct {
 	Reason  refusal.Code `json:"reason,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Hint    string       `json:"hint,omitempty"`
+	// AuditFailure is set when the call's audit line could not be written
+	// after the call (audit_unavailable): the front end reports it to the
+	// caller (the CLI on stderr and in its exit status, the MCP server in
+	// the result), never only in diagnostics.
+	AuditFailure *refusal.Error `json:"-"`
 }
 
 // ErrorResult turns a refusal into an error result. An error that is not a

@@ -116,7 +116,8 @@ func printAuditTable(a *app, entries []audit.Entry) {
 			status = strconv.Itoa(e.Status)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-			e.Time.Local().Format(time.DateTime), e.Decision, orDash(e.DecidedBy), e.Summary, e.Outcome,
+			e.Time.Local().Format(time.DateTime), safetext.Line(string(e.Decision)), safetext.Line(orDash(string(e.DecidedBy))),
+			safetext.Line(e.Summary), safetext.Line(e.Outcome),
 			status, e.Bytes, (time.Duration(e.DurationMS) * time.Millisecond).String())
 	}
 	tw.Flush()

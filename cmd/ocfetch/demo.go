@@ -244,8 +244,8 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 			"only localhost, 127.0.0.1 and ::1 are local-mode hosts; the rest of 127/8 is not public"},
 		{"127.0.0.1 as an IPv4-mapped IPv6 address", fmt.Sprintf("http://[::ffff:127.0.0.1]:%d/", port), refusal.AddressNotPublic,
 			"the mapped form is unmapped and classified, never taken for a local-mode host"},
-		{"127.0.0.1 in full-width digits, no port", "http://１２７．０．０．１/", refusal.LocalPortMissing,
-			"IDNA maps it to 127.0.0.1, so it is a local-mode URL, and local mode needs an explicit port"},
+		{"127.0.0.1 in full-width digits", fmt.Sprintf("http://１２７．０．０．１:%d/", port), refusal.InvalidHost,
+			"a look-alike spelling of an address is refused: the host must be written in ASCII"},
 		{"a file:// URL", "file:///etc/passwd", refusal.SchemeNotAllowed,
 			"only https (and http in local mode) is fetched"},
 	}

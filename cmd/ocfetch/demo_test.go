@@ -18,7 +18,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, code := range []refusal.Code{
 		refusal.RedirectOffTarget, refusal.LocalPortNotAllowed, refusal.AddressNotPublic,
-		refusal.LocalPortMissing, refusal.SchemeNotAllowed,
+		refusal.InvalidHost, refusal.SchemeNotAllowed,
 	} {
 		if !strings.Contains(r.stdout, "✓ "+string(code)+": ") {
 			t.Errorf("the demo does not show %s:\n%s", code, r.stdout)

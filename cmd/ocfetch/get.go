@@ -23,6 +23,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -271,7 +272,7 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("empty header name")
 	}
 	if !httpguts.ValidHeaderFieldName(name) {
-		return "", "", fmt.Errorf("%q is not a valid header name", printable(name))
+		return "", "", fmt.Errorf("%q is not a valid header name", safetext.Short(name))
 	}
 	if !httpguts.ValidHeaderFieldValue(value) {
 		return "", "", fmt.Errorf("the value of %s has control characters", name)
@@ -280,23 +281,6 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("the value of %s is not valid UTF-8", name)
 	}
 	return name, value, nil
-}
-
-// printable cuts s to 40 bytes and replaces bytes outside printable ASCII,
-// for echoing a user-typed name in a message.
-func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s) && i < 40; i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f {
-			c = '?'
-		}
-		b.WriteByte(c)
-	}
-	if len(s) > 40 {
-		b.WriteString("…")
-	}
-	return b.String()
 }
 
 // approver picks who settles an uncovered target: --yes approves this call
@@ -443,13 +427,21 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		}
 	}
 	if f.json {
-		return writeJSON(a.stdout, getJSON{
+		if err := writeJSON(a.stdout, getJSON{
 			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
 			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
 			BodyTruncated: out.BodyTruncated,
-		})
+		}); err != nil {
+			return err
+		}
+	} else {
+		printResponse(a.stdout, out, f, sink, isTerminal(a.stdout))
 	}
-	printResponse(a.stdout, out, f, sink)
+	if res.AuditFailure != nil {
+		// The response was delivered, but its audit line is lost: said on
+		// stderr and in the exit status, never only under -v.
+		return refusalError(res.AuditFailure)
+	}
 	return nil
 }
 
@@ -511,33 +503,42 @@ func nonNil(m map[string]string) map[string]string {
 
 // printResponse writes the human form: the status line, the final URL, the
 // header summary, a blank line and the content (or where the body went),
-// then any notes and how to read on.
-func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink) {
+// then any notes and how to read on. What the server chose (URL, title,
+// header values, notes) goes through safetext.Line; the content, on a
+// terminal, through safetext.TerminalWriter, so that no escape sequence
+// reaches the terminal. A pipe gets the content's bytes untouched.
+func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink, terminal bool) {
 	status := "HTTP " + strconv.Itoa(out.Status)
 	if t := http.StatusText(out.Status); t != "" {
 		status += " " + t
 	}
 	fmt.Fprintln(w, status)
-	fmt.Fprintf(w, "url: %s\n", out.URL)
+	fmt.Fprintf(w, "url: %s\n", safetext.Line(out.URL))
 	if out.Title != "" {
-		fmt.Fprintf(w, "title: %s\n", out.Title)
+		fmt.Fprintf(w, "title: %s\n", safetext.Line(out.Title))
 	}
 	for _, name := range localfetch.ResponseHeaders {
 		if v, ok := out.Headers[name]; ok {
-			fmt.Fprintf(w, "%s: %s\n", name, v)
+			fmt.Fprintf(w, "%s: %s\n", name, safetext.Line(v))
 		}
 	}
 	fmt.Fprintln(w)
 	if sink != nil {
-		fmt.Fprintf(w, "wrote %d bytes to %s\n", out.Bytes, f.output)
+		fmt.Fprintf(w, "wrote %d bytes to %s\n", out.Bytes, safetext.Line(f.output))
 		return
 	}
-	fmt.Fprint(w, out.Content)
+	if terminal {
+		tw := safetext.NewTerminalWriter(w)
+		io.WriteString(tw, out.Content)
+		tw.Flush()
+	} else {
+		io.WriteString(w, out.Content)
+	}
 	if !strings.HasSuffix(out.Content, "\n") && out.Content != "" {
 		fmt.Fprintln(w)
 	}
 	for _, n := range out.Notes {
-		fmt.Fprintf(w, "\n[%s]\n", n)
+		fmt.Fprintf(w, "\n[%s]\n", safetext.Line(n))
 	}
 	if out.Truncated {
 		fmt.Fprintf(w, "\n… %d more characters: --start-index %d\n", out.Remaining, out.NextStartIndex)

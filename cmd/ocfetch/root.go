@@ -143,6 +143,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 
 	root.AddCommand(
 		newGetCmd(a),
+		newExplainCmd(a),
 		newRulesCmd(a),
 		newLocalCmd(a),
 		newAuditCmd(a),

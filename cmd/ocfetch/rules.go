@@ -360,7 +360,7 @@ func urlRuleTarget(s string) (target, note string, err error) {
 	const hint = "write HOST[:PORT], like example.com or example.com:8443 (a URL's http:// means port 80, https:// port 443)"
 	u, perr := url.Parse(s)
 	if perr != nil || u.Host == "" {
-		return "", "", usageErrorf(hint, "rule target %q is not a URL ocfetch can read", capability.Sanitize(s))
+		return "", "", usageErrorf(hint, "rule target %q is not a URL ocfetch can read", safetext.Short(s))
 	}
 	port := ""
 	switch strings.ToLower(u.Scheme) {
@@ -369,7 +369,7 @@ func urlRuleTarget(s string) (target, note string, err error) {
 	case "https":
 		port = "443"
 	default:
-		return "", "", usageErrorf(hint, "rule target %q: scheme %q cannot be fetched", capability.Sanitize(s), capability.Sanitize(u.Scheme))
+		return "", "", usageErrorf(hint, "rule target %q: scheme %q cannot be fetched", safetext.Short(s), safetext.Short(u.Scheme))
 	}
 	if u.User != nil {
 		return "", "", usageErrorf(hint, "rule target: a URL with credentials (user:pass@) is not a rule")

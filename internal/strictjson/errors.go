@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Sentinel errors. Structural problems are returned as an *[Error] that
@@ -54,9 +54,9 @@ func (e *Error) Error() string {
 	case ErrTooDeep:
 		return fmt.Sprintf("nested deeper than %s levels at byte %d", e.detail, e.Offset)
 	case ErrDuplicateKey:
-		return fmt.Sprintf("duplicate key %q at byte %d", capability.Sanitize(e.Key), e.Offset)
+		return fmt.Sprintf("duplicate key %q at byte %d", safetext.Short(e.Key), e.Offset)
 	case ErrUnknownKey:
-		return fmt.Sprintf("unknown key %q at byte %d (known: %s)", capability.Sanitize(e.Key), e.Offset, strings.Join(e.known, ", "))
+		return fmt.Sprintf("unknown key %q at byte %d (known: %s)", safetext.Short(e.Key), e.Offset, strings.Join(e.known, ", "))
 	}
 	return fmt.Sprintf("%v at byte %d", e.Err, e.Offset)
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Kind is the kind of a JSON value.
@@ -137,13 +137,13 @@ func Int(raw []byte, min, max int64) (n int64, ok bool) {
 // Describe names v for a message, telling apart what [Kind.String] lumps
 // together: "an object", "a list", `the string "3000"`, and scalars by
 // their literal (3000, 3000.0, 1e3, true, null). Strings and literals are
-// cut to 64 printable ASCII bytes ([capability.Sanitize]).
+// cut to 64 printable ASCII bytes ([safetext.Short]).
 func Describe(v Value) string {
 	switch v.Kind {
 	case Object, Array:
 		return v.Kind.String()
 	case String:
-		return fmt.Sprintf("the string %q", capability.Sanitize(v.Text()))
+		return fmt.Sprintf("the string %q", safetext.Short(v.Text()))
 	}
-	return capability.Sanitize(string(v.Raw))
+	return safetext.Short(string(v.Raw))
 }

@@ -32,7 +32,7 @@ import (
 type Spec struct {
 	Profile    string   // settings.json risk_profile; "" for no file
 	LocalPorts []uint16 // local_fetch.json ports; nil for no file
-	Allow      []string // "host:port" allow rules
+	Allow      []string // "host:port" allow rules ("[v6]:port" for IPv6)
 	Deny       []string // "host:port" deny rules
 	RawRules   string   // rules.json as is, instead of Allow/Deny
 	RawLocal   string   // local_fetch.json as is, instead of LocalPorts
@@ -86,10 +86,11 @@ func Write(t testing.TB, ws workspace.Workspace, spec Spec) {
 	if len(spec.Allow)+len(spec.Deny) > 0 {
 		var rs []string
 		add := func(decision, hostport string) {
-			host, port, ok := strings.Cut(hostport, ":")
-			if !ok {
+			i := strings.LastIndexByte(hostport, ':')
+			if i < 0 {
 				t.Fatalf("rule target %q has no port", hostport)
 			}
+			host, port := strings.TrimSuffix(strings.TrimPrefix(hostport[:i], "["), "]"), hostport[i+1:]
 			rs = append(rs, fmt.Sprintf(`{"capability": "network", "target": {"schema": "network.target.v1", "host": %q, "port": %s}, "decision": %q}`, host, port, decision))
 		}
 		for _, a := range spec.Allow {

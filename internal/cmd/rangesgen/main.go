@@ -1,17 +1,17 @@
-// Command rangesgen generates egress/ranges_gen.go, the tables of address
+// Command rangesgen generates netrange/ranges_gen.go, the tables of address
 // ranges the egress guard refuses, from the IANA IPv4 and IPv6
 // Special-Purpose Address Registries (their CSV exports, kept verbatim in
-// egress/testdata) and ocfetch's small supplement (multicast and the IPv6
+// netrange/testdata) and ocfetch's small supplement (multicast and the IPv6
 // space outside 2000::/3, plus display names).
 //
-// It is run by go generate in package egress:
+// It is run by go generate in package netrange:
 //
 //	//go:generate go run ../internal/cmd/rangesgen -v4 testdata/iana-ipv4-special-registry-1.csv -v6 testdata/iana-ipv6-special-registry-1.csv -supplement testdata/ocfetch-supplement.csv -o ranges_gen.go
 //
 // To refresh the tables, replace the two registry files with the current
 // exports from https://www.iana.org/assignments/iana-ipv4-special-registry/
 // and https://www.iana.org/assignments/iana-ipv6-special-registry/ and run
-// go generate ./egress. A test in this package fails when the committed
+// go generate ./netrange. A test in this package fails when the committed
 // ranges_gen.go differs from what the inputs generate.
 package main
 

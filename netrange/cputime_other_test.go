@@ -1,5 +1,5 @@
 //go:build !linux
 
-package egress
+package netrange
 
 func threadCPU() (ns int64, ok bool) { return 0, false }

@@ -1,4 +1,4 @@
-package egress
+package netrange
 
 import (
 	"encoding/binary"

@@ -1,0 +1,49 @@
+package audit
+
+import (
+	"os"
+
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// Preflight proves, before a call sends any packet, that its audit line can
+// be written: the log's directory exists (it is created as [Log.Append]
+// would), and the log opens for append through the same checked open as
+// Append — a regular file, not a symlink, not a directory, not a FIFO. The
+// file is created if missing, so the line the call writes goes to the file
+// checked here.
+//
+// It returns nil (a nil l records nothing and so needs nothing) or a
+// *refusal.Error with code audit_unavailable naming the file, wrapping the
+// cause. The broker and the proxy refuse the call on that error: a call
+// that cannot be recorded does not go ahead unrecorded.
+func (l *Log) Preflight() error {
+	if l == nil {
+		return nil
+	}
+	if err := l.ws.EnsureDir(); err != nil {
+		return unavailable(l.path, err)
+	}
+	f, err := openChecked(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return unavailable(l.path, err)
+	}
+	if err := f.Close(); err != nil {
+		return unavailable(l.path, err)
+	}
+	return nil
+}
+
+// Unavailable returns the audit_unavailable refusal for the log of l, for a
+// line that failed after the call (err is the cause of [Log.Append]).
+func (l *Log) Unavailable(err error) *refusal.Error {
+	return refusal.Newf(refusal.AuditUnavailable, "the call ran, but its audit line could not be written to %s", l.path).
+		WithHint("make " + l.path + " a regular file this user can append to; the line of this call is lost").
+		Wrap(err)
+}
+
+func unavailable(path string, err error) *refusal.Error {
+	return refusal.Newf(refusal.AuditUnavailable, "the audit log %s cannot be written, so nothing was sent", path).
+		WithHint("make " + path + " a regular file this user can append to (not a directory or a symlink)").
+		Wrap(err)
+}

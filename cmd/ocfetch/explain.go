@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/netrange"
+	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+func newExplainCmd(a *app) *cobra.Command {
+	var asJSON, proxy bool
+	cmd := &cobra.Command{
+		Use:   "explain URL",
+		Short: "Say what the policy decides for a URL, and why, sending nothing",
+		Long: `Explain prints what "ocfetch get URL" would be told in this workspace,
+without sending a packet or resolving a name: the decision (allow, deny or
+ask), the layer, rule and file that made it, local mode's verdict with its
+file and port, the scheme rule, and for an IP literal the address check
+naming the IANA range. --proxy explains the proxy's decision instead (it
+forwards http to a rule on port 80, and never asks). Exit 0 whatever the
+decision; --json prints one object.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExplain(cmd.Context(), a, args[0], asJSON, proxy)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&proxy, "proxy", false, "explain the proxy's decision (ocfetch run / ocfetch proxy)")
+	return cmd
+}
+
+// explanation is the --json object of explain. Decision is "allow",
+// "deny", "ask" or "refused" (the URL itself was refused before any
+// decision: its reason says why).
+type explanation struct {
+	URL       string             `json:"url,omitempty"` // the origin only, never a path or query
+	Front     string             `json:"front"`
+	Decision  string             `json:"decision"`
+	Layer     string             `json:"layer,omitempty"`
+	Rule      string             `json:"rule,omitempty"`
+	File      string             `json:"file,omitempty"`
+	Reason    refusal.Code       `json:"reason,omitempty"`
+	Message   string             `json:"message,omitempty"`
+	Hint      string             `json:"hint,omitempty"`
+	Target    *capability.Target `json:"target,omitempty"`
+	Scheme    string             `json:"scheme_rule"`
+	Local     *localVerdict      `json:"local,omitempty"`
+	Address   *addressVerdict    `json:"address,omitempty"`
+	DecidedBy string             `json:"decided_by,omitempty"`
+}
+
+// localVerdict is local mode's part: whether the host is one of the three,
+// what the allowlist said, on which port.
+type localVerdict struct {
+	Admitted bool         `json:"admitted"`
+	Port     uint16       `json:"port,omitempty"`
+	File     string       `json:"file"`
+	Reason   refusal.Code `json:"reason,omitempty"`
+	Message  string       `json:"message,omitempty"`
+}
+
+// addressVerdict is the address check of an IP literal.
+type addressVerdict struct {
+	IP     string `json:"ip"`
+	Public bool   `json:"public"`
+	Range  string `json:"range,omitempty"`
+}
+
+func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) error {
+	// The URL is checked as get checks it, so that both say the same.
+	if strings.TrimSpace(rawURL) == "" {
+		return usageErrorf("run 'ocfetch explain --help' for usage", "missing URL")
+	}
+	if !utf8.ValidString(rawURL) {
+		return usageErrorf("run 'ocfetch explain --help' for usage", "the URL is not valid UTF-8")
+	}
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	profile, err := a.profile(ws)
+	if err != nil {
+		return err
+	}
+	front := policy.FrontFetchTool
+	if proxy {
+		front = policy.FrontProxy
+	}
+	e := explain(ctx, ws, profile, front, rawURL)
+	if asJSON {
+		return writeJSON(a.stdout, e)
+	}
+	printExplanation(a.stdout, e)
+	return nil
+}
+
+// explain is what Decide says for rawURL, parsed exactly as get parses it
+// (the Fetch tool's PrepareCall), so its verdict is get's.
+func explain(ctx context.Context, ws workspace.Workspace, profile risk.Profile, front policy.Front, rawURL string) explanation {
+	e := explanation{Front: front.String(), Scheme: schemeRule(front)}
+	args, err := json.Marshal(map[string]string{"url": rawURL})
+	if err != nil {
+		e.Decision, e.Reason, e.Message = "refused", refusal.InvalidArguments, "the URL cannot be encoded"
+		return e
+	}
+	tl := fetch.NewFetch(nil, &fetch.Options{Workspace: ws, Profile: profile})
+	req, _, err := tl.PrepareCall(ctx, uuid.New(), string(args))
+	if err != nil {
+		r, ok := refusal.As(err)
+		if !ok {
+			r = refusal.New(refusal.InternalError, "internal error")
+		}
+		e.Decision, e.Reason, e.Message, e.Hint = "refused", r.Code, r.Message, r.Hint
+		return e
+	}
+	need := req.Requirements[0]
+	o := need.Origin()
+	e.URL = o.String() + "/"
+	e.Target = &o.Target
+	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile})
+	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
+	e.Layer = d.Layer.String()
+	if r := d.Refusal; r != nil {
+		e.Reason, e.Message, e.Hint = r.Code, r.Message, r.Hint
+	}
+	if o.IsLocal() {
+		lv := &localVerdict{File: ws.LocalFetchPath()}
+		if port, err := localfetch.Admit(o, ws, profile); err == nil {
+			lv.Admitted, lv.Port = true, port
+		} else if r, ok := refusal.As(err); ok {
+			lv.Reason, lv.Message = r.Code, r.Message
+		}
+		e.Local = lv
+	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
+		av := &addressVerdict{IP: addr.String(), Public: true}
+		if r, bad := netrange.NonPublicRange(addr); bad {
+			av.Public, av.Range = false, r.String()
+		}
+		e.Address = av
+	}
+	return e
+}
+
+func schemeRule(front policy.Front) string {
+	if front == policy.FrontProxy {
+		return "the proxy forwards what a saved rule covers, http on port 80 included, and never asks"
+	}
+	return "the Fetch tool reaches public hosts over https only; http only in local mode"
+}
+
+// printExplanation writes the human form, every value made safe to show.
+func printExplanation(w io.Writer, e explanation) {
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-11s %s\n", k+":", safetext.Line(v))
+		}
+	}
+	line("decision", e.Decision)
+	if e.Target != nil {
+		line("target", e.Target.String())
+	}
+	if e.Layer != "" && e.Layer != "none" {
+		line("layer", e.Layer)
+	}
+	line("rule", e.Rule)
+	line("file", e.File)
+	line("decided by", e.DecidedBy)
+	if e.Reason != "" {
+		line("reason", string(e.Reason)+": "+e.Message)
+	}
+	line("hint", e.Hint)
+	line("scheme", e.Scheme)
+	if l := e.Local; l != nil {
+		if l.Admitted {
+			line("local mode", fmt.Sprintf("admits port %d (%s)", l.Port, l.File))
+		} else {
+			line("local mode", fmt.Sprintf("refuses: %s: %s", l.Reason, l.Message))
+		}
+	}
+	if ad := e.Address; ad != nil {
+		if ad.Public {
+			line("address", ad.IP+" is public")
+		} else {
+			line("address", ad.IP+" is in "+ad.Range+": never dialled")
+		}
+	} else if e.Target != nil && e.Local == nil {
+		line("address", "a name: resolved and checked when get dials, not here")
+	}
+}

@@ -1,0 +1,58 @@
+package policy_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// BenchmarkDecide measures one decision against rule sets of growing size,
+// with rules.json parsed once (the proxy's memo) so that what is measured is
+// the decision itself: it must stay flat in the number of rules.
+func BenchmarkDecide(b *testing.B) {
+	for _, n := range []int{1, 100, 10000} {
+		b.Run(fmt.Sprint("rules=", n), func(b *testing.B) {
+			allow := make([]string, 0, n)
+			for i := range n - 1 {
+				allow = append(allow, fmt.Sprintf("h%d.example:443", i))
+			}
+			allow = append(allow, "target.example:443")
+			ws := testws.New(b, testws.Spec{Allow: allow})
+			set, err := rules.Load(ws)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a := policy.Args{
+				Origin:    origin(b, "https://target.example/"),
+				Workspace: ws, Profile: risk.Standard,
+				LoadRules: func(workspace.Workspace) (*rules.Set, error) { return set, nil },
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if d := policy.Decide(context.Background(), a); d.Result != policy.Allow {
+					b.Fatal(d)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecideLocal includes the read of local_fetch.json on every call
+// (seed 000: no caching).
+func BenchmarkDecideLocal(b *testing.B) {
+	ws := testws.New(b, testws.Spec{LocalPorts: []uint16{3000}, Allow: []string{"localhost:3000"}})
+	a := policy.Args{Origin: origin(b, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := policy.Decide(context.Background(), a); d.Result != policy.Allow {
+			b.Fatal(strings.TrimSpace(d.String()))
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package policy
+
+import (
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/safetext"
+)
+
+// AllowCommand returns the command that saves an allow rule for t, its
+// argument quoted ([safetext.ShellQuote]) so that pasting it runs nothing
+// else: "ocfetch rules allow '[2606:4700::1111]:443'".
+func AllowCommand(t capability.Target) string {
+	return "ocfetch rules allow " + safetext.ShellQuote(t.String())
+}
+
+// RemoveCommand returns the command that removes the rule on target
+// ("HOST:PORT" or "*.domain:PORT" as rules print it), quoted likewise.
+func RemoveCommand(target string) string {
+	return "ocfetch rules remove " + safetext.ShellQuote(target)
+}
+
+// ExplainCommand returns the command that explains the decision for a URL
+// of origin o; it names the origin only, never a path or query.
+func ExplainCommand(o capability.Origin) string {
+	return "ocfetch explain " + safetext.ShellQuote(o.String()+"/")
+}
+
+// AllowHint is the hint of a not_approved refusal for t. A person is told
+// the command to run; a model (forModel: the MCP server) is told to ask the
+// user to run it, so that an agent with a shell is not handed the command
+// that approves its own call.
+func AllowHint(t capability.Target, forModel bool) string {
+	if forModel {
+		return "ask the user to run: " + AllowCommand(t)
+	}
+	return "allow it with: " + AllowCommand(t)
+}
