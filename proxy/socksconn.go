@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,7 +75,7 @@ func (s *Server) serveSocks(cc *clientConn) {
 	t, se := req.target()
 	if se != nil {
 		if req.cmd != socksCmdConnect {
-			x.req.method = "SOCKS-" + sanitizeMethod(socksCmdName(req.cmd))
+			x.req.method = "SOCKS-" + sanitizeMethod(strings.ReplaceAll(socksCmdName(req.cmd), " ", "-"))
 		}
 		x.refuse(se.err)
 		x.status = statusFor(se.err)
