@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"net/netip"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,13 +28,16 @@ import (
 
 func TestEnv(t *testing.T) {
 	in := []string{"PATH=/bin", "HTTP_PROXY=http://old", "no_proxy=*", "Ftp_Proxy=x", "HOME=/h", "PROXY=keep", "GOPROXY=off"}
-	got := Env(in, "http://127.0.0.1:9")
+	got := Env(in, netip.MustParseAddrPort("127.0.0.1:9"), &Credentials{User: "u", Password: "p-w"})
 	want := []string{"PATH=/bin", "HOME=/h", "PROXY=keep", "GOPROXY=off",
-		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "ALL_PROXY=http://127.0.0.1:9",
-		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9", "all_proxy=http://127.0.0.1:9",
+		"HTTP_PROXY=http://u:p-w@127.0.0.1:9", "HTTPS_PROXY=http://u:p-w@127.0.0.1:9", "ALL_PROXY=socks5h://u:p-w@127.0.0.1:9",
+		"http_proxy=http://u:p-w@127.0.0.1:9", "https_proxy=http://u:p-w@127.0.0.1:9", "all_proxy=socks5h://u:p-w@127.0.0.1:9",
 		"NO_PROXY=", "no_proxy="}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Env (-want +got)\n%s", diff)
+	}
+	if got := Env(nil, netip.MustParseAddrPort("127.0.0.1:9"), nil); got[0] != "HTTP_PROXY=http://127.0.0.1:9" || got[2] != "ALL_PROXY=socks5h://127.0.0.1:9" {
+		t.Errorf("Env without credentials: got %q", got)
 	}
 }
 
@@ -42,32 +47,33 @@ func TestRunExitStatus(t *testing.T) {
 	}
 	t.Setenv("FTP_PROXY", "http://stale")
 	tests := []struct {
-		name     string
-		cmd      []string
-		wantCode int
-		wantOut  string
-		wantErr  bool
+		name      string
+		cmd       []string
+		noSandbox bool
+		wantCode  int
+		wantOut   string
+		wantErr   bool
 	}{
-		{"exit code", []string{"sh", "-c", "exit 3"}, 3, "", false},
-		{"success", []string{"true"}, 0, "", false},
-		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, 128 + 9, "", false},
+		{"exit code", []string{"sh", "-c", "exit 3"}, false, 3, "", false},
+		{"exit code without the sandbox", []string{"sh", "-c", "exit 3"}, true, 3, "", false},
+		{"success", []string{"true"}, false, 0, "", false},
+		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, false, 128 + 9, "", false},
+		{"killed by a signal without the sandbox", []string{"sh", "-c", "kill -KILL $$"}, true, 128 + 9, "", false},
 		{"environment", []string{"sh", "-c", `printf '%s|%s|%s|%s|%s' "$HTTPS_PROXY" "$all_proxy" "${NO_PROXY-unset}" "${no_proxy-unset}" "${FTP_PROXY-unset}"`},
-			0, "PROXY|PROXY|||unset", false},
-		{"command not found", []string{"ocfetch-no-such-command"}, 127, "", true},
-		{"no command", nil, 2, "", true},
+			false, 0, "http://ocfetch:PASS@127.0.0.1:PORT|socks5h://ocfetch:PASS@127.0.0.1:PORT|||unset", false},
+		{"command not found", []string{"ocfetch-no-such-command"}, false, 127, "", true},
+		{"command not found without the sandbox", []string{"ocfetch-no-such-command"}, true, 127, "", true},
+		{"no command", nil, false, 2, "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)}, tc.cmd, nil, &out, io.Discard)
+			code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
 			if code != tc.wantCode || (err != nil) != tc.wantErr {
 				t.Errorf("run(%q): got %d, %v; want %d, error %v", tc.cmd, code, err, tc.wantCode, tc.wantErr)
 			}
-			got := out.String()
-			if i := strings.Index(got, "http://127.0.0.1:"); i >= 0 {
-				// Replace the proxy's URL, whose port varies.
-				got = strings.ReplaceAll(got, got[i:i+strings.IndexByte(got[i:], '|')], "PROXY")
-			}
+			// The password and the port vary.
+			got := regexp.MustCompile(`ocfetch:[A-Za-z0-9_-]{32}@127\.0\.0\.1:[0-9]+`).ReplaceAllString(out.String(), "ocfetch:PASS@127.0.0.1:PORT")
 			if got != tc.wantOut {
 				t.Errorf("output: got %q; want %q", got, tc.wantOut)
 			}
@@ -96,7 +102,7 @@ func TestRunCurl(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code, err := run(ctx, opts, []string{curlPath, "-sS", "--max-time", "10", "http://localhost:" + strconv.Itoa(port) + "/", "http://uncovered.test/"}, nil, &out, io.Discard)
+	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: io.Discard}, []string{curlPath, "-sS", "--max-time", "10", "http://localhost:" + strconv.Itoa(port) + "/", "http://uncovered.test/"})
 	if code != 0 || err != nil {
 		t.Fatalf("run curl: got %d, %v; want 0, nil\n%s", code, err, out.String())
 	}
@@ -129,9 +135,8 @@ func TestRunForwardsSignals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	go func() {
-		code, err := run(ctx, &Options{Workspace: testws.Bare(t)},
-			[]string{"sh", "-c", `trap 'exit 42' TERM; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`},
-			nil, pw, io.Discard)
+		code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, &RunOptions{Stdout: pw, Stderr: io.Discard},
+			[]string{"sh", "-c", `trap 'exit 42' TERM; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
 		pw.Close()
 		done <- result{code, err}
 	}()
@@ -153,7 +158,7 @@ func TestRunForwardsSignals(t *testing.T) {
 func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, []string{"sleep", "10"}, nil, io.Discard, io.Discard)
+	code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("cancelled run: got %d, %v; want %d (SIGTERM)", code, err, 128+int(syscall.SIGTERM))
 	}
