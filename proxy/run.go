@@ -40,7 +40,9 @@ type RunOptions struct {
 	SandboxRequired bool
 	// Stdin, Stdout and Stderr are the command's streams; nil means the
 	// process's own (so a terminal stays the command's terminal). Stderr
-	// also receives Run's warning and one line per refusal.
+	// also receives Run's warning and one line per refusal, concurrently
+	// with the command's own writes: a Stderr that is not an *os.File
+	// must be safe for concurrent use.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 }

@@ -8,12 +8,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"net/netip"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 )
@@ -166,4 +169,119 @@ func TestRunContextCancel(t *testing.T) {
 	if errors.As(err, &ee) {
 		t.Errorf("cancelled run returned the raw exit error %v", err)
 	}
+}
+
+// TestRunSandboxed runs curl under Run in the sandbox: through HTTP_PROXY
+// and through ALL_PROXY (socks5h) an allowed loopback site answers; a
+// denied one is refused by the proxy, and Run's stderr names the refusal;
+// with the proxy variables ignored (--noproxy '*'), neither the site nor
+// any other listener on the host's loopback can be reached, and they see
+// nothing.
+func TestRunSandboxed(t *testing.T) {
+	curlPath, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
+	}
+	ws := testws.Bare(t)
+	w := &world{t: t, ws: ws}
+	if err := ws.EnsureDir(); err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		echoHandler(rw, r)
+	}))
+	defer site.Close()
+	port := strconv.Itoa(localPort(t, site))
+	w.allowLocal(uint16(localPort(t, site)))
+	w.rule(rules.Allow, "localhost", localPort(t, site))
+	opts := &Options{Workspace: ws, Profile: risk.Permissive, Audit: audit.Open(ws)}
+	script := `c=` + curlPath + `
+$c -sS --max-time 5 http://localhost:` + port + `/ ; echo " [http $?]"
+$c -sS --max-time 5 -x "$ALL_PROXY" http://localhost:` + port + `/ ; echo " [socks $?]"
+$c -sS --max-time 5 -o /dev/null -w '%{http_code}' http://uncovered.test/ ; echo " [denied http $?]"
+$c -sS --max-time 5 -x "$ALL_PROXY" http://uncovered.test/ 2>/dev/null; echo " [denied socks $?]"
+$c -sS --max-time 5 --noproxy '*' http://127.0.0.1:` + port + `/ 2>/dev/null; echo " [bypass $?]"
+$c -sS --max-time 5 -x http://127.0.0.1:` + port + ` http://localhost:` + port + `/ 2>/dev/null; echo " [site as proxy $?]"
+`
+	var out bytes.Buffer
+	var errOut syncBuffer // Run's lines and the command's stderr, written concurrently
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: &errOut}, []string{"sh", "-c", script})
+	if err != nil {
+		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
+			t.Skipf("sandbox unavailable here: %v", r)
+		}
+		t.Fatalf("run: %d, %v\n%s", code, err, errOut.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"hello from localhost:" + port + " [http 0]",
+		"hello from localhost:" + port + " [socks 0]",
+		"403 [denied http 0]",
+		" [denied socks 97]", // curl: the proxy's SOCKS reply was a failure
+		" [bypass 7]",        // curl: failed to connect
+		" [site as proxy 7]",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("the site saw %d requests; want 2 (through HTTP_PROXY and ALL_PROXY only)", n)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	want := "ocfetch: refused GET uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80"
+	wantSocks := "ocfetch: refused CONNECT uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80"
+	if diff := cmp.Diff([]string{want, wantSocks}, lines); diff != "" {
+		t.Errorf("stderr (-want +got)\n%s", diff)
+	}
+}
+
+// TestRunRefusesWithoutSandbox: when the sandbox is required, --no-sandbox
+// is refused by name and the command never runs; without the requirement
+// it runs with one warning line.
+func TestRunRefusesWithoutSandbox(t *testing.T) {
+	dir := t.TempDir()
+	marker := dir + "/ran"
+	var errOut bytes.Buffer
+	code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)},
+		&RunOptions{NoSandbox: true, SandboxRequired: true, Stderr: &errOut}, []string{"touch", marker})
+	if r, ok := refusal.As(err); !ok || r.Code != refusal.ManagedPolicyForbids || code != 3 {
+		t.Errorf("got %d, %v; want 3 and managed_policy_forbids", code, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran although the sandbox was required")
+	}
+	code, err = run(context.Background(), &Options{Workspace: testws.Bare(t)},
+		&RunOptions{NoSandbox: true, Stderr: &errOut}, []string{"touch", marker})
+	if code != 0 || err != nil {
+		t.Fatalf("--no-sandbox: got %d, %v", code, err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("--no-sandbox did not run the command")
+	}
+	if got := errOut.String(); !strings.HasPrefix(got, "ocfetch: warning: --no-sandbox: ") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr: got %q; want one warning line", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
