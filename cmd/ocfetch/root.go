@@ -34,6 +34,10 @@ type app struct {
 	// proxy. Only tests set it: they inject a resolver and a dialer that
 	// reach a loopback TLS server under a public-looking address.
 	egressOptions func(*egress.Options)
+	// requireSandbox makes ocfetch run refuse --no-sandbox with
+	// managed_policy_forbids: the managed policy's require_sandbox (to be
+	// set from it where the policy is read).
+	requireSandbox bool
 
 	ws        *workspace.Workspace
 	logger    *slog.Logger
