@@ -27,7 +27,7 @@
 // Wiring (proxy.Run does this):
 //
 //	cmd, err := sandbox.Command(ctx, []string{"curl", "https://example.com/"},
-//		func(proxy netip.AddrPort) []string { return proxy.Env(os.Environ(), "http://"+proxy.String()) })
+//		func(p netip.AddrPort) []string { return proxy.Env(os.Environ(), p, &creds) })
 //	if err != nil { ... } // refusal.SandboxUnavailable
 //	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 //	ln, err := cmd.Start() // the proxy's only listener

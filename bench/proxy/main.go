@@ -218,7 +218,7 @@ func bench() error {
 	procs := []*proc{ours, smk}
 
 	fmt.Printf("proxybench %s  GOMAXPROCS=%q  cores=%d\n", time.Now().UTC().Format(time.RFC3339), os.Getenv("GOMAXPROCS"), runtime.NumCPU())
-	fmt.Printf("small: %d requests per proxy in %d interleaved rounds (one CONNECT tunnel each, GET, %d-byte body), %d concurrent clients, %d warm-up\n",
+	fmt.Printf("small: %d requests per proxy and mode in %d interleaved rounds (one new connection each, GET, %d-byte body), %d concurrent clients, %d warm-up\n",
 		c.requests, c.rounds, len(smallBody), c.concurrency, c.warmup)
 	fmt.Printf("large: %d MB body through one CONNECT tunnel, %d interleaved rounds\n\n", c.bigMB, c.rounds)
 
