@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -123,38 +124,52 @@ func TestRunCurl(t *testing.T) {
 	}
 }
 
-// TestRunForwardsSignals: a SIGTERM sent to this process while Run runs a
-// command reaches the command, and Run returns the command's status.
+// TestRunForwardsSignals: SIGINT or SIGTERM sent to this process while Run
+// runs a command (in the sandbox, and without it) reaches the command, and
+// Run returns the command's status.
 func TestRunForwardsSignals(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("sh is not on PATH")
 	}
-	pr, pw := io.Pipe()
-	type result struct {
-		code int
-		err  error
-	}
-	done := make(chan result, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	go func() {
-		code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, &RunOptions{Stdout: pw, Stderr: io.Discard},
-			[]string{"sh", "-c", `trap 'exit 42' TERM; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
-		pw.Close()
-		done <- result{code, err}
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		t.Fatalf("child did not start: %q, %v", line, err)
-	}
-	go io.Copy(io.Discard, pr)
-	// run has been catching SIGTERM since before the child started.
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	r := <-done
-	if r.code != 42 || r.err != nil {
-		t.Errorf("run after SIGTERM: got %d, %v; want 42, nil (the child's trap)", r.code, r.err)
+	for _, tc := range []struct {
+		sig       syscall.Signal
+		noSandbox bool
+	}{
+		{syscall.SIGTERM, false}, {syscall.SIGINT, false}, {syscall.SIGTERM, true}, {syscall.SIGINT, true},
+	} {
+		t.Run(fmt.Sprintf("%v no-sandbox=%v", tc.sig, tc.noSandbox), func(t *testing.T) {
+			pr, pw := io.Pipe()
+			type result struct {
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			go func() {
+				code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
+					[]string{"sh", "-c", `trap 'exit 42' TERM; trap 'exit 43' INT; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
+				pw.Close()
+				done <- result{code, err}
+			}()
+			line, err := bufio.NewReader(pr).ReadString('\n')
+			if err != nil || line != "ready\n" {
+				t.Fatalf("child did not start: %q, %v", line, err)
+			}
+			go io.Copy(io.Discard, pr)
+			// run has been catching the signals since before the child started.
+			if err := syscall.Kill(os.Getpid(), tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			want := 42
+			if tc.sig == syscall.SIGINT {
+				want = 43
+			}
+			r := <-done
+			if r.code != want || r.err != nil {
+				t.Errorf("run after %v: got %d, %v; want %d, nil (the child's trap)", tc.sig, r.code, r.err, want)
+			}
+		})
 	}
 }
 

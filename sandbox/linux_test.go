@@ -12,11 +12,14 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -326,5 +329,60 @@ func TestIdentity(t *testing.T) {
 				t.Errorf("%q: want no capability for an ordinary user's command", l)
 			}
 		}
+	}
+}
+
+// openPTY returns the two ends of a new pseudo-terminal.
+func openPTY(t *testing.T) (ptm, pts *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	fd := int(m.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("open the pty's slave: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+// TestTerminal: a command given a terminal as its standard streams sees
+// that terminal inside the sandbox, as it would outside.
+func TestTerminal(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("sh is not on PATH")
+	}
+	ptm, pts := openPTY(t)
+	cmd, err := Command(context.Background(), []string{"sh", "-c", "test -t 0 && test -t 1 && test -t 2 && echo on-a-terminal"}, func(netip.AddrPort) []string { return os.Environ() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+	ln, err := cmd.Start()
+	if err != nil {
+		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
+			t.Skipf("sandbox unavailable here: %v", r)
+		}
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	werr := cmd.Wait()
+	ptm.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b := make([]byte, 64)
+	n, _ := ptm.Read(b)
+	if werr != nil || !strings.Contains(string(b[:n]), "on-a-terminal") {
+		t.Errorf("got %v, %q; want the command to find its streams on the terminal", werr, b[:n])
 	}
 }
