@@ -25,15 +25,14 @@ import (
 // over its listener.
 const handoffTimeout = 15 * time.Second
 
-// platform is the Linux state of a Cmd: the parent's end of the control
-// socket pair and the child's, given to the child as descriptor 3.
+// platform is the Linux state of a Cmd: what is needed to rebuild the
+// re-execution without a user namespace (see [Cmd.Start]).
 type platform struct {
-	parent, child *os.File
-	root          bool
-	userns        bool
-	argv          []string
-	env           []string
-	ctx           context.Context
+	root   bool
+	userns bool
+	argv   []string
+	env    []string
+	ctx    context.Context
 }
 
 // Command prepares argv (argv[0] looked up in PATH) to run in a new
