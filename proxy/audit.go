@@ -29,6 +29,7 @@ func (s *Server) record(x *exchange) {
 	s.log.Log(context.Background(), diag.L2, "proxy exchange",
 		"summary", x.req.summary(), "decision", decision, "outcome", outcome,
 		"status", x.status, "up", x.up, "down", x.down, "ms", dur.Milliseconds())
+	defer s.notifyRefused(x)
 	if s.audit == nil {
 		return
 	}
@@ -54,4 +55,12 @@ func (s *Server) record(x *exchange) {
 	if err := s.audit.Append(e); err != nil {
 		s.log.Log(context.Background(), diag.L1, "audit line not written", "err", err)
 	}
+}
+
+// notifyRefused hands a refusal by policy to Options.Refused.
+func (s *Server) notifyRefused(x *exchange) {
+	if s.refused == nil || x.refused == nil || !x.refused.Code.Policy() {
+		return
+	}
+	s.refused(Refusal{Method: x.req.method, Target: x.req.target, Err: x.refused})
 }

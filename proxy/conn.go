@@ -37,6 +37,9 @@ func (s *Server) serveConn(cc *clientConn) {
 			return
 		}
 		cc.c.SetReadDeadline(s.now().Add(wait))
+		if first && s.sniffSocks(cc) {
+			return
+		}
 		req, err := readHead(cc.br, cc.head, s.maxHead)
 		cc.state.Store(stateActive)
 		if err != nil {
@@ -48,6 +51,42 @@ func (s *Server) serveConn(cc *clientConn) {
 			return
 		}
 	}
+}
+
+// sniffSocks reads the first byte of a new connection: a SOCKS5 greeting
+// starts with 0x05, which no HTTP request line does. It serves the SOCKS5
+// connection and reports true, or reports false and leaves the byte
+// buffered for the HTTP reader (a failed read is that reader's to report).
+// Both protocols share the listener, the cap and the timeouts.
+func (s *Server) sniffSocks(cc *clientConn) bool {
+	cc.head.n = int64(s.maxHead) + int64(cc.br.Size())
+	b, err := cc.br.Peek(1)
+	if err != nil || b[0] != socksVersion {
+		return false
+	}
+	cc.state.Store(stateActive)
+	s.serveSocks(cc)
+	return true
+}
+
+// admitTarget is the one call of the admission step for every front end
+// of the proxy (HTTP, CONNECT and SOCKS5), so that they cannot decide
+// differently.
+func (s *Server) admitTarget(ctx context.Context, x *exchange) bool {
+	if err := s.audit.Preflight(); err != nil {
+		// Nothing is dialled for a call that cannot be recorded.
+		rerr, _ := refusal.As(err)
+		x.v = verdict{decidedBy: audit.ByPolicy, err: rerr}
+		x.refuse(rerr)
+		return false
+	}
+	x.v = s.admit(ctx, x.req.origin())
+	if x.v.err != nil {
+		x.refuse(x.v.err)
+		return false
+	}
+	x.admitted = true
+	return true
 }
 
 // headError answers a request head that could not be read: 431 when it was
@@ -88,6 +127,13 @@ type exchange struct {
 	up, down int64
 	outcome  refusal.Code // "" when the exchange completed
 	admitted bool
+	// refused is the refusal the client was answered with, if any.
+	refused *refusal.Error
+}
+
+// refuse records r as the exchange's outcome (the status is the caller's).
+func (x *exchange) refuse(r *refusal.Error) {
+	x.refused, x.outcome = r, r.Code
 }
 
 // serveRequest serves one request head and reports whether the connection
@@ -100,29 +146,23 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 	x.req = p
 	if rerr != nil {
 		x.req.method = sanitizeMethod(req.Method)
+		x.refuse(rerr)
 		x.status = statusFor(rerr)
-		x.outcome = rerr.Code
 		s.writeRefusal(cc, x.status, rerr)
 		return false
 	}
-	ctx := s.base
-	if err := s.audit.Preflight(); err != nil {
-		// Nothing is dialled for a call that cannot be recorded.
-		rerr, _ := refusal.As(err)
-		x.v = verdict{decidedBy: audit.ByPolicy, err: rerr}
-		x.status = statusFor(rerr)
-		x.outcome = rerr.Code
-		s.writeRefusal(cc, x.status, rerr)
+	if !s.authorized(req.Header) {
+		r := authRequired("Proxy-Authorization: Basic")
+		x.refuse(r)
+		x.status = http.StatusProxyAuthRequired
+		s.writeAuthRequired(cc, r)
 		return false
 	}
-	x.v = s.admit(ctx, p.origin())
-	if x.v.err != nil {
+	if !s.admitTarget(s.base, x) {
 		x.status = statusFor(x.v.err)
-		x.outcome = x.v.err.Code
 		s.writeRefusal(cc, x.status, x.v.err)
 		return false
 	}
-	x.admitted = true
 	if p.kind == kindConnect {
 		s.tunnel(cc, x)
 		return false

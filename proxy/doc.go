@@ -1,9 +1,13 @@
 // Package proxy is the egress proxy of ocfetch: one saved workspace rule
 // covers the Fetch tool and a shell's network alike.
 //
-// A [Server] listens on loopback only and serves HTTP CONNECT tunnels and
-// absolute-form http:// requests. Every tunnel and request is decided on
-// its own, with the files read on that request:
+// A [Server] listens on loopback only and serves HTTP CONNECT tunnels,
+// absolute-form http:// requests and SOCKS5 CONNECT (RFC 1928, with RFC
+// 1929 username/password) on the same port. With [Options].Auth set, a
+// client must present those credentials (Proxy-Authorization: Basic, or
+// SOCKS5 username/password) or it is refused (407, or the SOCKS
+// authentication failure) and nothing is forwarded. Every tunnel and
+// request is decided on its own, with the files read on that request:
 //
 //  1. local mode for localhost, 127.0.0.1 and ::1 (profile permissive and
 //     the port in local_fetch.json), refused by name otherwise;
@@ -33,8 +37,9 @@
 //	go func() { <-ctx.Done(); srv.Shutdown(context.Background()) }()
 //	err = srv.ListenAndServe("127.0.0.1:8080") // proxy.ErrServerClosed after Shutdown
 //
-// and `ocfetch run -- CMD` is [Run]:
+// and `ocfetch run -- CMD` is [Run], which confines CMD with package
+// sandbox and serves it on fresh per-run credentials:
 //
-//	code, err := proxy.Run(ctx, &proxy.Options{Workspace: ws, Profile: profile, Audit: audit.Open(ws)}, args)
+//	code, err := proxy.Run(ctx, &proxy.Options{Workspace: ws, Profile: profile, Audit: audit.Open(ws)}, nil, args)
 //	os.Exit(code)
 package proxy

@@ -92,7 +92,8 @@ func (s *Server) forward(cc *clientConn, req *http.Request, x *exchange) bool {
 		if ctx.Err() != nil && s.base.Err() == nil {
 			r = refusal.Newf(refusal.Timeout, "no response head from %s within %s", x.req.target, s.idle).Wrap(err)
 		}
-		x.status, x.outcome = statusFor(r), r.Code
+		x.refuse(r)
+		x.status = statusFor(r)
 		s.writeRefusal(cc, x.status, r)
 		s.log.Log(context.Background(), diag.L2, "forward failed", "target", x.req.target.String(), "reason", string(r.Code))
 		return false

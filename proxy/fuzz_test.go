@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -61,4 +63,74 @@ func FuzzParseRequest(f *testing.F) {
 			t.Errorf("summary %q carries more than the method and host", s)
 		}
 	})
+}
+
+// FuzzSocksHandshake feeds arbitrary bytes to the SOCKS5 parsers in the
+// order a connection runs them: greeting, username/password, request.
+// Whatever request is accepted names a CONNECT to a normalised host with a
+// port; every refusal carries a reply code and a one-line message.
+func FuzzSocksHandshake(f *testing.F) {
+	seeds := [][]byte{
+		// greeting (no auth), CONNECT to a domain
+		append([]byte{5, 1, 0}, socksConnect("example.com", 443)...),
+		// greeting (user/pass), credentials, CONNECT IPv4
+		{5, 1, 2, 1, 1, 'u', 1, 'p', 5, 1, 0, 1, 127, 0, 0, 1, 0x1f, 0x90},
+		// CONNECT IPv6 (IPv4-mapped loopback)
+		{5, 1, 0, 5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1, 0, 80},
+		// BIND, UDP ASSOCIATE, an unknown address type
+		{5, 1, 0, 5, 2, 0, 1, 1, 2, 3, 4, 0, 80},
+		{5, 1, 0, 5, 3, 0, 1, 0, 0, 0, 0, 0, 0},
+		{5, 1, 0, 5, 1, 0, 9, 1, 2, 3, 4, 0, 80},
+		// hostile domains: a NUL, two trailing dots, a non-canonical IPv4
+		append([]byte{5, 1, 0}, socksConnect("a\x00b", 443)...),
+		append([]byte{5, 1, 0}, socksConnect("localhost..", 8080)...),
+		append([]byte{5, 1, 0}, socksConnect("127.1", 8080)...),
+		// truncated everywhere
+		{5}, {5, 2, 0}, {5, 1, 2, 1, 9},
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := bytes.NewReader(in)
+		methods, err := readSocksGreeting(r)
+		if err != nil {
+			return
+		}
+		if len(methods) == 0 {
+			t.Fatalf("greeting %x accepted with no method", in)
+		}
+		if chooseSocksMethod(methods, true) == socksMethodUserPass {
+			if _, _, err := readSocksUserPass(r); err != nil {
+				return
+			}
+		}
+		req, err := readSocksRequest(r)
+		var se *socksError
+		if errors.As(err, &se) {
+			checkSocksError(t, se)
+			return
+		}
+		if err != nil {
+			return
+		}
+		tg, se := req.target()
+		if se != nil {
+			checkSocksError(t, se)
+			return
+		}
+		if req.cmd != socksCmdConnect || tg.Port == 0 {
+			t.Errorf("accepted command %d port %d", req.cmd, tg.Port)
+		}
+		if h, err := capability.NormalizeHost(tg.Host); err != nil || h != tg.Host {
+			t.Errorf("accepted host %q is not normalised (%q, %v)", tg.Host, h, err)
+		}
+	})
+}
+
+func checkSocksError(t *testing.T, se *socksError) {
+	t.Helper()
+	if se.rep == socksSucceeded || se.err == nil || se.err.Code == "" || strings.ContainsAny(se.err.Message, "\r\n") {
+		t.Errorf("refusal %#x %+v: want a failure reply, a code and a one-line message", se.rep, se.err)
+	}
 }

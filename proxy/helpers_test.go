@@ -22,6 +22,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/reexec"
 	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -31,6 +32,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	reexec.Init() // the sandbox's part, when a test runs ocfetch run
 	goleak.VerifyTestMain(m)
 }
 

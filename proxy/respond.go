@@ -66,17 +66,32 @@ func oneLine(s string) string {
 // writeRefusal writes a complete refusal response to w and asks the client
 // to close the connection. The caller flushes.
 func writeRefusal(w *bufio.Writer, status int, r *refusal.Error) {
+	writeRefusalWith(w, status, r, "")
+}
+
+// writeRefusalWith is writeRefusal with extra header lines (each ending
+// in CRLF).
+func writeRefusalWith(w *bufio.Writer, status int, r *refusal.Error, extra string) {
 	body := refusalLine(r)
 	w.WriteString("HTTP/1.1 ")
 	w.WriteString(strconv.Itoa(status))
 	w.WriteString(" ")
 	w.WriteString(http.StatusText(status))
-	w.WriteString("\r\n" + ReasonHeader + ": ")
+	w.WriteString("\r\n")
+	w.WriteString(extra)
+	w.WriteString(ReasonHeader + ": ")
 	w.WriteString(string(r.Code))
 	w.WriteString("\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ")
 	w.WriteString(strconv.Itoa(len(body)))
 	w.WriteString("\r\nConnection: close\r\nProxy-Connection: close\r\n\r\n")
 	w.WriteString(body)
+}
+
+// writeAuthRequired answers 407 with the Basic challenge, so that clients
+// that hold credentials for the proxy send them.
+func (s *Server) writeAuthRequired(cc *clientConn, r *refusal.Error) {
+	writeRefusalWith(cc.bw, http.StatusProxyAuthRequired, r, "Proxy-Authenticate: Basic realm=\"ocfetch\"\r\n")
+	cc.bw.Flush()
 }
 
 // dialRefusal names a failure to reach target: the guard's own refusal

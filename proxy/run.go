@@ -6,48 +6,137 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
+
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/sandbox"
 )
 
-// ProxyEnv lists the variables [Run] sets to the proxy's URL, in both cases.
+// ProxyEnv lists the variables [Run] sets, in both cases: HTTP_PROXY and
+// HTTPS_PROXY to the proxy's http:// URL, ALL_PROXY to its socks5h:// URL.
 var ProxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
 
 // shutdownGrace bounds how long Run waits for the child's last tunnels to
 // finish once the child has exited.
 const shutdownGrace = 2 * time.Second
 
-// Run starts a proxy for opts on a free port of 127.0.0.1, runs cmd with
-// its standard streams and [Env] pointing every client at the proxy, and
+// RunOptions configure [Run] beyond the proxy's [Options]. The zero value
+// runs the command in the sandbox with the process's standard streams.
+type RunOptions struct {
+	// NoSandbox runs the command without confining its network (as
+	// ocfetch run did before the sandbox): only programs that honour the
+	// proxy variables go through the proxy. Run prints a one-line warning
+	// on Stderr.
+	NoSandbox bool
+	// SandboxRequired refuses NoSandbox with managed_policy_forbids: the
+	// managed policy's require_sandbox.
+	SandboxRequired bool
+	// Stdin, Stdout and Stderr are the command's streams; nil means the
+	// process's own (so a terminal stays the command's terminal). Stderr
+	// also receives Run's warning and one line per refusal, concurrently
+	// with the command's own writes: a Stderr that is not an *os.File
+	// must be safe for concurrent use.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Run starts a proxy for opts that accepts only fresh random credentials,
+// runs cmd with [Env] pointing every client at it with those credentials
+// (HTTP_PROXY, HTTPS_PROXY as http://, ALL_PROXY as socks5h://), and
 // returns cmd's exit status: its exit code, or 128+N when signal N killed
-// it. SIGINT and SIGTERM received meanwhile are forwarded to cmd (Run
-// itself keeps running until cmd exits); cancelling ctx sends cmd SIGTERM,
-// then SIGKILL after 5 seconds. The proxy is shut down before Run returns.
+// it. Unless ro.NoSandbox, cmd runs confined by package sandbox, so the
+// proxy is its only way to the network; where that is not possible Run
+// returns the *refusal.Error (sandbox_unavailable) that names the cause
+// and the fix, without running cmd.
+//
+// Every refusal by policy is printed on ro.Stderr as it happens, one line
+// each ([Refusal.Line]). Signals received meanwhile are forwarded to cmd
+// (SIGINT and SIGTERM on Unix; on Windows the console delivers Ctrl-C and
+// Ctrl-Break to cmd itself); cancelling ctx terminates cmd (SIGTERM, then
+// SIGKILL after 5 seconds). The proxy is shut down before Run returns.
 //
 // err is non-nil when cmd could not be run at all or the proxy failed;
 // exitCode is then 127 for a command that was not found, 126 for one that
-// could not be executed, and 1 otherwise, as a shell would report.
-func Run(ctx context.Context, opts *Options, cmd []string) (exitCode int, err error) {
-	return run(ctx, opts, cmd, os.Stdin, os.Stdout, os.Stderr)
+// could not be executed, 3 for a refusal by policy, and 1 otherwise.
+func Run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (exitCode int, err error) {
+	if ro == nil {
+		ro = &RunOptions{}
+	}
+	r := *ro
+	if r.Stdin == nil {
+		r.Stdin = os.Stdin
+	}
+	if r.Stdout == nil {
+		r.Stdout = os.Stdout
+	}
+	if r.Stderr == nil {
+		r.Stderr = os.Stderr
+	}
+	return run(ctx, opts, &r, cmd)
 }
 
-func run(ctx context.Context, opts *Options, cmd []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// lockedWriter serialises the refusal lines of concurrent connections.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) line(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, s+"\n")
+}
+
+func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int, error) {
 	if len(cmd) == 0 {
 		return 2, errors.New("proxy: run: no command given")
 	}
-	s, err := New(opts)
+	if ro.NoSandbox && ro.SandboxRequired {
+		return 3, refusal.New(refusal.ManagedPolicyForbids, "the managed policy requires the sandbox; --no-sandbox is not allowed").
+			WithHint("run without --no-sandbox")
+	}
+	creds, err := NewCredentials()
 	if err != nil {
 		return 1, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 1, fmt.Errorf("proxy: listen on 127.0.0.1: %w", err)
+	o := Options{}
+	if opts != nil {
+		o = *opts
 	}
-	proxyURL := "http://" + ln.Addr().String()
+	o.Auth = &creds
+	stderr := &lockedWriter{w: ro.Stderr}
+	next := o.Refused
+	o.Refused = func(r Refusal) {
+		stderr.line(r.Line())
+		if next != nil {
+			next(r)
+		}
+	}
+	s, err := New(&o)
+	if err != nil {
+		return 1, err
+	}
+
+	// Catch the signals before the child exists, so none is lost between
+	// Start and the loop below; until the child runs they are only
+	// recorded.
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	defer signal.Stop(sigs)
+	c, ln, err := startCommand(ctx, ro, cmd, &creds, stderr)
+	if err != nil {
+		if r, ok := refusal.As(err); ok {
+			return 3, r
+		}
+		return startFailure(err), fmt.Errorf("proxy: run %s: %w", cmd[0], err)
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.Serve(ln) }()
 	var proxyErr error // set when the proxy stopped on its own
@@ -59,23 +148,8 @@ func run(ctx context.Context, opts *Options, cmd []string, stdin io.Reader, stdo
 			<-serveErr
 		}
 	}()
+	s.log.Info("running command through the proxy", "proxy", ln.Addr().String(), "pid", c.Process.Pid, "sandbox", !ro.NoSandbox)
 
-	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
-	c.Env = Env(os.Environ(), proxyURL)
-	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
-	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
-	c.WaitDelay = 5 * time.Second
-
-	// Catch the signals before the child exists, so none is lost between
-	// Start and Notify; until the child runs they are only recorded.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-
-	if err := c.Start(); err != nil {
-		return startFailure(err), fmt.Errorf("proxy: run %s: %w", cmd[0], err)
-	}
-	s.log.Info("running command through the proxy", "proxy", proxyURL, "pid", c.Process.Pid)
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- c.Wait() }()
 	for {
@@ -84,13 +158,13 @@ func run(ctx context.Context, opts *Options, cmd []string, stdin io.Reader, stdo
 			// The child usually shares the terminal's process group and
 			// gets a terminal's ^C itself too; a signal sent to this
 			// process alone (kill, a supervisor) reaches it only this way.
-			c.Process.Signal(sig)
+			forwardSignal(c.Process, sig)
 		case err := <-serveErr:
 			// The proxy stopped under the child: end the child rather
 			// than let it run without network, and say why.
 			serveErr = nil
 			proxyErr = err
-			c.Process.Signal(syscall.SIGTERM)
+			terminate(c.Process)
 		case err := <-waitErr:
 			code, err := exitStatus(c, err)
 			if err == nil && proxyErr != nil {
@@ -101,10 +175,47 @@ func run(ctx context.Context, opts *Options, cmd []string, stdin io.Reader, stdo
 	}
 }
 
+// startCommand starts cmd, confined unless ro.NoSandbox, and returns the
+// listener the proxy serves it on.
+func startCommand(ctx context.Context, ro *RunOptions, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
+	prepare := func(c *exec.Cmd) {
+		c.Stdin, c.Stdout, c.Stderr = ro.Stdin, ro.Stdout, ro.Stderr
+		c.Cancel = func() error { return terminate(c.Process) }
+		c.WaitDelay = 5 * time.Second
+	}
+	if ro.NoSandbox {
+		stderr.line("ocfetch: warning: --no-sandbox: " + cmd[0] + "'s network is not confined; only programs that honour the proxy variables use the proxy")
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
+		}
+		c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
+		c.Env = Env(os.Environ(), ln.Addr().(*net.TCPAddr).AddrPort(), creds)
+		prepare(c)
+		if err := c.Start(); err != nil {
+			ln.Close()
+			return nil, nil, err
+		}
+		return c, ln, nil
+	}
+	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) })
+	if err != nil {
+		return nil, nil, err
+	}
+	prepare(sc.Cmd)
+	ln, err := sc.Start()
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc.Cmd, ln, nil
+}
+
 // Env returns environ without any *_PROXY variable (in any case), plus
-// HTTP_PROXY, HTTPS_PROXY and ALL_PROXY in both cases set to proxyURL and
-// NO_PROXY/no_proxy set empty, so no host bypasses the proxy.
-func Env(environ []string, proxyURL string) []string {
+// HTTP_PROXY and HTTPS_PROXY set to http://USER:PASS@ADDR, ALL_PROXY set to
+// socks5h://USER:PASS@ADDR (the proxy resolves names), each in both cases,
+// and NO_PROXY/no_proxy set empty, so no host bypasses the proxy. With nil
+// creds the URLs carry no userinfo.
+func Env(environ []string, proxy netip.AddrPort, creds *Credentials) []string {
 	out := make([]string, 0, len(environ)+len(ProxyEnv)+2)
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
@@ -113,8 +224,20 @@ func Env(environ []string, proxyURL string) []string {
 		}
 		out = append(out, kv)
 	}
+	u := func(scheme string) string {
+		pu := url.URL{Scheme: scheme, Host: proxy.String()}
+		if creds != nil {
+			pu.User = creds.Userinfo()
+		}
+		return pu.String()
+	}
+	httpURL, socksURL := u("http"), u("socks5h")
 	for _, k := range ProxyEnv {
-		out = append(out, k+"="+proxyURL)
+		v := httpURL
+		if strings.EqualFold(k, "ALL_PROXY") {
+			v = socksURL
+		}
+		out = append(out, k+"="+v)
 	}
 	return append(out, "NO_PROXY=", "no_proxy=")
 }
@@ -124,8 +247,8 @@ func exitStatus(c *exec.Cmd, err error) (int, error) {
 	if c.ProcessState == nil {
 		return 1, fmt.Errorf("proxy: run: %w", err)
 	}
-	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
+	if n, ok := signalStatus(c.ProcessState); ok {
+		return 128 + n, nil
 	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {

@@ -5,13 +5,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,19 +25,23 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 )
 
 func TestEnv(t *testing.T) {
 	in := []string{"PATH=/bin", "HTTP_PROXY=http://old", "no_proxy=*", "Ftp_Proxy=x", "HOME=/h", "PROXY=keep", "GOPROXY=off"}
-	got := Env(in, "http://127.0.0.1:9")
+	got := Env(in, netip.MustParseAddrPort("127.0.0.1:9"), &Credentials{User: "u", Password: "p-w"})
 	want := []string{"PATH=/bin", "HOME=/h", "PROXY=keep", "GOPROXY=off",
-		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "ALL_PROXY=http://127.0.0.1:9",
-		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9", "all_proxy=http://127.0.0.1:9",
+		"HTTP_PROXY=http://u:p-w@127.0.0.1:9", "HTTPS_PROXY=http://u:p-w@127.0.0.1:9", "ALL_PROXY=socks5h://u:p-w@127.0.0.1:9",
+		"http_proxy=http://u:p-w@127.0.0.1:9", "https_proxy=http://u:p-w@127.0.0.1:9", "all_proxy=socks5h://u:p-w@127.0.0.1:9",
 		"NO_PROXY=", "no_proxy="}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Env (-want +got)\n%s", diff)
+	}
+	if got := Env(nil, netip.MustParseAddrPort("127.0.0.1:9"), nil); got[0] != "HTTP_PROXY=http://127.0.0.1:9" || got[2] != "ALL_PROXY=socks5h://127.0.0.1:9" {
+		t.Errorf("Env without credentials: got %q", got)
 	}
 }
 
@@ -42,32 +51,33 @@ func TestRunExitStatus(t *testing.T) {
 	}
 	t.Setenv("FTP_PROXY", "http://stale")
 	tests := []struct {
-		name     string
-		cmd      []string
-		wantCode int
-		wantOut  string
-		wantErr  bool
+		name      string
+		cmd       []string
+		noSandbox bool
+		wantCode  int
+		wantOut   string
+		wantErr   bool
 	}{
-		{"exit code", []string{"sh", "-c", "exit 3"}, 3, "", false},
-		{"success", []string{"true"}, 0, "", false},
-		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, 128 + 9, "", false},
+		{"exit code", []string{"sh", "-c", "exit 3"}, false, 3, "", false},
+		{"exit code without the sandbox", []string{"sh", "-c", "exit 3"}, true, 3, "", false},
+		{"success", []string{"true"}, false, 0, "", false},
+		{"killed by a signal", []string{"sh", "-c", "kill -KILL $$"}, false, 128 + 9, "", false},
+		{"killed by a signal without the sandbox", []string{"sh", "-c", "kill -KILL $$"}, true, 128 + 9, "", false},
 		{"environment", []string{"sh", "-c", `printf '%s|%s|%s|%s|%s' "$HTTPS_PROXY" "$all_proxy" "${NO_PROXY-unset}" "${no_proxy-unset}" "${FTP_PROXY-unset}"`},
-			0, "PROXY|PROXY|||unset", false},
-		{"command not found", []string{"ocfetch-no-such-command"}, 127, "", true},
-		{"no command", nil, 2, "", true},
+			false, 0, "http://ocfetch:PASS@127.0.0.1:PORT|socks5h://ocfetch:PASS@127.0.0.1:PORT|||unset", false},
+		{"command not found", []string{"ocfetch-no-such-command"}, false, 127, "", true},
+		{"command not found without the sandbox", []string{"ocfetch-no-such-command"}, true, 127, "", true},
+		{"no command", nil, false, 2, "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)}, tc.cmd, nil, &out, io.Discard)
+			code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
 			if code != tc.wantCode || (err != nil) != tc.wantErr {
 				t.Errorf("run(%q): got %d, %v; want %d, error %v", tc.cmd, code, err, tc.wantCode, tc.wantErr)
 			}
-			got := out.String()
-			if i := strings.Index(got, "http://127.0.0.1:"); i >= 0 {
-				// Replace the proxy's URL, whose port varies.
-				got = strings.ReplaceAll(got, got[i:i+strings.IndexByte(got[i:], '|')], "PROXY")
-			}
+			// The password and the port vary.
+			got := regexp.MustCompile(`ocfetch:[A-Za-z0-9_-]{32}@127\.0\.0\.1:[0-9]+`).ReplaceAllString(out.String(), "ocfetch:PASS@127.0.0.1:PORT")
 			if got != tc.wantOut {
 				t.Errorf("output: got %q; want %q", got, tc.wantOut)
 			}
@@ -96,7 +106,7 @@ func TestRunCurl(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code, err := run(ctx, opts, []string{curlPath, "-sS", "--max-time", "10", "http://localhost:" + strconv.Itoa(port) + "/", "http://uncovered.test/"}, nil, &out, io.Discard)
+	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: io.Discard}, []string{curlPath, "-sS", "--max-time", "10", "http://localhost:" + strconv.Itoa(port) + "/", "http://uncovered.test/"})
 	if code != 0 || err != nil {
 		t.Fatalf("run curl: got %d, %v; want 0, nil\n%s", code, err, out.String())
 	}
@@ -114,46 +124,59 @@ func TestRunCurl(t *testing.T) {
 	}
 }
 
-// TestRunForwardsSignals: a SIGTERM sent to this process while Run runs a
-// command reaches the command, and Run returns the command's status.
+// TestRunForwardsSignals: SIGINT or SIGTERM sent to this process while Run
+// runs a command (in the sandbox, and without it) reaches the command, and
+// Run returns the command's status.
 func TestRunForwardsSignals(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("sh is not on PATH")
 	}
-	pr, pw := io.Pipe()
-	type result struct {
-		code int
-		err  error
-	}
-	done := make(chan result, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	go func() {
-		code, err := run(ctx, &Options{Workspace: testws.Bare(t)},
-			[]string{"sh", "-c", `trap 'exit 42' TERM; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`},
-			nil, pw, io.Discard)
-		pw.Close()
-		done <- result{code, err}
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil || line != "ready\n" {
-		t.Fatalf("child did not start: %q, %v", line, err)
-	}
-	go io.Copy(io.Discard, pr)
-	// run has been catching SIGTERM since before the child started.
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	r := <-done
-	if r.code != 42 || r.err != nil {
-		t.Errorf("run after SIGTERM: got %d, %v; want 42, nil (the child's trap)", r.code, r.err)
+	for _, tc := range []struct {
+		sig       syscall.Signal
+		noSandbox bool
+	}{
+		{syscall.SIGTERM, false}, {syscall.SIGINT, false}, {syscall.SIGTERM, true}, {syscall.SIGINT, true},
+	} {
+		t.Run(fmt.Sprintf("%v no-sandbox=%v", tc.sig, tc.noSandbox), func(t *testing.T) {
+			pr, pw := io.Pipe()
+			type result struct {
+				code int
+				err  error
+			}
+			done := make(chan result, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			go func() {
+				code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
+					[]string{"sh", "-c", `trap 'exit 42' TERM; trap 'exit 43' INT; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
+				pw.Close()
+				done <- result{code, err}
+			}()
+			line, err := bufio.NewReader(pr).ReadString('\n')
+			if err != nil || line != "ready\n" {
+				t.Fatalf("child did not start: %q, %v", line, err)
+			}
+			go io.Copy(io.Discard, pr)
+			// run has been catching the signals since before the child started.
+			if err := syscall.Kill(os.Getpid(), tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			want := 42
+			if tc.sig == syscall.SIGINT {
+				want = 43
+			}
+			r := <-done
+			if r.code != want || r.err != nil {
+				t.Errorf("run after %v: got %d, %v; want %d, nil (the child's trap)", tc.sig, r.code, r.err, want)
+			}
+		})
 	}
 }
 
 func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, []string{"sleep", "10"}, nil, io.Discard, io.Discard)
+	code, err := run(ctx, &Options{Workspace: testws.Bare(t)}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("cancelled run: got %d, %v; want %d (SIGTERM)", code, err, 128+int(syscall.SIGTERM))
 	}
@@ -161,4 +184,119 @@ func TestRunContextCancel(t *testing.T) {
 	if errors.As(err, &ee) {
 		t.Errorf("cancelled run returned the raw exit error %v", err)
 	}
+}
+
+// TestRunSandboxed runs curl under Run in the sandbox: through HTTP_PROXY
+// and through ALL_PROXY (socks5h) an allowed loopback site answers; a
+// denied one is refused by the proxy, and Run's stderr names the refusal;
+// with the proxy variables ignored (--noproxy '*'), neither the site nor
+// any other listener on the host's loopback can be reached, and they see
+// nothing.
+func TestRunSandboxed(t *testing.T) {
+	curlPath, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
+	}
+	ws := testws.Bare(t)
+	w := &world{t: t, ws: ws}
+	if err := ws.EnsureDir(); err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		echoHandler(rw, r)
+	}))
+	defer site.Close()
+	port := strconv.Itoa(localPort(t, site))
+	w.allowLocal(uint16(localPort(t, site)))
+	w.rule(rules.Allow, "localhost", localPort(t, site))
+	opts := &Options{Workspace: ws, Profile: risk.Permissive, Audit: audit.Open(ws)}
+	script := `c=` + curlPath + `
+$c -sS --max-time 5 http://localhost:` + port + `/ ; echo " [http $?]"
+$c -sS --max-time 5 -x "$ALL_PROXY" http://localhost:` + port + `/ ; echo " [socks $?]"
+$c -sS --max-time 5 -o /dev/null -w '%{http_code}' http://uncovered.test/ ; echo " [denied http $?]"
+$c -sS --max-time 5 -x "$ALL_PROXY" http://uncovered.test/ 2>/dev/null; echo " [denied socks $?]"
+$c -sS --max-time 5 --noproxy '*' http://127.0.0.1:` + port + `/ 2>/dev/null; echo " [bypass $?]"
+$c -sS --max-time 5 -x http://127.0.0.1:` + port + ` http://localhost:` + port + `/ 2>/dev/null; echo " [site as proxy $?]"
+`
+	var out bytes.Buffer
+	var errOut syncBuffer // Run's lines and the command's stderr, written concurrently
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: &errOut}, []string{"sh", "-c", script})
+	if err != nil {
+		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
+			t.Skipf("sandbox unavailable here: %v", r)
+		}
+		t.Fatalf("run: %d, %v\n%s", code, err, errOut.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"hello from localhost:" + port + " [http 0]",
+		"hello from localhost:" + port + " [socks 0]",
+		"403 [denied http 0]",
+		" [denied socks 97]", // curl: the proxy's SOCKS reply was a failure
+		" [bypass 7]",        // curl: failed to connect
+		" [site as proxy 7]",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("the site saw %d requests; want 2 (through HTTP_PROXY and ALL_PROXY only)", n)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	want := "ocfetch: refused GET uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80"
+	wantSocks := "ocfetch: refused CONNECT uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80"
+	if diff := cmp.Diff([]string{want, wantSocks}, lines); diff != "" {
+		t.Errorf("stderr (-want +got)\n%s", diff)
+	}
+}
+
+// TestRunRefusesWithoutSandbox: when the sandbox is required, --no-sandbox
+// is refused by name and the command never runs; without the requirement
+// it runs with one warning line.
+func TestRunRefusesWithoutSandbox(t *testing.T) {
+	dir := t.TempDir()
+	marker := dir + "/ran"
+	var errOut bytes.Buffer
+	code, err := run(context.Background(), &Options{Workspace: testws.Bare(t)},
+		&RunOptions{NoSandbox: true, SandboxRequired: true, Stderr: &errOut}, []string{"touch", marker})
+	if r, ok := refusal.As(err); !ok || r.Code != refusal.ManagedPolicyForbids || code != 3 {
+		t.Errorf("got %d, %v; want 3 and managed_policy_forbids", code, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran although the sandbox was required")
+	}
+	code, err = run(context.Background(), &Options{Workspace: testws.Bare(t)},
+		&RunOptions{NoSandbox: true, Stderr: &errOut}, []string{"touch", marker})
+	if code != 0 || err != nil {
+		t.Fatalf("--no-sandbox: got %d, %v", code, err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("--no-sandbox did not run the command")
+	}
+	if got := errOut.String(); !strings.HasPrefix(got, "ocfetch: warning: --no-sandbox: ") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr: got %q; want one warning line", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -84,6 +84,19 @@ type Options struct {
 	// DialTimeout bounds connecting upstream (and, for absolute-form
 	// requests, waiting for the response head). If 0, [DefaultDialTimeout].
 	DialTimeout time.Duration
+
+	// Auth, when set, are the only credentials the proxy serves: an HTTP
+	// request or CONNECT without them in Proxy-Authorization: Basic is
+	// answered 407, a SOCKS5 client without them gets the RFC 1929
+	// failure, and either is audited as proxy_auth_required with nothing
+	// forwarded. If nil, every client on loopback is served.
+	Auth *Credentials
+
+	// Refused, if set, is called once for every refusal by policy
+	// (refusal.Code.Policy) after its audit line is written, on the
+	// connection's goroutine: ocfetch run prints [Refusal.Line] on
+	// stderr. It must not block.
+	Refused func(Refusal)
 }
 
 // Server is the egress proxy. Create it with [New]; it is safe for
@@ -98,6 +111,8 @@ type Server struct {
 	handshake time.Duration
 	idle      time.Duration
 	dialTO    time.Duration
+	auth      *Credentials
+	refused   func(Refusal)
 
 	transport *http.Transport
 	rules     ruleMemo
@@ -138,6 +153,8 @@ func New(opts *Options) (*Server, error) {
 		handshake: orDur(opts.HandshakeTimeout, DefaultHandshakeTimeout),
 		idle:      orDur(opts.IdleTimeout, DefaultIdleTimeout),
 		dialTO:    orDur(opts.DialTimeout, DefaultDialTimeout),
+		auth:      opts.Auth,
+		refused:   opts.Refused,
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*clientConn]struct{}{},
 		done:      make(chan struct{}),
@@ -149,7 +166,8 @@ func New(opts *Options) (*Server, error) {
 	}
 	s.log = diag.For(s.log, diag.DomainProxy)
 	s.sem = make(chan struct{}, orInt(opts.MaxConcurrent, DefaultMaxConcurrent))
-	s.refusers = make(chan struct{}, 64)
+	// Enough answers at once for a crowd of four times the cap.
+	s.refusers = make(chan struct{}, max(64, 4*cap(s.sem)))
 	s.transport = s.newTransport()
 	return s, nil
 }
@@ -403,34 +421,86 @@ func (s *Server) forget(cc *clientConn) {
 }
 
 // refuseBusy answers a connection past MaxConcurrent with 503
-// too_many_connections. It reads the request head first (bounded in time
-// and size) so that the client, which is still writing it, sees the answer
-// rather than a reset. At most cap(s.refusers) such answers run at once;
-// past that the connection is closed without one.
+// too_many_connections (a SOCKS5 client with its general-failure reply),
+// never with a bare close: see [Server.answerBusy]. Up to cap(s.refusers)
+// answers run on goroutines of their own, which read what the client sends
+// first (bounded in time and size) so that the client, still writing, sees
+// the answer rather than a reset. Past that the accept loop answers
+// inline, reading only what has already arrived: under a flood the loop
+// slows to the pace of those answers, and new clients wait in the listen
+// backlog rather than being dropped.
 func (s *Server) refuseBusy(c net.Conn) {
 	select {
 	case s.refusers <- struct{}{}:
 	default:
-		c.Close()
+		s.answerBusy(c, busyInlineWait)
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer func() { <-s.refusers }()
-		defer c.Close()
-		deadline := time.Now().Add(min(s.handshake, time.Second))
-		c.SetDeadline(deadline)
-		head := &headLimitReader{r: c, n: int64(s.maxHead)}
-		req, err := http.ReadRequest(bufio.NewReaderSize(head, 4<<10))
-		method := ""
-		if err == nil {
-			method = req.Method
-		}
-		r := tooManyConnections(cap(s.sem))
-		bw := bufio.NewWriterSize(c, 512)
-		writeRefusal(bw, http.StatusServiceUnavailable, r)
-		bw.Flush()
-		s.log.Warn("connection refused: too many connections", "limit", cap(s.sem), "method", method)
+		s.answerBusy(c, min(s.handshake, time.Second))
 	}()
+}
+
+// busyInlineWait is how long the accept loop waits for a refused client's
+// first bytes when every refuser goroutine is busy.
+const busyInlineWait = 2 * time.Millisecond
+
+// answerBusy reads the client's request head (HTTP) or greeting and
+// request (SOCKS5) for at most wait, answers it busy, and closes c.
+func (s *Server) answerBusy(c net.Conn, wait time.Duration) {
+	defer c.Close()
+	c.SetDeadline(s.now().Add(wait))
+	head := &headLimitReader{r: c, n: int64(s.maxHead)}
+	br := bufio.NewReaderSize(head, 4<<10)
+	bw := bufio.NewWriterSize(c, 512)
+	if b, err := br.Peek(1); err == nil && b[0] == socksVersion {
+		s.socksBusy(c, br, bw)
+		return
+	}
+	method := ""
+	if req, err := http.ReadRequest(br); err == nil {
+		method = req.Method
+	}
+	c.SetWriteDeadline(s.now().Add(time.Second))
+	writeRefusal(bw, http.StatusServiceUnavailable, tooManyConnections(cap(s.sem)))
+	bw.Flush()
+	s.log.Warn("connection refused: too many connections", "limit", cap(s.sem), "method", sanitizeMethod(method))
+}
+
+// socksBusy answers a SOCKS5 client past the cap: it completes the
+// greeting (and checks the credentials, answering a wrong pair as any
+// other), then replies general failure to the request. Nothing is dialled.
+func (s *Server) socksBusy(c net.Conn, br *bufio.Reader, bw *bufio.Writer) {
+	c.SetWriteDeadline(s.now().Add(time.Second))
+	methods, err := readSocksGreeting(br)
+	if err != nil {
+		return
+	}
+	method := chooseSocksMethod(methods, s.auth != nil)
+	bw.Write([]byte{socksVersion, method})
+	if bw.Flush() != nil || method == socksMethodNoAcceptable {
+		return
+	}
+	if method == socksMethodUserPass {
+		user, pass, err := readSocksUserPass(br)
+		if err != nil {
+			return
+		}
+		if s.auth != nil && !s.auth.match(user, pass) {
+			bw.Write([]byte{socksAuthVersion, socksAuthFailed})
+			bw.Flush()
+			return
+		}
+		bw.Write([]byte{socksAuthVersion, socksAuthOK})
+		if bw.Flush() != nil {
+			return
+		}
+	}
+	readSocksRequest(br)
+	bw.Write(socksReply(socksGeneralFailure))
+	bw.Flush()
+	s.log.Warn("SOCKS5 connection refused: too many connections", "limit", cap(s.sem))
 }

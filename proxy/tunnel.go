@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/refusal"
 )
 
 // tunnelChunk is how many bytes one splice call may move before the copy
@@ -30,36 +31,66 @@ const spliceAfter = 64 << 10
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // tunnel serves an admitted CONNECT: it dials the target through the guard,
-// answers "200 Connection established" and copies bytes both ways until
-// both sides have closed, one side fails, or no byte moved either way for
-// the idle timeout. It returns with both connections closed and no
-// goroutine left behind.
+// answers "200 Connection established" and relays bytes both ways (see
+// [Server.relay]).
 func (s *Server) tunnel(cc *clientConn, x *exchange) {
+	up, r := s.dialUpstream(cc, x)
+	if r != nil {
+		x.status = statusFor(r)
+		s.writeRefusal(cc, x.status, r)
+		return
+	}
+	if up == nil {
+		return
+	}
+	x.status = http.StatusOK
+	if !s.answerOpen(cc, x, []byte("HTTP/1.1 200 Connection established\r\n\r\n")) {
+		return
+	}
+	s.relay(cc, up, x)
+}
+
+// dialUpstream dials an admitted exchange's target through the guard and
+// ties the connection to cc. It returns the refusal to answer when the
+// dial failed (recorded on x), or a nil conn and nil refusal when cc was
+// closed meanwhile (shutdown).
+func (s *Server) dialUpstream(cc *clientConn, x *exchange) (net.Conn, *refusal.Error) {
 	target := x.req.target.String()
 	dctx, cancel := context.WithTimeout(x.v.ctx, s.dialTO)
 	up, err := s.guard.DialContext(dctx, "tcp", target)
 	cancel()
 	if err != nil {
 		r := dialRefusal(err, target)
-		x.status, x.outcome = statusFor(r), r.Code
-		s.writeRefusal(cc, x.status, r)
+		x.refuse(r)
 		s.log.Log(context.Background(), diag.L2, "tunnel dial failed", "target", target, "reason", string(r.Code))
-		return
+		return nil, r
 	}
 	if !cc.setUpstream(up) {
 		up.Close()
 		x.outcome = "shutdown"
-		return
+		return nil, nil
 	}
-	x.status = http.StatusOK
+	return up, nil
+}
+
+// answerOpen writes the answer that opens a tunnel (HTTP 200 or the SOCKS5
+// success reply) within the handshake timeout.
+func (s *Server) answerOpen(cc *clientConn, x *exchange, answer []byte) bool {
 	cc.c.SetWriteDeadline(s.now().Add(s.handshake))
-	if _, err := io.WriteString(cc.c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+	if _, err := cc.c.Write(answer); err != nil {
 		x.outcome = "client_closed"
-		return
+		return false
 	}
 	cc.c.SetWriteDeadline(time.Time{})
-	s.log.Log(context.Background(), diag.L3, "tunnel open", "target", target)
+	s.log.Log(context.Background(), diag.L3, "tunnel open", "target", x.req.target.String())
+	return true
+}
 
+// relay copies bytes both ways between cc and up until both sides have
+// closed, one side fails, or no byte moved either way for the idle
+// timeout. It returns with both connections closed and no goroutine left
+// behind.
+func (s *Server) relay(cc *clientConn, up net.Conn, x *exchange) {
 	// Bytes the client sent after its CONNECT head (a TLS ClientHello sent
 	// without waiting for the 200) are already in the reader's buffer.
 	if n := cc.br.Buffered(); n > 0 {

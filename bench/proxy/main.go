@@ -1,9 +1,11 @@
 // Command proxybench compares the ocfetch egress proxy with Stripe's
 // smokescreen, side by side in one run, on loopback only:
 //
-//   - requests per second through CONNECT for a small response, one new
-//     tunnel per request (CONNECT, GET, close), from a fixed number of
-//     concurrent clients;
+//   - requests per second for a small response, one new connection per
+//     request, from a fixed number of concurrent clients, in three modes:
+//     CONNECT (CONNECT, GET, close), HTTP (an absolute-form GET, close)
+//     and SOCKS5 (greeting, username/password, CONNECT, GET, close; the
+//     ocfetch proxy only: smokescreen has no SOCKS);
 //   - throughput of a 100 MB body through one tunnel;
 //   - each proxy's peak resident memory (VmHWM from /proc/PID/status).
 //
@@ -12,7 +14,9 @@
 // with the "serve" argument, configured as `ocfetch proxy` would be for a
 // loopback origin: a temporary workspace with the permissive profile, the
 // origin's port in local_fetch.json, an allow rule for 127.0.0.1:PORT, and
-// the audit log written on every tunnel. Smokescreen runs with
+// the audit log written on every tunnel, and the per-run credentials of
+// `ocfetch run` required of every client (Proxy-Authorization: Basic, and
+// SOCKS5 username/password). Smokescreen runs with
 // --allow-address 127.0.0.1 so it admits the origin.
 //
 // Every loop is bounded in count and in time. Run it with run.sh, which
@@ -22,12 +26,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -70,6 +76,7 @@ func main() {
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	root := fs.String("root", "", "workspace root")
+	auth := fs.String("auth", "", "credentials user:password every client must present (empty: none)")
 	portList := fs.String("origin-ports", "", "comma-separated origin ports to admit")
 	fs.Parse(args)
 	var ports []uint16
@@ -96,12 +103,20 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	srv, err := proxy.New(&proxy.Options{
+	opts := &proxy.Options{
 		Workspace:     ws,
 		Profile:       risk.Permissive,
 		Audit:         audit.Open(ws),
 		MaxConcurrent: 4096,
-	})
+	}
+	if *auth != "" {
+		creds, err := proxy.ParseCredentials(*auth)
+		if err != nil {
+			return err
+		}
+		opts.Auth = &creds
+	}
+	srv, err := proxy.New(opts)
 	if err != nil {
 		return err
 	}
@@ -141,6 +156,7 @@ type config struct {
 	rounds      int
 	limit       time.Duration
 	only        string
+	modes       string
 }
 
 func bench() error {
@@ -152,6 +168,7 @@ func bench() error {
 	flag.IntVar(&c.bigMB, "big-mb", 100, "size of the large body in MB")
 	flag.IntVar(&c.rounds, "rounds", 5, "interleaved rounds per measurement (the median is reported)")
 	flag.StringVar(&c.only, "only", "", `run only "small" or "large"`)
+	flag.StringVar(&c.modes, "modes", "connect,http,socks", "small-request modes to measure: connect, http, socks")
 	flag.DurationVar(&c.limit, "limit", 60*time.Second, "time bound of each measured phase")
 	flag.Parse()
 	if c.smokescreen == "" {
@@ -184,7 +201,11 @@ func bench() error {
 	if err != nil {
 		return err
 	}
-	ours, err := startOurs(self, tmp, portStr)
+	creds, err := proxy.NewCredentials()
+	if err != nil {
+		return err
+	}
+	ours, err := startOurs(self, tmp, portStr, creds)
 	if err != nil {
 		return err
 	}
@@ -197,44 +218,63 @@ func bench() error {
 	procs := []*proc{ours, smk}
 
 	fmt.Printf("proxybench %s  GOMAXPROCS=%q  cores=%d\n", time.Now().UTC().Format(time.RFC3339), os.Getenv("GOMAXPROCS"), runtime.NumCPU())
-	fmt.Printf("small: %d requests per proxy in %d interleaved rounds (one CONNECT tunnel each, GET, %d-byte body), %d concurrent clients, %d warm-up\n",
+	fmt.Printf("small: %d requests per proxy and mode in %d interleaved rounds (one new connection each, GET, %d-byte body), %d concurrent clients, %d warm-up\n",
 		c.requests, c.rounds, len(smallBody), c.concurrency, c.warmup)
 	fmt.Printf("large: %d MB body through one CONNECT tunnel, %d interleaved rounds\n\n", c.bigMB, c.rounds)
 
 	type row struct {
-		rps           []float64
-		lat           []time.Duration
-		errs          int64
-		smallCPU      time.Duration
+		rps           map[string][]float64
+		lat           map[string][]time.Duration
+		errs          map[string]int64
+		smallCPU      map[string]time.Duration
 		mbps          []float64
 		largeCPU      time.Duration
 		hwm, rss      int64
-		smallRequests int
+		smallRequests map[string]int
 	}
 	rows := make([]row, len(procs))
-	if c.only != "large" {
-		for _, p := range procs {
-			if _, err := small(p.addr, originAddrs, c.warmup, c.concurrency, c.limit); err != nil {
-				return fmt.Errorf("%s warm-up: %w", p.name, err)
-			}
+	for i := range rows {
+		rows[i] = row{rps: map[string][]float64{}, lat: map[string][]time.Duration{}, errs: map[string]int64{},
+			smallCPU: map[string]time.Duration{}, smallRequests: map[string]int{}}
+	}
+	modes := strings.Split(c.modes, ",")
+	for _, m := range modes {
+		if m != "connect" && m != "http" && m != "socks" {
+			return fmt.Errorf("-modes: unknown mode %q", m)
 		}
-		per := max(c.requests/c.rounds, 1)
-		for r := range c.rounds {
-			for k := range procs {
-				// Alternate which proxy goes first, so neither always
-				// runs on a machine the other just warmed or loaded.
-				i := (k + r) % len(procs)
-				p := procs[i]
-				cpu0 := p.cpu()
-				res, err := small(p.addr, originAddrs, per, c.concurrency, c.limit)
-				if err != nil {
-					return fmt.Errorf("%s: %w", p.name, err)
+	}
+	supports := func(p *proc, mode string) bool { return mode != "socks" || p.socks }
+	if c.only != "large" {
+		for _, mode := range modes {
+			for _, p := range procs {
+				if !supports(p, mode) {
+					continue
 				}
-				rows[i].smallCPU += p.cpu() - cpu0
-				rows[i].rps = append(rows[i].rps, res.rps)
-				rows[i].lat = append(rows[i].lat, res.lat...)
-				rows[i].errs += res.errs
-				rows[i].smallRequests += per
+				if _, err := small(p, mode, originAddrs, c.warmup, c.concurrency, c.limit); err != nil {
+					return fmt.Errorf("%s %s warm-up: %w", p.name, mode, err)
+				}
+			}
+			per := max(c.requests/c.rounds, 1)
+			for r := range c.rounds {
+				for k := range procs {
+					// Alternate which proxy goes first, so neither always
+					// runs on a machine the other just warmed or loaded.
+					i := (k + r) % len(procs)
+					p := procs[i]
+					if !supports(p, mode) {
+						continue
+					}
+					cpu0 := p.cpu()
+					res, err := small(p, mode, originAddrs, per, c.concurrency, c.limit)
+					if err != nil {
+						return fmt.Errorf("%s %s: %w", p.name, mode, err)
+					}
+					rows[i].smallCPU[mode] += p.cpu() - cpu0
+					rows[i].rps[mode] = append(rows[i].rps[mode], res.rps)
+					rows[i].lat[mode] = append(rows[i].lat[mode], res.lat...)
+					rows[i].errs[mode] += res.errs
+					rows[i].smallRequests[mode] += per
+				}
 			}
 		}
 	}
@@ -244,7 +284,7 @@ func bench() error {
 				i := (k + r) % len(procs)
 				p := procs[i]
 				cpu0 := p.cpu()
-				mbps, err := large(p.addr, originAddr, int64(c.bigMB)<<20, c.limit)
+				mbps, err := large(p, originAddr, int64(c.bigMB)<<20, c.limit)
 				if err != nil {
 					return fmt.Errorf("%s large body: %w", p.name, err)
 				}
@@ -256,21 +296,31 @@ func bench() error {
 	for i, p := range procs {
 		rows[i].hwm, rows[i].rss = p.memory()
 	}
-	fmt.Printf("%-20s %13s %9s %9s %6s %12s %14s %12s %14s\n", "proxy", "small req/s", "p50", "p99", "errors", "CPU ms/1k req", "large MB/s", "CPU ms/GB", "peak RSS (MB)")
+	fmt.Printf("%-20s %-8s %13s %9s %9s %6s %13s\n", "proxy", "mode", "small req/s", "p50", "p99", "errors", "CPU ms/1k req")
+	for _, mode := range modes {
+		for i, p := range procs {
+			r := rows[i]
+			if !supports(p, mode) || c.only == "large" {
+				continue
+			}
+			lat := r.lat[mode]
+			sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+			cpuPerK := 0.0
+			if r.smallRequests[mode] > 0 {
+				cpuPerK = float64(r.smallCPU[mode].Milliseconds()) * 1000 / float64(r.smallRequests[mode])
+			}
+			fmt.Printf("%-20s %-8s %13s %9s %9s %6d %13.0f\n", p.name, mode,
+				medianOf(r.rps[mode]), pct(lat, 50).Round(10*time.Microsecond), pct(lat, 99).Round(10*time.Microsecond), r.errs[mode], cpuPerK)
+		}
+	}
+	fmt.Printf("\n%-20s %14s %12s %14s\n", "proxy", "large MB/s", "CPU ms/GB", "peak RSS (MB)")
 	for i, p := range procs {
 		r := rows[i]
-		sort.Slice(r.lat, func(a, b int) bool { return r.lat[a] < r.lat[b] })
-		p50, p99 := pct(r.lat, 50), pct(r.lat, 99)
-		cpuPerK, cpuPerGB := 0.0, 0.0
-		if r.smallRequests > 0 {
-			cpuPerK = float64(r.smallCPU.Milliseconds()) * 1000 / float64(r.smallRequests)
-		}
+		cpuPerGB := 0.0
 		if len(r.mbps) > 0 {
 			cpuPerGB = float64(r.largeCPU.Milliseconds()) * 1024 / float64(len(r.mbps)*c.bigMB)
 		}
-		fmt.Printf("%-20s %13s %9s %9s %6d %12.0f %14s %12.0f %14.1f\n", p.name,
-			medianOf(r.rps), p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond), r.errs,
-			cpuPerK, medianOf(r.mbps), cpuPerGB, float64(r.hwm)/1024)
+		fmt.Printf("%-20s %14s %12.0f %14.1f\n", p.name, medianOf(r.mbps), cpuPerGB, float64(r.hwm)/1024)
 	}
 	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's user+system time; peak RSS: VmHWM")
 	return nil
@@ -367,6 +417,10 @@ type proc struct {
 	name string
 	cmd  *exec.Cmd
 	addr string
+	// creds are the credentials the proxy requires (nil: none).
+	creds *proxy.Credentials
+	// socks reports that the proxy speaks SOCKS5.
+	socks bool
 }
 
 func (p *proc) stop() {
@@ -421,12 +475,12 @@ func (p *proc) memory() (hwm, rss int64) {
 	return hwm, rss
 }
 
-func startOurs(self, tmp, originPorts string) (*proc, error) {
+func startOurs(self, tmp, originPorts string, creds proxy.Credentials) (*proc, error) {
 	root := filepath.Join(tmp, "ws")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "serve", "-root", root, "-origin-ports", originPorts)
+	cmd := exec.Command(self, "serve", "-root", root, "-origin-ports", originPorts, "-auth", creds.String())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -441,7 +495,7 @@ func startOurs(self, tmp, originPorts string) (*proc, error) {
 		cmd.Wait()
 		return nil, fmt.Errorf("ocfetch proxy did not start: %w", err)
 	}
-	return &proc{name: "ocfetch proxy", cmd: cmd, addr: strings.TrimSpace(line)}, nil
+	return &proc{name: "ocfetch proxy", cmd: cmd, addr: strings.TrimSpace(line), creds: &creds, socks: true}, nil
 }
 
 func startSmokescreen(bin, tmp string) (*proc, error) {
@@ -479,17 +533,34 @@ func startSmokescreen(bin, tmp string) (*proc, error) {
 	return &proc{name: "smokescreen " + strings.TrimPrefix(strings.TrimSpace(string(ver)), "smokescreen version "), cmd: cmd, addr: addr}, nil
 }
 
-// tunnel opens a CONNECT tunnel to target through the proxy at addr.
-func tunnel(ctx context.Context, addr, target string, src net.Addr) (net.Conn, *bufio.Reader, error) {
+// dialProxy connects to the proxy from src.
+func dialProxy(ctx context.Context, addr string, src net.Addr) (net.Conn, error) {
 	d := net.Dialer{LocalAddr: src}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
 	}
-	if _, err := io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n"); err != nil {
+	return c, nil
+}
+
+// authHeader is the Proxy-Authorization line for p, or "".
+func authHeader(p *proc) string {
+	if p.creds == nil {
+		return ""
+	}
+	return "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(p.creds.String())) + "\r\n"
+}
+
+// tunnel opens a CONNECT tunnel to target through the proxy p.
+func tunnel(ctx context.Context, p *proc, target string, src net.Addr) (net.Conn, *bufio.Reader, error) {
+	c, err := dialProxy(ctx, p.addr, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n"+authHeader(p)+"\r\n"); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
@@ -528,9 +599,86 @@ type smallResult struct {
 	errs int64
 }
 
-// small sends n requests, each through a new tunnel, from conc clients,
-// within limit. It fails if more than 1% of the requests fail.
-func small(proxyAddr string, targets []string, n, conc int, limit time.Duration) (smallResult, error) {
+// socksTunnel opens a SOCKS5 CONNECT to target (an IPv4 host:port)
+// through the proxy p, with its username and password.
+func socksTunnel(ctx context.Context, p *proc, target string, src net.Addr) (net.Conn, *bufio.Reader, error) {
+	ap, err := netip.ParseAddrPort(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := dialProxy(ctx, p.addr, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := ap.Addr().As4()
+	msg := []byte{5, 1, 2, 1, byte(len(p.creds.User))}
+	msg = append(msg, p.creds.User...)
+	msg = append(msg, byte(len(p.creds.Password)))
+	msg = append(msg, p.creds.Password...)
+	msg = append(msg, 5, 1, 0, 1, a[0], a[1], a[2], a[3], byte(ap.Port()>>8), byte(ap.Port()))
+	// The greeting, the credentials and the request in one write: the
+	// proxy reads them in order.
+	if _, err := c.Write(msg); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	br := bufio.NewReaderSize(c, 32<<10)
+	var rep [2 + 2 + 10]byte
+	if _, err := io.ReadFull(br, rep[:]); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	if rep[1] != 2 || rep[3] != 0 || rep[5] != 0 {
+		c.Close()
+		return nil, nil, fmt.Errorf("SOCKS5 CONNECT %s: method %d, auth %d, reply %d", target, rep[1], rep[3], rep[5])
+	}
+	return c, br, nil
+}
+
+// forwardGet sends an absolute-form GET for target/path to the proxy p on
+// a new connection and reads the whole response.
+func forwardGet(ctx context.Context, p *proc, target string, src net.Addr) error {
+	c, err := dialProxy(ctx, p.addr, src)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET http://"+target+"/small HTTP/1.1\r\nHost: "+target+"\r\n"+authHeader(p)+"Connection: close\r\n\r\n"); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET: %s", resp.Status)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
+// smallOne is one small request in mode through p.
+func smallOne(ctx context.Context, p *proc, mode, target string, src net.Addr) error {
+	if mode == "http" {
+		return forwardGet(ctx, p, target, src)
+	}
+	open := tunnel
+	if mode == "socks" {
+		open = socksTunnel
+	}
+	c, br, err := open(ctx, p, target, src)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = get(c, br, target, "/small")
+	return err
+}
+
+// small sends n requests in mode, each on a new connection, from conc
+// clients, within limit. It fails if more than 1% of the requests fail.
+func small(p *proc, mode string, targets []string, n, conc int, limit time.Duration) (smallResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var next, errs atomic.Int64
@@ -551,11 +699,7 @@ func small(proxyAddr string, targets []string, n, conc int, limit time.Duration)
 				src := &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(1+k%200))}
 				t0 := time.Now()
 				rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
-				c, br, err := tunnel(rctx, proxyAddr, target, src)
-				if err == nil {
-					_, err = get(c, br, target, "/small")
-					c.Close()
-				}
+				err := smallOne(rctx, p, mode, target, src)
 				rcancel()
 				if err != nil {
 					if errs.Add(1) == 1 {
@@ -583,11 +727,11 @@ func small(proxyAddr string, targets []string, n, conc int, limit time.Duration)
 }
 
 // large fetches the big body through one tunnel and returns MB/s.
-func large(proxyAddr, target string, size int64, limit time.Duration) (float64, error) {
+func large(p *proc, target string, size int64, limit time.Duration) (float64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	start := time.Now()
-	c, br, err := tunnel(ctx, proxyAddr, target, nil)
+	c, br, err := tunnel(ctx, p, target, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -27,9 +27,14 @@ func TestListenerBusy(t *testing.T) {
 			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
 			r.want(t, exitInternal, nil, []string{"ocfetch: cannot listen on " + addr + ": the address is already in use",
 				"hint: stop the other server, or pick another port, or " + tc.flag + " 127.0.0.1:0 for a free one"})
-			for _, pkg := range []string{"mcpserver:", "proxy:", "bind:"} {
-				if strings.Contains(r.stderr, pkg) {
-					t.Errorf("stderr %q names %q; want the address and the fix only", r.stderr, pkg)
+			for _, line := range strings.Split(r.stderr, "\n") {
+				if !strings.HasPrefix(line, "ocfetch: ") && !strings.HasPrefix(line, "hint: ") {
+					continue // other lines (the proxy's credentials notice) are not the error
+				}
+				for _, pkg := range []string{"mcpserver:", "proxy:", "bind:"} {
+					if strings.Contains(line, pkg) {
+						t.Errorf("error line %q names %q; want the address and the fix only", line, pkg)
+					}
 				}
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,30 +13,39 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/proxy"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // defaultProxyListen is the conventional HTTP proxy port, on loopback.
 const defaultProxyListen = "127.0.0.1:3128"
 
 func newProxyCmd(a *app) *cobra.Command {
-	var listen string
+	var listen, auth, authFile string
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run the egress proxy for shell commands until SIGINT or SIGTERM",
 		Long: `proxy listens on a loopback address and forwards HTTP CONNECT and
 absolute-form HTTP requests that a saved allow rule covers (a proxy cannot
 ask, so there are no one-off approvals), through the same egress guard and
-local mode as ocfetch get. A refusal is 403 with the header X-Ocfetch-Reason.
-Every tunnel or request writes one audit line.`,
+local mode as ocfetch get, and SOCKS5 (CONNECT) on the same port. A
+refusal is 403 with the header X-Ocfetch-Reason (or the SOCKS5 failure).
+Every tunnel or request writes one audit line.
+
+Clients must present the proxy's credentials (Proxy-Authorization: Basic,
+or SOCKS5 username/password), kept in a file only you can read: another
+user of this machine cannot use your rules. The file is created (mode 0600)
+on first use; --auth none serves every local client without credentials.`,
 		Example: `  ocfetch proxy
   ocfetch proxy --listen 127.0.0.1:0
-  HTTPS_PROXY=http://127.0.0.1:3128 curl https://example.com/`,
+  HTTPS_PROXY="http://$(cat ~/.config/ocfetch/proxy-credentials)@127.0.0.1:3128" curl https://example.com/`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runProxy(cmd.Context(), a, listen)
+			return runProxy(cmd.Context(), a, listen, auth, authFile)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback `ADDR` to listen on, 127.0.0.1:PORT (port 0 picks a free one)")
+	cmd.Flags().StringVar(&auth, "auth", "file", "`MODE` of client authentication: file (credentials from --auth-file) or none")
+	cmd.Flags().StringVar(&authFile, "auth-file", "", "credentials `FILE` (user:password), created mode 0600 if missing (default: ocfetch/proxy-credentials in the user configuration directory)")
 	return cmd
 }
 
@@ -63,13 +73,36 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 	}, nil
 }
 
-func runProxy(ctx context.Context, a *app, listen string) error {
+func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error {
 	if err := proxy.CheckListenAddr(listen); err != nil {
 		return usageErrorf("use --listen 127.0.0.1:PORT", "%v", err)
+	}
+	if auth != "file" && auth != "none" {
+		return usageErrorf("use --auth file or --auth none", "--auth %s: want file or none", safetext.ShellQuote(auth))
+	}
+	if auth == "none" && authFile != "" {
+		return usageErrorf("drop --auth-file, or --auth none", "--auth-file has no use with --auth none")
 	}
 	opts, err := proxyOptions(a)
 	if err != nil {
 		return err
+	}
+	if auth == "file" {
+		if authFile == "" && a.layers.configDir != "" {
+			authFile = filepath.Join(a.layers.configDir, "proxy-credentials")
+		} else if authFile == "" {
+			if authFile, err = proxy.DefaultCredentialsFile(); err != nil {
+				return internalErrorf("%v", err)
+			}
+		}
+		creds, created, err := proxy.LoadOrCreateCredentials(authFile)
+		if err != nil {
+			return &exitError{code: exitInternal, msg: err.Error(), hint: "fix or remove the file; ocfetch proxy creates a new one", err: err}
+		}
+		opts.Auth = &creds
+		if created {
+			fmt.Fprintf(a.stderr, "ocfetch proxy: created the credentials file %s (mode 0600)\n", authFile)
+		}
 	}
 	s, err := proxy.New(opts)
 	if err != nil {
@@ -82,9 +115,16 @@ func runProxy(ctx context.Context, a *app, listen string) error {
 		}
 		return internalErrorf("cannot listen on %s: %v", listen, err)
 	}
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s (workspace %s, profile %s)\n", url, opts.Workspace.Root, opts.Profile)
-	fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=%s HTTP_PROXY=%s\n", url, url)
+	addr := ln.Addr().String()
+	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s, HTTP and SOCKS5 (workspace %s, profile %s)\n", addr, opts.Workspace.Root, opts.Profile)
+	if opts.Auth == nil {
+		fmt.Fprintln(a.stderr, "ocfetch proxy: warning: --auth none: every user of this machine can use this proxy under your rules")
+		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=http://%s HTTP_PROXY=http://%s ALL_PROXY=socks5h://%s\n", addr, addr, addr)
+	} else {
+		// The password stays in its file: the hint reads it from there.
+		cred := `$(cat ` + safetext.ShellQuote(authFile) + `)`
+		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=\"http://%s@%s\" HTTP_PROXY=\"http://%s@%s\" ALL_PROXY=\"socks5h://%s@%s\"\n", cred, addr, cred, addr, cred, addr)
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()

@@ -36,6 +36,10 @@ type app struct {
 	egressOptions func(*egress.Options)
 	// layers: where the user's and the administrator's files are (trust.go).
 	layers layerFiles
+	// requireSandbox makes ocfetch run refuse --no-sandbox with
+	// managed_policy_forbids: the managed policy's require_sandbox (to be
+	// set from it where the policy is read).
+	requireSandbox bool
 
 	ws        *workspace.Workspace
 	logger    *slog.Logger

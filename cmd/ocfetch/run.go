@@ -6,19 +6,31 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/proxy"
+	"github.com/ocfetch/ocfetch/refusal"
 )
 
 func newRunCmd(a *app) *cobra.Command {
+	var noSandbox bool
 	cmd := &cobra.Command{
-		Use:   "run [--root DIR] -- COMMAND [ARG...]",
-		Short: "Run a command with its HTTP(S) traffic through the egress proxy",
-		Long: `run starts the egress proxy on a free loopback port, runs COMMAND with
-HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (both cases) pointing at it, and exits
-with COMMAND's status. Only targets covered by a saved allow rule get through;
-the rest are refused with 403 and X-Ocfetch-Reason.`,
+		Use:   "run [--root DIR] [--no-sandbox] -- COMMAND [ARG...]",
+		Short: "Run a command whose only way to the network is the egress proxy",
+		Long: `run starts the egress proxy, runs COMMAND with HTTP_PROXY and HTTPS_PROXY
+(http://) and ALL_PROXY (socks5h://), both cases, pointing at it with
+credentials made for this run, and exits with COMMAND's status. Only targets
+covered by a saved allow rule get through; the rest are refused (403 with
+X-Ocfetch-Reason, or the SOCKS5 failure), and each refusal is printed on
+stderr as it happens.
+
+COMMAND runs in a sandbox whose only route out is the proxy: on Linux a new
+network namespace (and user namespace when not root), on macOS sandbox-exec.
+A program that ignores the proxy variables gets "network unreachable". Where
+no sandbox is possible, run refuses with sandbox_unavailable and says why;
+--no-sandbox then runs COMMAND as before, its network only advised to use
+the proxy.`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
-  ocfetch run -- go mod download`,
+  ocfetch run -- go mod download
+  ocfetch run --no-sandbox -- npm install`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf(helpHint(cmd), "missing COMMAND")
@@ -26,9 +38,10 @@ the rest are refused with 403 and X-Ocfetch-Reason.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), a, args)
+			return runRun(cmd.Context(), a, noSandbox, args)
 		},
 	}
+	cmd.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
@@ -37,12 +50,22 @@ the rest are refused with 403 and X-Ocfetch-Reason.`,
 // runRun runs the command and exits with its status. SIGINT and SIGTERM go
 // to the command (proxy.Run forwards them), not to this process's context,
 // so the command decides how to stop.
-func runRun(ctx context.Context, a *app, args []string) error {
+func runRun(ctx context.Context, a *app, noSandbox bool, args []string) error {
 	opts, err := proxyOptions(a)
 	if err != nil {
 		return err
 	}
-	code, err := proxy.Run(context.WithoutCancel(ctx), opts, args)
+	ro := &proxy.RunOptions{
+		NoSandbox:       noSandbox,
+		SandboxRequired: a.requireSandbox,
+		Stdin:           a.stdin,
+		Stdout:          a.stdout,
+		Stderr:          a.stderr,
+	}
+	code, err := proxy.Run(context.WithoutCancel(ctx), opts, ro, args)
+	if r, ok := refusal.As(err); ok {
+		return refusalError(r)
+	}
 	if err != nil {
 		return &exitError{code: code, msg: err.Error(), err: err}
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -81,18 +83,21 @@ func TestServersBadInput(t *testing.T) {
 		{"proxy", "--listen", ":3128"},
 		{"mcp", "--root", "/nonexistent/dir"},
 		{"proxy", "--root", "/nonexistent/dir", "--listen", "127.0.0.1:0"},
+		{"proxy", "--listen", "127.0.0.1:0", "--auth", "maybe"},
+		{"proxy", "--listen", "127.0.0.1:0", "--auth", "none", "--auth-file", "x"},
 	} {
 		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
 		r.want(t, exitUsage, nil, []string{"\nhint: "})
-		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") {
+		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") && !strings.Contains(r.stderr, "--auth") {
 			t.Errorf("ocfetch %v: stderr %q names neither loopback nor the root", args, r.stderr)
 		}
 	}
 }
 
 // TestProxy runs `ocfetch proxy` on a free loopback port, sends one
-// admitted and one refused request through it, and stops it as SIGINT
-// would (by cancelling its context).
+// admitted and one refused request through it with the credentials it
+// created, one without them (407, nothing forwarded), and stops it as
+// SIGINT would (by cancelling its context).
 func TestProxy(t *testing.T) {
 	s := newSite(t)
 	other := newSite(t)
@@ -101,12 +106,13 @@ func TestProxy(t *testing.T) {
 	a := newApp(strings.NewReader(""), &stdout, &stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	credFile := filepath.Join(t.TempDir(), "ocfetch", "proxy-credentials")
 	done := make(chan int, 1)
 	go func() {
-		done <- execute(ctx, a, []string{"--root", root, "--profile", "permissive", "proxy", "--listen", "127.0.0.1:0"})
+		done <- execute(ctx, a, []string{"--root", root, "--profile", "permissive", "proxy", "--listen", "127.0.0.1:0", "--auth-file", credFile})
 	}()
 
-	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	listening := regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 	var proxyURL string
 	for deadline := time.Now().Add(5 * time.Second); proxyURL == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
@@ -116,11 +122,31 @@ func TestProxy(t *testing.T) {
 	if proxyURL == "" {
 		t.Fatalf("the proxy did not say where it listens; stderr:\n%s", stderr.String())
 	}
-	pu, _ := url.Parse(proxyURL)
+	creds, err := os.ReadFile(credFile)
+	if err != nil {
+		t.Fatalf("the proxy did not create its credentials file: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if fi, _ := os.Stat(credFile); fi.Mode().Perm() != 0o600 {
+		t.Errorf("credentials file mode %v; want 0600", fi.Mode())
+	}
+	if strings.Contains(stderr.String(), strings.TrimSpace(string(creds))) || !strings.Contains(stderr.String(), "$(cat "+credFile+")@"+proxyURL) {
+		t.Errorf("stderr must tell how to use the file without printing the password:\n%s", stderr.String())
+	}
+	noAuth := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: proxyURL})}, Timeout: 5 * time.Second}
+	defer noAuth.CloseIdleConnections()
+	resp, err := noAuth.Get(s.url("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusProxyAuthRequired || len(s.requests()) != 0 {
+		t.Errorf("without credentials: %d and %d requests forwarded; want 407 and none", resp.StatusCode, len(s.requests()))
+	}
+	pu, _ := url.Parse("http://" + strings.TrimSpace(string(creds)) + "@" + proxyURL)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}, Timeout: 5 * time.Second}
 	defer client.CloseIdleConnections()
 
-	resp, err := client.Get(s.url("/"))
+	resp, err = client.Get(s.url("/"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +178,8 @@ func TestProxy(t *testing.T) {
 		t.Fatal("the proxy did not stop")
 	}
 	r := ocfetch(t, cliOptions{}, "--root", root, "audit", "--json")
-	if n := strings.Count(r.stdout, "\n"); n != 2 {
-		t.Errorf("audit has %d lines after two proxied requests; want 2:\n%s", n, r.stdout)
+	if n := strings.Count(r.stdout, "\n"); n != 3 {
+		t.Errorf("audit has %d lines after three proxied requests; want 3:\n%s", n, r.stdout)
 	}
 }
 
@@ -164,7 +190,9 @@ func TestRun(t *testing.T) {
 		code int
 	}{
 		{[]string{"run", "--", "sh", "-c", "exit 7"}, 7},
-		{[]string{"run", "sh", "-c", `case "$HTTPS_PROXY" in http://127.0.0.1:*) exit 0;; *) exit 9;; esac`}, 0},
+		{[]string{"run", "sh", "-c", `case "$HTTPS_PROXY" in http://ocfetch:*@127.0.0.1:*) exit 0;; *) exit 9;; esac`}, 0},
+		{[]string{"run", "sh", "-c", `case "$ALL_PROXY" in socks5h://ocfetch:*@127.0.0.1:*) exit 0;; *) exit 9;; esac`}, 0},
+		{[]string{"run", "--no-sandbox", "--", "sh", "-c", "exit 5"}, 5},
 		{[]string{"run", "--", "sh", "-c", `test "$HTTP_PROXY" = "$https_proxy" && test -z "$NO_PROXY"`}, 0},
 		{[]string{"run", "--", "/nonexistent/command"}, 127},
 		{[]string{"run"}, exitUsage},

@@ -1,0 +1,39 @@
+// Package sandbox confines a command's network to one proxy port: the
+// command `ocfetch run` starts can reach nothing but the egress proxy,
+// whatever it does with the proxy variables.
+//
+// On Linux the command runs in a new network namespace (and a new user
+// namespace when ocfetch is not root, the caller's uid and gid mapped to
+// themselves; no setuid helper). The ocfetch binary is re-executed as the
+// namespace's first process (the part [PartName], through
+// internal/reexec): it raises the loopback interface, listens on
+// 127.0.0.1:PORT inside the namespace, hands that listening socket to the
+// ocfetch process outside over an inherited Unix socket pair, drops its
+// capabilities and executes the command in its place. The proxy outside
+// accepts the command's connections on that socket directly: a socket
+// keeps the namespace it was made in, so no relay copies bytes. Nothing
+// else is routable and no DNS server runs inside, so a program that
+// ignores the proxy variables gets "network unreachable" (or "connection
+// refused" on loopback). Unix sockets are files, not network: those the
+// command can open on the filesystem stay reachable (Docker's, a desktop
+// bus), as in every network-namespace sandbox.
+//
+// On macOS the command runs under sandbox-exec with a generated Seatbelt
+// profile that allows outbound connections only to the proxy's port on
+// localhost (see [SeatbeltProfile]). Elsewhere, and wherever the kernel
+// refuses the namespaces, [Command] returns a *refusal.Error with code
+// sandbox_unavailable naming the cause and the fix.
+//
+// Wiring (proxy.Run does this):
+//
+//	cmd, err := sandbox.Command(ctx, []string{"curl", "https://example.com/"},
+//		func(p netip.AddrPort) []string { return proxy.Env(os.Environ(), p, &creds) })
+//	if err != nil { ... } // refusal.SandboxUnavailable
+//	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+//	ln, err := cmd.Start() // the proxy's only listener
+//	go srv.Serve(ln)
+//	err = cmd.Wait()
+//
+// A binary that uses the package must call reexec.Init first thing in
+// main (and in TestMain of a package whose tests start a sandbox).
+package sandbox

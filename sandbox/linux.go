@@ -1,0 +1,286 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// handoffTimeout bounds the wait for the namespace's first process to hand
+// over its listener.
+const handoffTimeout = 15 * time.Second
+
+// platform is the Linux state of a Cmd: what is needed to rebuild the
+// re-execution without a user namespace (see [Cmd.Start]).
+type platform struct {
+	root   bool
+	userns bool
+	argv   []string
+	env    []string
+	ctx    context.Context
+}
+
+// Command prepares argv (argv[0] looked up in PATH) to run in a new
+// network namespace whose only open port, 127.0.0.1:PORT, is the proxy's
+// listener (returned by [Cmd.Start]). env is called once with that address.
+// A command that cannot be found is an error wrapping exec.ErrNotFound.
+func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: no command")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	proxy := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(20000+rand.IntN(40000)))
+	full := append([]string{path}, argv...)
+	c := &Cmd{Proxy: proxy, plat: platform{
+		root:   os.Geteuid() == 0,
+		userns: true,
+		argv:   full,
+		env:    env(proxy),
+		ctx:    ctx,
+	}}
+	c.Cmd, err = c.plat.command(proxy.Port())
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// command builds the re-execution of ocfetch as the namespace's first
+// process: a user namespace when not root (the uid and gid mapped to
+// themselves, CAP_NET_ADMIN kept across exec to raise lo and dropped
+// before the command runs), and for root one too where the kernel allows
+// it (every id mapped to itself), so that the command's root holds no
+// capability over the host's network namespace.
+func (p *platform) command(port uint16) (*exec.Cmd, error) {
+	args := append([]string{strconv.Itoa(int(port))}, p.argv...)
+	cmd, err := reexec.Command(p.ctx, PartName, args...)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(p.env[:len(p.env):len(p.env)], reexec.Env(PartName))
+	attr := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
+	if p.userns {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		if p.root {
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		} else {
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+			attr.GidMappingsEnableSetgroups = false
+			attr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
+		}
+	}
+	cmd.SysProcAttr = attr
+	return cmd, nil
+}
+
+// Start starts the command in its namespace and returns the listener on
+// which the proxy must serve: the command's only route out. Start fails
+// with a *refusal.Error (sandbox_unavailable) when the kernel refuses the
+// namespaces or the namespace cannot be set up, naming the cause and the
+// fix; the command has not run then.
+func (c *Cmd) Start() (net.Listener, error) {
+	ln, err := c.start()
+	var r *refusal.Error
+	if c.plat.root && c.plat.userns && errors.As(err, &r) && errors.Is(err, errCloneFailed) {
+		// Root where user namespaces are not allowed (a container's
+		// seccomp profile): a network namespace alone still confines.
+		c.plat.userns = false
+		cmd, cerr := c.plat.command(c.Proxy.Port())
+		if cerr != nil {
+			return nil, cerr
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+		cmd.Cancel, cmd.WaitDelay, cmd.Dir = c.Cancel, c.WaitDelay, c.Dir
+		c.Cmd = cmd
+		ln, err = c.start()
+	}
+	return ln, err
+}
+
+// errCloneFailed marks a refusal of clone(2) itself.
+var errCloneFailed = errors.New("sandbox: clone failed")
+
+func (c *Cmd) start() (net.Listener, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: socketpair: %w", err)
+	}
+	parent := os.NewFile(uintptr(fds[0]), "sandbox-control")
+	child := os.NewFile(uintptr(fds[1]), "sandbox-control-child")
+	defer parent.Close()
+	c.ExtraFiles = []*os.File{child}
+	err = c.Cmd.Start()
+	child.Close()
+	if err != nil {
+		var errno syscall.Errno
+		if errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL || errno == syscall.ENOSPC || errno == syscall.EACCES || errno == syscall.EUSERS) {
+			return nil, fmt.Errorf("%w: %w", errCloneFailed, diagnose(stageClone, err, c.plat.root, readSysctl))
+		}
+		return nil, fmt.Errorf("sandbox: start: %w", err)
+	}
+	ln, err := receiveListener(parent, !c.plat.root)
+	if err != nil {
+		c.Process.Kill()
+		c.Wait()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// receiveListener reads the child's one control message: the listening
+// socket, or the stage and errno at which it failed.
+func receiveListener(f *os.File, unprivileged bool) (net.Listener, error) {
+	conn, err := net.FileConn(f)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: control socket: %w", err)
+	}
+	defer conn.Close()
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return nil, errors.New("sandbox: control socket is not a Unix socket")
+	}
+	uc.SetReadDeadline(time.Now().Add(handoffTimeout))
+	buf := make([]byte, 16)
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+	if err != nil || n == 0 {
+		return nil, refusal.New(refusal.SandboxUnavailable, "the sandbox's first process ended before it opened the proxy's port").
+			WithHint("see the error above; " + fallbackHint).Wrap(err)
+	}
+	switch buf[0] {
+	case msgError:
+		if n < 6 {
+			break
+		}
+		errno := syscall.Errno(uint32(buf[2]) | uint32(buf[3])<<8 | uint32(buf[4])<<16 | uint32(buf[5])<<24)
+		return nil, diagnose(stage(buf[1]), errno, !unprivileged, readSysctl)
+	case msgListener:
+		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+		if err != nil || len(msgs) != 1 {
+			break
+		}
+		fds, err := unix.ParseUnixRights(&msgs[0])
+		if err != nil || len(fds) != 1 {
+			break
+		}
+		lf := os.NewFile(uintptr(fds[0]), "sandbox-listener")
+		defer lf.Close()
+		ln, err := net.FileListener(lf)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: listener: %w", err)
+		}
+		return ln, nil
+	}
+	return nil, errors.New("sandbox: malformed control message from the namespace")
+}
+
+// Control messages from the namespace's first process.
+const (
+	msgListener = 'L' // with the listening socket as SCM_RIGHTS
+	msgError    = 'E' // stage byte, errno (4 bytes, little-endian)
+)
+
+func init() { reexec.Register(PartName, netnsMain) }
+
+// netnsMain is the namespace's first process: arguments PORT PATH ARGV...,
+// the control socket on descriptor 3. It raises lo, listens on
+// 127.0.0.1:PORT, sends the listener to the parent, drops its ambient
+// capabilities and executes PATH with ARGV and its environment. It returns
+// (exit 125) only when one of these fails, after telling the parent why.
+func netnsMain() int {
+	const ctl = 3
+	if len(os.Args) < 4 {
+		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: usage: PORT PATH ARGV...")
+		return 125
+	}
+	port, err := strconv.ParseUint(os.Args[1], 10, 16)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: bad port")
+		return 125
+	}
+	path, argv := os.Args[2], os.Args[3:]
+	fail := func(st stage, err error) int {
+		var errno syscall.Errno
+		errors.As(err, &errno)
+		e := uint32(errno)
+		unix.Sendmsg(ctl, []byte{msgError, byte(st), byte(e), byte(e >> 8), byte(e >> 16), byte(e >> 24)}, nil, nil, 0)
+		return 125
+	}
+	if err := raiseLoopback(); err != nil {
+		return fail(stageLo, err)
+	}
+	lfd, err := listenLoopback(uint16(port))
+	if err != nil {
+		return fail(stageListen, err)
+	}
+	if err := unix.Sendmsg(ctl, []byte{msgListener}, unix.UnixRights(lfd), nil, 0); err != nil {
+		return fail(stageListen, err)
+	}
+	unix.Close(lfd)
+	unix.Close(ctl)
+	// The command keeps no capability of this process.
+	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
+	err = syscall.Exec(path, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "ocfetch: run: %s: %v\n", argv[0], err)
+	if errors.Is(err, syscall.ENOENT) {
+		return 127
+	}
+	return 126
+}
+
+// raiseLoopback sets lo up in the current network namespace.
+func raiseLoopback() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// listenLoopback returns a listening TCP socket on 127.0.0.1:port, close
+// on exec.
+func listenLoopback(port uint16) (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: int(port), Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if err := unix.Listen(fd, unix.SOMAXCONN); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}

@@ -1,0 +1,41 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSeatbeltProfile checks the profile text the macOS path runs under
+// (no Mac runs these tests: the text and the command line are what is
+// checked here).
+func TestSeatbeltProfile(t *testing.T) {
+	want := `(version 1)
+(allow default)
+(deny network*)
+(allow network-outbound (remote ip "localhost:3128"))
+(allow network-outbound (remote unix-socket))
+(deny network-outbound (literal "/private/var/run/mDNSResponder"))
+`
+	if diff := cmp.Diff(want, SeatbeltProfile(3128)); diff != "" {
+		t.Errorf("profile (-want +got)\n%s", diff)
+	}
+	// The deny of all network comes before the one allowed port: in a
+	// Seatbelt profile the last matching rule wins.
+	p := SeatbeltProfile(8080)
+	if strings.Index(p, "(deny network*)") > strings.Index(p, `"localhost:8080"`) {
+		t.Error("the port's allow must follow the network deny")
+	}
+	if strings.Count(p, "localhost:") != 1 {
+		t.Errorf("profile allows more than one port:\n%s", p)
+	}
+}
+
+func TestSeatbeltArgv(t *testing.T) {
+	got := SeatbeltArgv(3128, []string{"/usr/bin/curl", "-s", "https://example.com/"})
+	want := []string{"/usr/bin/sandbox-exec", "-p", SeatbeltProfile(3128), "/usr/bin/curl", "-s", "https://example.com/"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("argv (-want +got)\n%s", diff)
+	}
+}
