@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -505,7 +504,7 @@ func TestNotARegularFile(t *testing.T) {
 			}
 		}},
 		{"FIFO", func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
+			if err := mkfifo(path); err != nil {
 				t.Skip("mkfifo:", err)
 			}
 		}},

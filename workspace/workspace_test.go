@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,8 +46,8 @@ func TestReadSmallFileFailsClosed(t *testing.T) {
 	big := filepath.Join(dir, "big.json")
 	os.WriteFile(big, make([]byte, workspace.MaxSmallFileSize+1), 0o644)
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("mkfifo:", err)
 	}
 	toZero := filepath.Join(dir, "zero")
 	os.Symlink("/dev/zero", toZero)
