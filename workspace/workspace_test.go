@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -46,9 +47,7 @@ func TestReadSmallFileFailsClosed(t *testing.T) {
 	big := filepath.Join(dir, "big.json")
 	os.WriteFile(big, make([]byte, workspace.MaxSmallFileSize+1), 0o644)
 	fifo := filepath.Join(dir, "fifo")
-	if err := mkfifo(fifo); err != nil {
-		t.Skip("mkfifo:", err)
-	}
+	testio.Mkfifo(t, fifo)
 	toZero := filepath.Join(dir, "zero")
 	os.Symlink("/dev/zero", toZero)
 

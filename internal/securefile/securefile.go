@@ -188,7 +188,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 func OpenRead(path string) (*os.File, error) {
 	r, err := openDir(filepath.Dir(path), false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
 	return openFile(r, path, filepath.Base(path), os.O_RDONLY, 0)
@@ -201,7 +201,7 @@ func OpenRead(path string) (*os.File, error) {
 func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 	r, err := openDir(filepath.Dir(path), true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
 	return openFile(r, path, filepath.Base(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
@@ -226,7 +226,7 @@ func EnsureDir(dir string) error {
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	r, err := openDir(filepath.Dir(path), true)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
 	name := filepath.Base(path)
@@ -282,7 +282,7 @@ func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	lockPath := path + ".lock"
 	r, err := openDir(filepath.Dir(lockPath), true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", lockPath, err)
 	}
 	f, err := openFile(r, lockPath, filepath.Base(lockPath), os.O_RDWR|os.O_CREATE, 0o600)
 	r.Close()

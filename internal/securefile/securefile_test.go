@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/testio"
 )
 
 // TestMain lets the test binary act as a second process holding a lock
@@ -220,7 +221,6 @@ func TestReadFileFailsClosed(t *testing.T) {
 		return p
 	}
 	fifo := filepath.Join(l.dir, "fifo")
-	haveFIFO := mkfifo(fifo) == nil
 	tests := []struct {
 		name    string
 		path    string
@@ -240,8 +240,8 @@ func TestReadFileFailsClosed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "fifo" && !haveFIFO {
-				t.Skip("no FIFOs here")
+			if tc.name == "fifo" {
+				testio.Mkfifo(t, fifo)
 			}
 			done := make(chan struct{})
 			var got []byte
@@ -377,4 +377,3 @@ func TestLockHonoursContext(t *testing.T) {
 }
 
 func isWindows() bool { return filepath.Separator == '\\' }
-
