@@ -54,7 +54,7 @@ func runMCP(ctx context.Context, a *app, httpAddr string) error {
 		Stdin:    a.stdin,
 		Stdout:   a.stdout,
 		Logger:   a.log(),
-		Version:  versionString(),
+		Version:  plainVersion(),
 	}
 	if httpAddr != "" {
 		opts.Ready = func(addr net.Addr) {
