@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -505,9 +505,7 @@ func TestNotARegularFile(t *testing.T) {
 			}
 		}},
 		{"FIFO", func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
-				t.Skip("mkfifo:", err)
-			}
+			testio.Mkfifo(t, path)
 		}},
 	}
 	for _, tc := range tests {

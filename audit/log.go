@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"syscall"
 	"time"
 
 	"github.com/ocfetch/ocfetch/workspace"
@@ -43,14 +41,16 @@ func (l *Log) Path() string { return l.path }
 // stored in UTC. e must pass [Entry.Validate] and marshal to at most
 // [MaxLineBytes].
 //
-// The line goes out in a single write(2) on a descriptor opened
-// O_WRONLY|O_APPEND|O_CREATE (mode 0600, .oc_chat created 0755 if needed),
-// so concurrent appenders — goroutines or processes — never interleave or
-// tear lines. Append refuses, wrapping workspace.ErrNotRegular, to write
-// through a symlink (O_NOFOLLOW: a planted link must not turn the log into
-// a write into another file) or to anything that is not a regular file
-// (a FIFO, a device, a directory). It does not fsync: a crash may lose the
-// last lines, never corrupt earlier ones.
+// The line goes out in a single write on a file opened
+// O_WRONLY|O_APPEND|O_CREATE (mode 0600, .oc_chat created 0755 if needed)
+// through the workspace's [os.Root] ([workspace.OpenAppend]), so concurrent
+// appenders — goroutines or processes — never interleave or tear lines.
+// Append refuses, wrapping workspace.ErrNotRegular (and
+// workspace.ErrSymlink), to write through a symlink at audit.jsonl or at
+// .oc_chat (a planted link must not turn the log into a write into another
+// file) or to anything that is not a regular file (a FIFO, a device, a
+// directory). It does not fsync: a crash may lose the last lines, never
+// corrupt earlier ones.
 func (l *Log) Append(e Entry) error {
 	if l == nil {
 		return nil
@@ -70,14 +70,13 @@ func (l *Log) Append(e Entry) error {
 	if len(line) > MaxLineBytes {
 		return fmt.Errorf("audit log %s: %w: line of %d bytes exceeds %d", l.path, ErrInvalidEntry, len(line), MaxLineBytes)
 	}
-	if err := l.ws.EnsureDir(); err != nil {
-		return fmt.Errorf("audit log %s: %w", l.path, err)
-	}
-	f, err := openChecked(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	f, err := workspace.OpenAppend(l.path, filePerm)
 	if err != nil {
-		return err
+		return fmt.Errorf("audit log: %w", err)
 	}
-	werr := writeOnce(f, line)
+	// One Write of the whole line: on a regular file opened O_APPEND that
+	// is one write(2) (WriteFile on Windows) placed at the end of the file.
+	_, werr := f.Write(line)
 	cerr := f.Close()
 	if werr != nil {
 		return fmt.Errorf("audit log %s: %w", l.path, werr)
@@ -86,63 +85,6 @@ func (l *Log) Append(e Entry) error {
 		return fmt.Errorf("audit log %s: %w", l.path, cerr)
 	}
 	return nil
-}
-
-// writeOnce writes b with exactly one successful write(2), retried only if
-// it was interrupted before writing anything; a short write is an error
-// rather than a second write that another appender's line could split.
-func writeOnce(f *os.File, b []byte) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var n int
-	var werr error
-	if err := rc.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), b)
-			if werr != syscall.EINTR {
-				return true
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	if werr != nil {
-		return werr
-	}
-	if n != len(b) {
-		return fmt.Errorf("short write: %d of %d bytes", n, len(b))
-	}
-	return nil
-}
-
-// openChecked opens path without following a final symlink and without
-// blocking on a FIFO, and refuses anything but a regular file.
-func openChecked(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, filePerm)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("audit log %s: %w (a symlink)", path, workspace.ErrNotRegular)
-		}
-		if errors.Is(err, syscall.EISDIR) {
-			return nil, fmt.Errorf("audit log %s: %w (a directory)", path, workspace.ErrNotRegular)
-		}
-		if errors.Is(err, syscall.ENXIO) {
-			return nil, fmt.Errorf("audit log %s: %w (a FIFO or socket)", path, workspace.ErrNotRegular)
-		}
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("audit log %s: %w (mode %s)", path, workspace.ErrNotRegular, fi.Mode().Type())
-	}
-	return f, nil
 }
 
 // ErrMalformedLine is wrapped by every [LineError].
@@ -193,12 +135,12 @@ const maxLineErrors = 20
 // refused as in [Log.Append].
 func Read(ws workspace.Workspace, tail int) ([]Entry, error) {
 	path := ws.AuditPath()
-	f, err := openChecked(path, os.O_RDONLY)
+	f, err := workspace.OpenRead(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()

@@ -1,9 +1,8 @@
 package audit
 
 import (
-	"os"
-
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // Preflight proves, before a call sends any packet, that its audit line can
@@ -24,7 +23,7 @@ func (l *Log) Preflight() error {
 	if err := l.ws.EnsureDir(); err != nil {
 		return unavailable(l.path, err)
 	}
-	f, err := openChecked(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	f, err := workspace.OpenAppend(l.path, filePerm)
 	if err != nil {
 		return unavailable(l.path, err)
 	}

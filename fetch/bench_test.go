@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,15 +19,6 @@ import (
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
 )
-
-// cpuNow returns the process's user+system CPU time. Benchmarks report
-// cpu-ns/op besides ns/op because the wall clock of a loaded shared machine
-// says more about the neighbours than about the code.
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -203,12 +203,12 @@ func TestReadAllowedPortsNotRegular(t *testing.T) {
 	}{
 		{"directory", func(t *testing.T, path string) { mustDo(t, os.Mkdir(path, 0o755)) }, "a directory"},
 		{"symlink to /dev/zero", func(t *testing.T, path string) { mustDo(t, os.Symlink("/dev/zero", path)) }, "not a regular file"},
-		{"FIFO", func(t *testing.T, path string) { mustDo(t, syscall.Mkfifo(path, 0o644)) }, "a FIFO"},
+		{"FIFO", func(t *testing.T, path string) { testio.Mkfifo(t, path) }, "a FIFO"},
 		{"symlink to a FIFO", func(t *testing.T, path string) {
 			fifo := filepath.Join(filepath.Dir(path), "fifo")
-			mustDo(t, syscall.Mkfifo(fifo, 0o644))
+			testio.Mkfifo(t, fifo)
 			mustDo(t, os.Symlink(fifo, path))
-		}, "a FIFO"},
+		}, "a symlink"},
 		{"65 KiB", func(t *testing.T, path string) {
 			mustDo(t, os.WriteFile(path, []byte(valid+strings.Repeat(" ", 65<<10)), 0o644))
 		}, "too large"},

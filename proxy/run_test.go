@@ -1,3 +1,8 @@
+//go:build unix
+
+// The run tests signal the test process (SIGTERM); Windows has no such
+// signal to send.
+
 package proxy
 
 import (

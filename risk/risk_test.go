@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 	"go.uber.org/goleak"
@@ -121,9 +121,8 @@ func TestResolveExplicit(t *testing.T) {
 
 func TestResolveMissingIsStandard(t *testing.T) {
 	for name, ws := range map[string]workspace.Workspace{
-		"no .oc_chat":     newWorkspace(t, nil),
-		"empty .oc_chat":  func() workspace.Workspace { w := newWorkspace(t, nil); _ = w.EnsureDir(); return w }(),
-		"dangling target": danglingSettings(t),
+		"no .oc_chat":    newWorkspace(t, nil),
+		"empty .oc_chat": func() workspace.Workspace { w := newWorkspace(t, nil); _ = w.EnsureDir(); return w }(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := Resolve(ws, "")
@@ -131,6 +130,16 @@ func TestResolveMissingIsStandard(t *testing.T) {
 				t.Errorf("Resolve = %q, %v; want standard, nil", got, err)
 			}
 		})
+	}
+}
+
+// TestResolveSymlinkRefused: a settings.json that is a symlink, even a
+// dangling one, is refused by name and never followed (issue 12).
+func TestResolveSymlinkRefused(t *testing.T) {
+	ws := danglingSettings(t)
+	_, err := Resolve(ws, "")
+	if code := refusal.CodeOf(err); code != refusal.SettingsInvalid || !strings.Contains(err.Error(), ws.SettingsPath()) {
+		t.Fatalf("Resolve(symlinked settings.json) = %v; want settings_invalid naming %s", err, ws.SettingsPath())
 	}
 }
 
@@ -252,9 +261,7 @@ func TestResolveNotARegularFile(t *testing.T) {
 			}
 		}, "not a regular file"},
 		{"FIFO", func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o644); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
+			testio.Mkfifo(t, path)
 		}, "not a regular file"},
 		{"65 KiB", func(t *testing.T, path string) {
 			data := `{"schema_version": 1, "risk_profile": "strict"}` + strings.Repeat(" ", 65<<10)

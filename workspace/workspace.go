@@ -13,10 +13,11 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/refusal"
 )
 
 // Names of the workspace directory and its files.
@@ -82,26 +83,37 @@ func (w Workspace) SettingsPath() string { return filepath.Join(w.Dir(), Setting
 // AuditPath returns the audit log path.
 func (w Workspace) AuditPath() string { return filepath.Join(w.Dir(), AuditFile) }
 
-// EnsureDir creates <root>/.oc_chat (0o755) if it does not exist.
+// EnsureDir creates <root>/.oc_chat (0o755) if it does not exist, and
+// refuses it with workspace_invalid if it is a symlink (never followed) or
+// not a directory.
 func (w Workspace) EnsureDir() error {
-	if err := os.MkdirAll(w.Dir(), 0o755); err != nil {
-		return fmt.Errorf("workspace: create %s: %w", w.Dir(), err)
+	if err := securefile.EnsureDir(w.Dir()); err != nil {
+		return fmt.Errorf("workspace: %w", named(err))
 	}
 	return nil
 }
 
 // ErrNotRegular is wrapped when a workspace file is a directory, device,
-// FIFO, socket or anything else that is not a regular file.
-var ErrNotRegular = errors.New("not a regular file")
+// FIFO, socket, symlink or anything else that is not a regular file.
+var ErrNotRegular = securefile.ErrNotRegular
+
+// ErrSymlink is wrapped when a workspace file, or .oc_chat itself, is a
+// symbolic link: ocfetch refuses it by name and never follows it.
+var ErrSymlink = securefile.ErrSymlink
 
 // ErrTooLarge is wrapped when a workspace file exceeds its size limit.
-var ErrTooLarge = errors.New("file too large")
+var ErrTooLarge = securefile.ErrTooLarge
 
 // ReadSmallFile reads a workspace file of at most [MaxSmallFileSize] bytes,
-// fail-closed: it refuses anything that is not a regular file (following a
-// symlink to its target, so a link to /dev/zero is refused) and anything
-// larger than the limit, and it never blocks on a FIFO. A missing file
-// returns an error wrapping fs.ErrNotExist. Errors name the file.
+// fail-closed: it refuses anything that is not a regular file — a symlink
+// at the file or at its directory ([ErrSymlink]: never followed), a FIFO,
+// a device, a directory — and anything larger than the limit, and it never
+// blocks on a FIFO. The file is opened through an [os.Root] at the
+// directory's parent (see [securefile]). A missing file returns an error
+// wrapping fs.ErrNotExist. Errors name the file.
+//
+// Any path DIR/NAME works, not only a workspace's: the user's
+// configuration files (os.UserConfigDir()/ocfetch/...) are read the same way.
 func ReadSmallFile(path string) ([]byte, error) {
 	return ReadFileLimit(path, MaxSmallFileSize)
 }
@@ -109,109 +121,39 @@ func ReadSmallFile(path string) ([]byte, error) {
 // ReadFileLimit is [ReadSmallFile] with another size limit, for the one
 // workspace file allowed to be larger (the rule store).
 func ReadFileLimit(path string, limit int64) ([]byte, error) {
-	// Raw system calls rather than os.File: these files are read on every
-	// call (local mode's contract), and os.File registers each descriptor
-	// with the runtime poller, which costs more than the read itself.
-	//
-	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	// writer. The type check is on the opened descriptor, not the name, so
-	// the file cannot be swapped between check and read.
-	fd, err := open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if mode := fileMode(uint32(st.Mode)); !mode.IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, typeName(mode))
-	}
-	if st.Size > limit {
-		return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, st.Size, limit)
-	}
-	buf := make([]byte, st.Size+1)
-	n := 0
-	for {
-		m, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-		if int64(n) == st.Size {
-			// All fstat promised: stop without the extra read(2) for EOF.
-			// A file that grew since holds more than this snapshot; its
-			// writer replaces it atomically, and the next call reads that.
-			break
-		}
-		if n == len(buf) {
-			if int64(n) > limit {
-				return nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
-			}
-			// The file grew since fstat: read on, never past limit+1.
-			grow := min(int64(len(buf)), limit+1-int64(n))
-			buf = append(buf, make([]byte, grow)...)
-		}
-	}
-	return buf[:n], nil
+	return securefile.ReadFile(path, limit)
 }
 
-func open(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			return fd, err
-		}
-	}
+// OpenRead opens a workspace file for reading under the checks of
+// [ReadSmallFile] (bar the size limit). The caller closes it.
+func OpenRead(path string) (*os.File, error) {
+	return securefile.OpenRead(path)
 }
 
-func fstat(fd int, st *syscall.Stat_t) error {
-	for {
-		if err := syscall.Fstat(fd, st); err != syscall.EINTR {
-			return err
-		}
-	}
+// OpenAppend opens a workspace file write-only with O_APPEND, creating it
+// (and its directory) if missing, never through a symlink and never
+// anything but a regular file; a symlink is refused with workspace_invalid.
+// One Write to it is one append that a concurrent appender cannot split.
+func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
+	f, err := securefile.OpenAppend(path, perm)
+	return f, named(err)
 }
 
-// fileMode maps the S_IFMT bits of a stat mode to fs.FileMode type bits.
-func fileMode(m uint32) fs.FileMode {
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		return 0
-	case syscall.S_IFDIR:
-		return fs.ModeDir
-	case syscall.S_IFIFO:
-		return fs.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		return fs.ModeSocket
-	case syscall.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFBLK:
-		return fs.ModeDevice
-	case syscall.S_IFLNK:
-		return fs.ModeSymlink
+// named turns a write refused because of what is on disk (a symlink, a
+// file or directory of the wrong type) into a workspace_invalid refusal
+// naming it; other errors are returned as they are. Readers keep the
+// plain error, which their callers name with the file's own reason.
+func named(err error) error {
+	if err == nil {
+		return nil
 	}
-	return fs.ModeIrregular
-}
-
-func typeName(m fs.FileMode) string {
 	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "mode " + m.Type().String()
+	case errors.Is(err, securefile.ErrSymlink):
+		return refusal.Newf(refusal.WorkspaceInvalid, "%v", err).
+			WithHint("remove the symlink (ocfetch writes only real files and directories in .oc_chat), then retry").
+			Wrap(err)
+	case errors.Is(err, securefile.ErrNotRegular), errors.Is(err, securefile.ErrNotDir), errors.Is(err, securefile.ErrChanged):
+		return refusal.Newf(refusal.WorkspaceInvalid, "%v", err).Wrap(err)
 	}
+	return err
 }

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -47,9 +47,7 @@ func TestReadSmallFileFailsClosed(t *testing.T) {
 	big := filepath.Join(dir, "big.json")
 	os.WriteFile(big, make([]byte, workspace.MaxSmallFileSize+1), 0o644)
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testio.Mkfifo(t, fifo)
 	toZero := filepath.Join(dir, "zero")
 	os.Symlink("/dev/zero", toZero)
 

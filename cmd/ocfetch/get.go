@@ -378,7 +378,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	}
 	var bar *progressBar
 	if f.output != "" && a.progress() {
-		bar = newProgressBar(a.stderr, progressThreshold)
+		bar = newProgressBar(a.stderr, progressThreshold, a.termWidth)
 	}
 	if sink != nil || bar != nil {
 		client.Transport = &tapTransport{next: client.Transport, sink: sink, bar: bar}

@@ -529,7 +529,10 @@ func TestGetOutputFile(t *testing.T) {
 	file := filepath.Join(dir, "body.bin")
 
 	r := ocfetch(t, cliOptions{progress: true}, "--root", root, "--profile", "permissive", "get", "--format", "raw", "-o", file, s.url("/binary"))
-	r.want(t, exitOK, []string{"HTTP 200 OK", fmt.Sprintf("wrote %d bytes to %s", 2<<20, file)}, []string{"[==============================] 100%  2.0 MiB / 2.0 MiB\n"})
+	r.want(t, exitOK, []string{"HTTP 200 OK", fmt.Sprintf("wrote %d bytes to %s", 2<<20, file)}, []string{"=] 100%     2.0 MiB / 2.0 MiB  ", " in 0:0"})
+	if !strings.HasSuffix(r.stderr, eraseLine+"\n") {
+		t.Errorf("stderr = %q; want the bar's last line erased to its end and ended", r.stderr)
+	}
 	got, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -540,7 +543,7 @@ func TestGetOutputFile(t *testing.T) {
 
 	// Of unknown length: the bytes so far.
 	r = ocfetch(t, cliOptions{progress: true}, "--root", root, "--profile", "permissive", "get", "-o", file, s.url("/binary?chunked=1"))
-	r.want(t, exitOK, nil, []string{"\r2.0 MiB\n"})
+	r.want(t, exitOK, nil, []string{"\r   2.0 MiB  ", "/s     in 0:0", eraseLine + "\n"})
 
 	// Below the threshold, or off a terminal, no bar.
 	r = ocfetch(t, cliOptions{progress: true}, "--root", root, "--profile", "permissive", "get", "-o", file, s.url("/"))

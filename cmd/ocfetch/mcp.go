@@ -68,7 +68,7 @@ func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error 
 		Stdin:    a.stdin,
 		Stdout:   a.stdout,
 		Logger:   a.log(),
-		Version:  versionString(),
+		Version:  plainVersion(),
 		Egress:   eopts,
 	}
 	if httpAddr != "" {

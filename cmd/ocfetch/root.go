@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +29,8 @@ type app struct {
 	// progress reports whether stderr is a terminal a progress bar may
 	// redraw. Tests replace it.
 	progress func() bool
+	// termWidth reports stderr's width in columns, ≤ 0 when unknown.
+	termWidth func() int
 	// egressOptions, when set, adjusts the egress options of get and the
 	// proxy. Only tests set it: they inject a resolver and a dialer that
 	// reach a loopback TLS server under a public-looking address.
@@ -50,18 +51,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	a.interactive = func() bool { return isTerminal(a.stdin) && isTerminal(a.stderr) }
 	a.progress = func() bool { return isTerminal(a.stderr) }
+	a.termWidth = func() int { return terminalWidth(a.stderr) }
 	return a
-}
-
-// isTerminal reports whether v is an *os.File on a character device. It is
-// the one terminal check ocfetch needs, without a terminal library.
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok || f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // workspace resolves --root (else the current directory) the first time it

@@ -40,6 +40,9 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
+	if got := cs.InitializeResult().ServerInfo.Version; got != plainVersion() {
+		t.Errorf("the server reports version %q; want the plain version %q", got, plainVersion())
+	}
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "fetch" {
 		t.Fatalf("tools/list = %+v, %v; want the one tool fetch", tools, err)

@@ -1,48 +1,106 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
-// it comes from the module's build info.
-var version = ""
+// version, commit and date are set at link time by a release build
+// (.goreleaser.yaml: -X main.version=1.2.3 -X main.commit=… -X main.date=…);
+// otherwise they come from the module's build info (go install …@v1.2.3
+// sets the version; a build in a git checkout sets vcs.revision and
+// vcs.time).
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+// buildInfo is what `ocfetch version --json` prints.
+type buildInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+	Go      string `json:"go"`
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+}
+
+// currentBuild returns this binary's version, commit and date: the link
+// time values where set, else the build info's, else "(devel)" and "".
+func currentBuild() buildInfo {
+	b := buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if b.Version == "" && info.Main.Version != "" {
+			b.Version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision" && b.Commit == "":
+				b.Commit = s.Value
+			case s.Key == "vcs.time" && b.Date == "":
+				b.Date = s.Value
+			}
+		}
+	}
+	if b.Version == "" {
+		b.Version = "(devel)"
+	}
+	return b
+}
+
+// plainVersion is the version alone ("1.2.3", "(devel)"), as the MCP server
+// reports it to clients.
+func plainVersion() string { return currentBuild().Version }
 
 func newVersionCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print the ocfetch version",
-		Example: "  ocfetch version",
-		Args:    noArgs,
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the ocfetch version, commit and build date",
+		Example: `  ocfetch version
+  ocfetch version --json | jq -r .version`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				out, err := json.Marshal(currentBuild())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%s\n", out)
+				return nil
+			}
 			fmt.Fprintln(a.stdout, versionString())
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"version", "commit", "date", "go", "os", "arch"}`)
+	return cmd
 }
 
-// versionString is "ocfetch VERSION [REVISION] GOVERSION OS/ARCH".
+// versionString is "ocfetch VERSION [(commit COMMIT, DATE)] GOVERSION
+// OS/ARCH", the commit shortened to 12 digits; what is unknown is left out.
 func versionString() string {
-	v, rev := version, ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" {
-			v = info.Main.Version
+	b := currentBuild()
+	var extra []string
+	if b.Commit != "" {
+		c := b.Commit
+		if len(c) > 12 {
+			c = c[:12]
 		}
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				rev = s.Value[:12]
-			}
-		}
+		extra = append(extra, "commit "+c)
 	}
-	if v == "" {
-		v = "(devel)"
+	if b.Date != "" {
+		extra = append(extra, "built "+b.Date)
 	}
-	if rev != "" {
-		v += " " + rev
+	v := b.Version
+	if len(extra) > 0 {
+		v += " (" + strings.Join(extra, ", ") + ")"
 	}
-	return fmt.Sprintf("ocfetch %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("ocfetch %s %s %s/%s", v, b.Go, b.OS, b.Arch)
 }

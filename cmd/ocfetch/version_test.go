@@ -10,15 +10,26 @@ import (
 func TestVersion(t *testing.T) {
 	r := ocfetch(t, cliOptions{}, "version")
 	r.want(t, exitOK, nil, nil)
-	re := regexp.MustCompile(`^ocfetch \S+( [0-9a-f]{12})? ` + regexp.QuoteMeta(runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH) + "\n$")
+	re := regexp.MustCompile(`^ocfetch \S+( \((commit [0-9a-f]{12})?(, )?(built \S+)?\))? ` + regexp.QuoteMeta(runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH) + "\n$")
 	if !re.MatchString(r.stdout) {
 		t.Errorf("version = %q; want it to match %s", r.stdout, re)
 	}
-	old := version
-	version = "v1.2.3"
-	defer func() { version = old }()
-	if r := ocfetch(t, cliOptions{}, "version"); !strings.HasPrefix(r.stdout, "ocfetch v1.2.3 ") {
-		t.Errorf("version with -X main.version=v1.2.3 = %q", r.stdout)
+	// What a release build links in (.goreleaser.yaml's ldflags).
+	defer func(v, c, d string) { version, commit, date = v, c, d }(version, commit, date)
+	version, commit, date = "1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-12-01T10:00:00Z"
+	want := "ocfetch 1.2.3 (commit 0123456789ab, built 2026-12-01T10:00:00Z) " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	if r := ocfetch(t, cliOptions{}, "version"); r.code != exitOK || r.stdout != want {
+		t.Errorf("version = %d, %q; want 0, %q", r.code, r.stdout, want)
+	}
+	r = ocfetch(t, cliOptions{}, "version", "--json")
+	var got buildInfo
+	decodeStrict(t, r.stdout, &got)
+	wantInfo := buildInfo{Version: "1.2.3", Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if got != wantInfo {
+		t.Errorf("version --json = %+v; want %+v", got, wantInfo)
+	}
+	if plainVersion() != "1.2.3" {
+		t.Errorf("plainVersion (the MCP server's) = %q; want 1.2.3", plainVersion())
 	}
 	if r2 := ocfetch(t, cliOptions{}, "--version"); r2.code != exitOK || r2.stdout != versionString()+"\n" {
 		t.Errorf("--version = %d, %q; want 0, %q", r2.code, r2.stdout, versionString()+"\n")

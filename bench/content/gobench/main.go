@@ -28,7 +28,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"time"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -121,9 +120,7 @@ func main() {
 			"body_bytes": len(body),
 		})
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	enc.Encode(map[string]any{"pipeline": "go-" + *pipeline, "peak_rss_kib": ru.Maxrss})
+	enc.Encode(map[string]any{"pipeline": "go-" + *pipeline, "peak_rss_kib": peakRSSKiB()})
 }
 
 func convert(opts content.Options) func([]byte) (string, error) {
@@ -131,12 +128,6 @@ func convert(opts content.Options) func([]byte) (string, error) {
 		d, err := content.Convert(context.Background(), b, "text/html; charset=utf-8", opts)
 		return d.Text, err
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -1,0 +1,5 @@
+//go:build !darwin
+
+package main
+
+const isDarwin = false
