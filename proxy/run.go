@@ -132,6 +132,12 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 	defer signal.Stop(sigs)
 	c, ln, err := startCommand(ctx, ro, cmd, &creds, stderr)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled while the command was starting (Ctrl-C, SIGTERM
+			// of ocfetch): report it as the command ended by SIGTERM would
+			// be, not as a sandbox that does not work.
+			return 128 + 15, fmt.Errorf("proxy: run %s: cancelled before it started: %w", cmd[0], ctx.Err())
+		}
 		if r, ok := refusal.As(err); ok {
 			return 3, r
 		}
