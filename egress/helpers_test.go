@@ -130,7 +130,10 @@ type countingListener struct {
 	done  chan struct{}
 	Port  uint16
 	Addr  string
-	conns chan struct{}
+	// conns carries the remote address of every accepted connection.
+	conns chan string
+	// markers counts the marker connections accepted dialled.
+	markers int
 }
 
 func newCountingListener(t *testing.T) *countingListener {
@@ -139,7 +142,7 @@ func newCountingListener(t *testing.T) *countingListener {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &countingListener{ln: ln, done: make(chan struct{}), conns: make(chan struct{}, 64),
+	c := &countingListener{ln: ln, done: make(chan struct{}), conns: make(chan string, 64),
 		Addr: ln.Addr().String(), Port: uint16(ln.Addr().(*net.TCPAddr).Port)}
 	go func() {
 		defer close(c.done)
@@ -149,7 +152,7 @@ func newCountingListener(t *testing.T) *countingListener {
 				return
 			}
 			c.n.Add(1)
-			c.conns <- struct{}{}
+			c.conns <- conn.RemoteAddr().String()
 			conn.Close()
 		}
 	}()
@@ -157,30 +160,31 @@ func newCountingListener(t *testing.T) *countingListener {
 	return c
 }
 
-// accepted returns how many connections other than a marker connection
-// reached the listener so far: it dials a marker and waits until it is
-// accepted, so every earlier connection has been counted too (accept order
-// is FIFO).
+// accepted returns how many connections other than its marker connections
+// reached the listener so far: it dials a marker and waits until the
+// listener has accepted that very connection (known by its address), so
+// every connection that reached the listener before it has been accepted
+// and counted too (accept order is FIFO).
 func (c *countingListener) accepted(t *testing.T) int {
 	t.Helper()
-	before := int(c.n.Load())
 	conn, err := net.Dial("tcp4", c.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
+	marker := conn.LocalAddr().String()
 	conn.Close()
+	c.markers++
 	deadline := time.After(5 * time.Second)
-	for int(c.n.Load()) <= before {
+	for {
 		select {
-		case <-c.conns:
+		case addr := <-c.conns:
+			if addr == marker {
+				return int(c.n.Load()) - c.markers
+			}
 		case <-deadline:
 			t.Fatal("marker connection not accepted")
 		}
 	}
-	for len(c.conns) > 0 {
-		<-c.conns
-	}
-	return int(c.n.Load()) - 1
 }
 
 // newTLSServer starts a loopback HTTPS server whose self-signed certificate
