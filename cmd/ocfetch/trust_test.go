@@ -245,7 +245,7 @@ func TestUserFilesSymlinksRefused(t *testing.T) {
 				args = []string{"--root", root, "rules", "allow", "--user", "example.com"}
 			}
 			r := ocfetch(t, cliOptions{}, args...)
-			r.want(t, exitRefused, nil, []string{"is a symlink (refused, not followed)"})
+			r.want(t, exitRefused, nil, []string{"a symlink, which ocfetch never follows"})
 			if _, err := os.Lstat(outside); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("%s was created through the symlink", outside)
 			}

@@ -330,3 +330,19 @@ func typeName(m fs.FileMode) string {
 		return "mode " + m.Type().String()
 	}
 }
+
+// Lstat returns the Lstat of path, its directory checked as [ReadFile]
+// checks it (a real directory, not a symlink): what a caller checks (owner,
+// mode) about the very file ReadFile reads. path itself is not followed.
+func Lstat(path string) (fs.FileInfo, error) {
+	r, err := openDir(filepath.Dir(path), false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	fi, err := r.Lstat(filepath.Base(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	return fi, nil
+}
