@@ -156,6 +156,9 @@ func FuzzNormalizeHost(f *testing.F) {
 			t.Fatalf("NormalizeHost(%q) = %q: empty or over-long", host, got)
 		}
 		if _, err := netip.ParseAddr(got); err == nil {
+			if !isASCII(host) {
+				t.Fatalf("NormalizeHost(%q) = %q: a look-alike of an IP literal passed", host, got)
+			}
 			return
 		}
 		// Item 4 of issue 11: a name holds letters, digits, '-', '_' and

@@ -1,10 +1,6 @@
 package fetch
 
 import (
-	"net/http"
-	"strconv"
-	"strings"
-
 	"github.com/ocfetch/ocfetch/content"
 )
 
@@ -46,51 +42,4 @@ type Output struct {
 	// Notes are secret-free remarks for the reader (a cut body, content
 	// that could not be converted, a start_index past the end, …).
 	Notes []string `json:"notes,omitempty"`
-}
-
-// summaryHeaders is the order Render shows the header summary in (seed 000's
-// LOCAL_RESPONSE_HEADERS).
-var summaryHeaders = []string{"content-type", "content-length", "location", "last-modified", "etag", "server"}
-
-// Render returns the text a model or a terminal reads: a status line, the
-// final URL, the header summary one "name: value" a line, a blank line, the
-// content, and then any notes and the pagination hint, each on its own
-// line in brackets. tool.Result.Content is Render of the Output; a front end
-// that shows the parts separately (ocfetch get --json, MCP structured
-// content) uses the Output fields instead.
-func Render(out Output) string {
-	var b strings.Builder
-	b.Grow(len(out.Content) + 256)
-	b.WriteString("HTTP ")
-	b.WriteString(strconv.Itoa(out.Status))
-	if t := http.StatusText(out.Status); t != "" {
-		b.WriteByte(' ')
-		b.WriteString(t)
-	}
-	b.WriteString("\nurl: ")
-	b.WriteString(out.URL)
-	b.WriteByte('\n')
-	for _, name := range summaryHeaders {
-		if v, ok := out.Headers[name]; ok {
-			b.WriteString(name)
-			b.WriteString(": ")
-			b.WriteString(v)
-			b.WriteByte('\n')
-		}
-	}
-	b.WriteByte('\n')
-	b.WriteString(out.Content)
-	for _, n := range out.Notes {
-		b.WriteString("\n\n[")
-		b.WriteString(n)
-		b.WriteByte(']')
-	}
-	if out.Truncated {
-		b.WriteString("\n\n[content truncated: ")
-		b.WriteString(strconv.Itoa(out.Remaining))
-		b.WriteString(" more characters; call again with start_index=")
-		b.WriteString(strconv.Itoa(out.NextStartIndex))
-		b.WriteString(" to read on]")
-	}
-	return b.String()
 }

@@ -18,12 +18,6 @@ func RemoveCommand(target string) string {
 	return "ocfetch rules remove " + safetext.ShellQuote(target)
 }
 
-// ExplainCommand returns the command that explains the decision for a URL
-// of origin o; it names the origin only, never a path or query.
-func ExplainCommand(o capability.Origin) string {
-	return "ocfetch explain " + safetext.ShellQuote(o.String()+"/")
-}
-
 // AllowHint is the hint of a not_approved refusal for t. A person is told
 // the command to run; a model (forModel: the MCP server) is told to ask the
 // user to run it, so that an agent with a shell is not handed the command

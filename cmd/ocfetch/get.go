@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,7 +20,6 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
-	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
@@ -501,46 +499,15 @@ func nonNil(m map[string]string) map[string]string {
 	return m
 }
 
-// printResponse writes the human form: the status line, the final URL, the
-// header summary, a blank line and the content (or where the body went),
-// then any notes and how to read on. What the server chose (URL, title,
-// header values, notes) goes through safetext.Line; the content, on a
-// terminal, through safetext.TerminalWriter, so that no escape sequence
-// reaches the terminal. A pipe gets the content's bytes untouched.
+// printResponse writes the human form through the one renderer
+// (fetch.WriteOutput for a person): what the server chose goes through
+// safetext.Line, the content on a terminal through safetext.TerminalWriter,
+// and a pipe gets the content's bytes untouched. A write error (a closed
+// pipe) is not the call's failure: the response was delivered.
 func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink, terminal bool) {
-	status := "HTTP " + strconv.Itoa(out.Status)
-	if t := http.StatusText(out.Status); t != "" {
-		status += " " + t
-	}
-	fmt.Fprintln(w, status)
-	fmt.Fprintf(w, "url: %s\n", safetext.Line(out.URL))
-	if out.Title != "" {
-		fmt.Fprintf(w, "title: %s\n", safetext.Line(out.Title))
-	}
-	for _, name := range localfetch.ResponseHeaders {
-		if v, ok := out.Headers[name]; ok {
-			fmt.Fprintf(w, "%s: %s\n", name, safetext.Line(v))
-		}
-	}
-	fmt.Fprintln(w)
+	opt := fetch.RenderOptions{For: fetch.ForPerson, Terminal: terminal}
 	if sink != nil {
-		fmt.Fprintf(w, "wrote %d bytes to %s\n", out.Bytes, safetext.Line(f.output))
-		return
+		opt.SavedTo = f.output
 	}
-	if terminal {
-		tw := safetext.NewTerminalWriter(w)
-		io.WriteString(tw, out.Content)
-		tw.Flush()
-	} else {
-		io.WriteString(w, out.Content)
-	}
-	if !strings.HasSuffix(out.Content, "\n") && out.Content != "" {
-		fmt.Fprintln(w)
-	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(w, "\n[%s]\n", safetext.Line(n))
-	}
-	if out.Truncated {
-		fmt.Fprintf(w, "\n… %d more characters: --start-index %d\n", out.Remaining, out.NextStartIndex)
-	}
+	fetch.WriteOutput(w, out, opt)
 }

@@ -1,0 +1,129 @@
+package fetch
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ocfetch/ocfetch/safetext"
+)
+
+// summaryHeaders is the order the renderer shows the header summary in
+// (seed 000's LOCAL_RESPONSE_HEADERS).
+var summaryHeaders = []string{"content-type", "content-length", "location", "last-modified", "etag", "server"}
+
+// Reader is who reads the text form of an [Output]. The form differs only
+// where the reader acts on it: how to read on.
+type Reader uint8
+
+const (
+	// ForModel is the tool result's text: the MCP server and the library
+	// (tool.Result.Content). It is the zero value.
+	ForModel Reader = iota
+	// ForPerson is what `ocfetch get` prints: a title line, content that
+	// ends in a newline, and the read-on hint as the flag to pass.
+	ForPerson
+)
+
+// RenderOptions say who reads the text and where it goes.
+type RenderOptions struct {
+	// For is the reader. The zero value is the model.
+	For Reader
+	// Terminal passes the content through [safetext.TerminalWriter], so
+	// that no escape sequence of the server's reaches a terminal. Without
+	// it (a pipe, a model) the content's bytes are written untouched.
+	Terminal bool
+	// SavedTo, when set, is the file the body was written to (ocfetch get
+	// -o): a line "wrote N bytes to FILE" stands for the content.
+	SavedTo string
+}
+
+// WriteOutput is the one renderer of a delivered response, shared by the
+// CLI, the MCP server and the library: a status line, the final URL (and,
+// for a person, the title), the header summary one "name: value" a line, a
+// blank line, the content, and then any notes and how to read on, each on
+// its own line in brackets. What the server chose and the content does not
+// frame (URL, title, header values, notes) goes through [safetext.Line], so
+// it is one line without control, bidi or invalid bytes whatever the reader.
+// A front end that shows the parts separately (ocfetch get --json, MCP
+// structured content) uses the Output fields instead.
+//
+// It returns the first error of w.
+func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
+	ew := &errWriter{w: w}
+	ew.str("HTTP " + strconv.Itoa(out.Status))
+	if t := http.StatusText(out.Status); t != "" {
+		ew.str(" " + t)
+	}
+	ew.str("\nurl: " + safetext.Line(out.URL) + "\n")
+	if opt.For == ForPerson && out.Title != "" {
+		ew.str("title: " + safetext.Line(out.Title) + "\n")
+	}
+	for _, name := range summaryHeaders {
+		if v, ok := out.Headers[name]; ok {
+			ew.str(name + ": " + safetext.Line(v) + "\n")
+		}
+	}
+	ew.str("\n")
+	if opt.SavedTo != "" {
+		ew.str("wrote " + strconv.FormatInt(out.Bytes, 10) + " bytes to " + safetext.Line(opt.SavedTo) + "\n")
+		return ew.err
+	}
+	if opt.Terminal {
+		tw := safetext.NewTerminalWriter(ew)
+		io.WriteString(tw, out.Content)
+		tw.Flush()
+	} else {
+		ew.str(out.Content)
+	}
+	if opt.For == ForPerson {
+		if out.Content != "" && !strings.HasSuffix(out.Content, "\n") {
+			ew.str("\n")
+		}
+		for _, n := range out.Notes {
+			ew.str("\n[" + safetext.Line(n) + "]\n")
+		}
+		if out.Truncated {
+			ew.str("\n… " + strconv.Itoa(out.Remaining) + " more characters: --start-index " + strconv.Itoa(out.NextStartIndex) + "\n")
+		}
+		return ew.err
+	}
+	for _, n := range out.Notes {
+		ew.str("\n\n[" + safetext.Line(n) + "]")
+	}
+	if out.Truncated {
+		ew.str("\n\n[content truncated: " + strconv.Itoa(out.Remaining) +
+			" more characters; call again with start_index=" + strconv.Itoa(out.NextStartIndex) + " to read on]")
+	}
+	return ew.err
+}
+
+// Render returns the text a model reads ([WriteOutput] for [ForModel]):
+// tool.Result.Content is Render of the Output.
+func Render(out Output) string {
+	var b strings.Builder
+	b.Grow(len(out.Content) + 256)
+	WriteOutput(&b, out, RenderOptions{})
+	return b.String()
+}
+
+// errWriter keeps the first write error and writes nothing after it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) str(s string) { io.WriteString(e, s) }
