@@ -64,8 +64,10 @@ type Document struct {
 //
 // Asking for Raw of a binary type is not an error: the Document describes
 // the body and says so in Notes. Convert returns an error only when ctx is
-// done (ctx.Err()) or opts.Format is not a valid Format (wrapping
-// ErrUnsupportedFormat). Work is bounded for any body up to the fetch cap
+// done (ctx.Err()), when opts.Format is not a valid Format (wrapping
+// ErrUnsupportedFormat), or when an HTML page is too complex to convert
+// within the work budget: a *refusal.Error with code content_too_complex
+// whose hint says that format raw returns the body (Raw never parses). Work is bounded for any body up to the fetch cap
 // (5 MiB), pathological HTML included, and so is the output: at most
 // outputBudget(len(body)) bytes for HTML and JSON (see the package
 // documentation, "Bounds"), which Notes report when they cut anything.

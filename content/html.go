@@ -35,11 +35,11 @@ const (
 // outputBudget(len(src)); ctx is checked between steps and every
 // ctxCheckEvery nodes within the walks.
 func convertHTML(ctx context.Context, src []byte, format Format, opts Options, doc Document) (Document, error) {
-	root, notes := parseHTML(src)
-	doc.Notes = append(doc.Notes, notes...)
-	if err := ctx.Err(); err != nil {
+	root, notes, err := parseHTML(ctx, src)
+	if err != nil {
 		return Document{}, err
 	}
+	doc.Notes = append(doc.Notes, notes...)
 	page := prepare(ctx, root, opts.BaseURL, outputBudget(len(src)))
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
@@ -64,7 +64,9 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 				if err := ctx.Err(); err != nil {
 					return Document{}, err
 				}
-				root, _ = parseHTML(src)
+				if root, _, err = parseHTML(ctx, src); err != nil {
+					return Document{}, err
+				}
 				page = prepare(ctx, root, opts.BaseURL, outputBudget(len(src)))
 				node = page.body
 			}
