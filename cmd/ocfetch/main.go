@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ocfetch/ocfetch/internal/reexec"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -25,6 +26,7 @@ const (
 )
 
 func main() {
+	reexec.Init() // a child part (the PDF extractor) runs instead, and exits
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -23,6 +23,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/reexec"
 	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -33,6 +34,7 @@ import (
 // test binary, run under the name "ocfetch", is the CLI (main's run). When
 // it is the test run itself, goroutine leaks fail it.
 func TestMain(m *testing.M) {
+	reexec.Init() // PDFs are extracted by this binary run again as a child part
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"ocfetch": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
