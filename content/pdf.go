@@ -8,7 +8,6 @@ import (
 
 	"github.com/ocfetch/ocfetch/content/pdf"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // convertPDF turns a PDF into its text with content/pdf, which extracts
@@ -45,7 +44,7 @@ func convertPDF(ctx context.Context, body []byte, doc Document) (Document, error
 	if strings.TrimSpace(r.Text) == "" {
 		return describe(fmt.Sprintf("PDF has no extractable text (%d pages; perhaps scanned images)", r.Pages))
 	}
-	doc.Text = safetext.Text(r.Text)
+	doc.Text = r.Text // made safe to show by Convert
 	doc.Notes = append(doc.Notes, "text extracted from PDF: layout, tables and images are not preserved")
 	if r.Read < r.Pages {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("only the first %d PDF pages were read", r.Read))
