@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -45,6 +46,9 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 		return Document{}, err
 	}
 	doc.Title = page.title
+	if note := javaScriptNote(src, page.textRunes); note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
 
 	node := page.body
 	if !opts.FullPage {
@@ -117,4 +121,35 @@ func extract(root *html.Node, page pageInfo) (*html.Node, string, bool) {
 		return nil, "", false
 	}
 	return art.Node, collapseSpace(art.Title()), true
+}
+
+// minPageRunes: a page whose body shows fewer non-space runes than this,
+// and that has scripts, is probably built by JavaScript.
+const minPageRunes = 200
+
+// javaScriptNote is the note for a page that yields almost no text but
+// has scripts (a single-page application's shell, a page that renders its
+// content in the browser): ocfetch runs no JavaScript, so the user should
+// know why the content is empty. textRunes counts the body's visible text.
+func javaScriptNote(src []byte, textRunes int) string {
+	if textRunes >= minPageRunes || !containsFold(src, "<script") {
+		return ""
+	}
+	return fmt.Sprintf("this page may need JavaScript: it has scripts and almost no text (%d characters), and ocfetch does not run scripts", textRunes)
+}
+
+// containsFold reports whether s contains the lower-case ASCII needle,
+// ignoring ASCII case, without copying s.
+func containsFold(s []byte, needle string) bool {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := bytes.IndexByte(s[i:], needle[0])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(needle) <= len(s) && bytes.EqualFold(s[i:i+len(needle)], []byte(needle)) {
+			return true
+		}
+	}
+	return false
 }
