@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +39,12 @@ type pageInfo struct {
 	// their absolute form would be longer than maxLinkLen.
 	longLinks   int
 	baseIgnored bool // <base href> longer than maxLinkLen was ignored
+	// codeClasses are the "language-x" classes prepare put on code blocks
+	// (markCodeLanguage): extraction must keep them.
+	codeClasses []string
+	// tableRunes are the text runes of each table not inside another
+	// (loneTable compares the article with them).
+	tableRunes []int
 }
 
 // prepare cleans a parsed page in one walk, before extraction or
@@ -124,6 +131,14 @@ func prepare(ctx context.Context, root *html.Node, baseURL *url.URL, grow int) p
 			info.longLinks += fixURLs(n, &links)
 			if isHeading(n.DataAtom) {
 				dropIDAndClass(n)
+			}
+			if n.DataAtom == atom.Table && !hasAncestor(n, atom.Table) && len(info.tableRunes) < maxTables {
+				info.tableRunes = append(info.tableRunes, textRunes(n))
+			}
+			if n.DataAtom == atom.Pre {
+				if c := markCodeLanguage(n); c != "" && !slices.Contains(info.codeClasses, c) && len(info.codeClasses) < maxCodeClasses {
+					info.codeClasses = append(info.codeClasses, c)
+				}
 			}
 		}
 		var next *html.Node
@@ -282,4 +297,55 @@ func nonSpaceRunes(s string) int {
 // collapseSpace trims s and turns each run of white space into one space.
 func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// maxTables bounds the tables whose text prepare counts.
+const maxTables = 256
+
+// maxCodeClasses bounds the languages kept through extraction (each is a
+// class readability must check on every element it cleans).
+const maxCodeClasses = 32
+
+// markCodeLanguage records the language of the code block pre as the one
+// class "language-x" on the <pre>, and returns that class ("" when no
+// language is known). Readability strips classes, so the language must be
+// named before extraction, in a class it is told to keep. The language
+// comes from a "language-x" or "lang-x" class of the <pre> or of its
+// <code>, else from the "highlight-x" class of a wrapper (Sphinx, Pygments:
+// <div class="highlight-python3"><div class="highlight"><pre>), where
+// "default" is Sphinx's Python lexer and "none" and "text" name none.
+func markCodeLanguage(pre *html.Node) string {
+	lang := codeLanguage(pre)
+	if lang == "" {
+		if c := findChild(pre, atom.Code); c != nil {
+			lang = codeLanguage(c)
+		}
+	}
+	for p, up := pre.Parent, 0; lang == "" && p != nil && up < 3; p, up = p.Parent, up+1 {
+		class, _ := attr(p, "class")
+		for f := range strings.FieldsSeq(class) {
+			if l, ok := strings.CutPrefix(f, "highlight-"); ok && l != "" && !strings.ContainsAny(l, "`~") {
+				switch l {
+				case "default":
+					lang = "python"
+				case "none", "text":
+				default:
+					lang = l
+				}
+				break
+			}
+		}
+	}
+	if lang == "" {
+		return ""
+	}
+	class := "language-" + lang
+	for i := range pre.Attr {
+		if pre.Attr[i].Key == "class" && pre.Attr[i].Namespace == "" {
+			pre.Attr[i].Val = class
+			return class
+		}
+	}
+	pre.Attr = append(pre.Attr, html.Attribute{Key: "class", Val: class})
+	return class
 }

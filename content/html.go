@@ -106,6 +106,8 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 // node, its title, and whether the article is substantial enough to use.
 func extract(root *html.Node, page pageInfo) (*html.Node, string, bool) {
 	p := readability.NewParser()
+	// The code blocks' languages are classes readability would strip.
+	p.ClassesToPreserve = append(p.ClassesToPreserve, page.codeClasses...)
 	// Keep readability's own links as prepare left them (already absolute
 	// against the right base, fragments kept): pass no URL.
 	art, err := p.ParseAndMutate(root, nil)
@@ -113,14 +115,37 @@ func extract(root *html.Node, page pageInfo) (*html.Node, string, bool) {
 		return nil, "", false
 	}
 	n := textRunes(art.Node)
-	if n < minExtractRunes && page.textRunes > n {
+	switch {
+	case n < minExtractRunes && page.textRunes > n:
 		return nil, "", false
-	}
-	if n*20 < page.textRunes {
-		// Less than 5% of the page: readability latched onto a fragment.
+	case n*4 < page.textRunes:
+		// Under a quarter of the page: readability latched onto a
+		// fragment (a Debian reference chapter gave one table of 2.3 KB
+		// out of 36 KB at the old 5 % threshold).
+		return nil, "", false
+	case loneTable(page, n):
+		// A table and nothing else is rarely the article: its headings
+		// and the prose around it were lost.
 		return nil, "", false
 	}
 	return art.Node, collapseSpace(art.Title()), true
+}
+
+// loneTable reports whether the article, of runes text runes, is one of
+// the page's tables and (nearly) nothing else, while the page has more:
+// its text is within 10 % of a table's that prepare counted before
+// readability rewrote the tree (readability may turn a table it takes for
+// layout into plain blocks, so the article itself need not be a <table>).
+func loneTable(page pageInfo, runes int) bool {
+	if runes*10 >= page.textRunes*9 {
+		return false // the article is the page: nothing to fall back to
+	}
+	for _, t := range page.tableRunes {
+		if t*10 >= runes*9 && runes*10 >= t*9 {
+			return true
+		}
+	}
+	return false
 }
 
 // minPageRunes: a page whose body shows fewer non-space runes than this,

@@ -21,7 +21,9 @@ import (
 //   - tables as GFM tables (first row as header, "|" escaped in cells,
 //     cells kept on one line, colspan padded with empty cells);
 //   - links "[text](url)" and images "![alt](src)" with the URLs prepare
-//     made absolute; emphasis, strong, strikethrough and inline code;
+//     made absolute ("![](src)" for an image inside a <figure> or
+//     <picture> whose alt is empty; other images with alt="" are
+//     decorative and left out); emphasis, strong, strikethrough and inline code;
 //   - blockquotes with "> " prefixes; text escaped where Markdown would
 //     otherwise read it as markup.
 //
@@ -526,8 +528,8 @@ func (w *mdWriter) image(n *html.Node) {
 		return
 	}
 	alt, hasAlt := attr(n, "alt")
-	if hasAlt && strings.TrimSpace(alt) == "" {
-		return // alt="" marks a decorative image
+	if hasAlt && strings.TrimSpace(alt) == "" && !hasAncestor(n, atom.Figure) && !hasAncestor(n, atom.Picture) {
+		return // alt="" marks a decorative image, unless it is a figure's
 	}
 	alt = strings.NewReplacer("[", `\[`, "]", `\]`, "\\", `\\`).Replace(collapseSpace(alt))
 	w.raw("![" + alt + "](" + w.escapeURL(src) + ")")
