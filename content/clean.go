@@ -45,6 +45,7 @@ type pageInfo struct {
 	// tableRunes are the text runes of each table not inside another
 	// (loneTable compares the article with them).
 	tableRunes []int
+	headings   int // h1–h3 elements in the body
 }
 
 // prepare cleans a parsed page in one walk, before extraction or
@@ -131,6 +132,10 @@ func prepare(ctx context.Context, root *html.Node, baseURL *url.URL, grow int) p
 			info.longLinks += fixURLs(n, &links)
 			if isHeading(n.DataAtom) {
 				dropIDAndClass(n)
+				switch n.DataAtom {
+				case atom.H1, atom.H2, atom.H3:
+					info.headings++
+				}
 			}
 			if n.DataAtom == atom.Table && !hasAncestor(n, atom.Table) && len(info.tableRunes) < maxTables {
 				info.tableRunes = append(info.tableRunes, textRunes(n))

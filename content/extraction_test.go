@@ -2,6 +2,7 @@ package content
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -71,6 +72,29 @@ func TestExtractionFallsBackOnLoneTable(t *testing.T) {
 	for _, want := range []string{"# Chapter 3. Tools", "| Option | Meaning |", "3.2 Next section", "Explanatory prose"} {
 		if !strings.Contains(d.Text, want) {
 			t.Errorf("lone table: want %q (the whole page) in\n%.600s", want, d.Text)
+		}
+	}
+}
+
+// TestExtractionFallsBackOnOneSection: a chapter of sibling sections
+// (DocBook's div.section, as in the Debian reference) from which
+// readability keeps one section gives the whole chapter.
+func TestExtractionFallsBackOnOneSection(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html><body><div class="chapter"><h1>Chapter 7. GUI System</h1>`)
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, `<div class="section"><h2>7.%d. Section %d</h2><p>Short note %d. %s</p></div>`, i, i, i, strings.Repeat("A few plain words, not scored much. ", 7))
+	}
+	fmt.Fprintf(&b, `<div class="section"><div class="body"><p>%s</p><p>%s</p></div></div>`,
+		strings.Repeat("One long section of prose that readability scores highest. ", 30), strings.Repeat("More of it. ", 30))
+	b.WriteString(`</div></body></html>`)
+	d, err := Convert(context.Background(), []byte(b.String()), "text/html", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Chapter 7. GUI System", "## 7.1. Section 1", "## 7.10. Section 10", "One long section"} {
+		if !strings.Contains(d.Text, want) {
+			t.Errorf("want %q (the whole chapter) in\n%.800s", want, d.Text)
 		}
 	}
 }
