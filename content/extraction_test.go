@@ -83,7 +83,8 @@ func TestExtractionFallsBackOnOneSection(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<html><body><div class="chapter"><h1>Chapter 7. GUI System</h1>`)
 	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&b, `<div class="section"><h2>7.%d. Section %d</h2><p>Short note %d. %s</p></div>`, i, i, i, strings.Repeat("A few plain words, not scored much. ", 7))
+		fmt.Fprintf(&b, `<div class="section"><h2>7.%d. Section %d</h2><table><tr><td>tool-%d</td><td>%s</td></tr></table></div>`,
+			i, i, i, strings.Repeat("listed words of a table ", 10))
 	}
 	fmt.Fprintf(&b, `<div class="section"><div class="body"><p>%s</p><p>%s</p></div></div>`,
 		strings.Repeat("One long section of prose that readability scores highest. ", 30), strings.Repeat("More of it. ", 30))
