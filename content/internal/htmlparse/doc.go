@@ -13,7 +13,8 @@
 //
 // The files and what changed in them:
 //   - parse.go, foreign.go, const.go, doctype.go: copied unchanged except
-//     the package name and the lines marked "ocfetch patch" in parse.go
+//     the package name, a staticcheck file-ignore, and the lines marked
+//     "ocfetch patch" in parse.go
 //     (the parser's budget fields, the charges in addChild, addText's
 //     foster parenting and the adoption agency's clones, a charge per
 //     token, the recover that keeps the budget error, and Parse, which

@@ -2,6 +2,8 @@
 // Use of this source code is governed by a BSD-style
 // license that can be found in the LICENSE file.
 
+//lint:file-ignore S1008 the copy of x/net/html is kept as it is upstream (doc.go)
+
 package htmlparse
 
 import (
