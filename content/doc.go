@@ -46,9 +46,15 @@
 // javascript: links are dropped. Extraction (codeberg.org/readeck/
 // go-readability/v2, a maintained port of Mozilla's Readability) works on
 // that tree in place, and the Markdown or plain-text writer reads the
-// extracted node directly: no render and re-parse. When extraction finds
-// too little (under 250 characters, or under 5% of the page's text), the
-// page is parsed again and converted whole. Pages of more than 50,000
+// extracted node directly: no render and re-parse. Code blocks keep their
+// language through extraction (named as a "language-x" class readability
+// is told to keep), and images with an empty alt inside a <figure> are
+// kept as ![](url). When extraction finds too little (under 250
+// characters, under a quarter of the page's text, one of the page's tables
+// and nothing else, or one section of a chapter: under half the text and a
+// fifth of ten or more headings), the page is parsed again and converted
+// whole (docs/EXTRACTION.md). A page with scripts and almost no text gets
+// the note "this page may need JavaScript". Pages of more than 50,000
 // elements or nested deeper than 100 skip extraction (its cost grows with
 // depth times text), with a note.
 //
