@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/content/internal/htmlparse"
 	"golang.org/x/net/html"
 )
 
@@ -65,6 +66,24 @@ func BenchmarkParseOnly(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := html.Parse(bytes.NewReader(body)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParseBounded is the parse Convert does: the copy of x/net/html's
+// tree construction with its work budget (internal/htmlparse), to compare
+// with BenchmarkParseOnly in one run.
+func BenchmarkParseBounded(b *testing.B) {
+	for _, p := range benchPages {
+		body := readBenchPage(b, p.file)
+		b.Run(p.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := htmlparse.Parse(context.Background(), bytes.NewReader(body), treeBudget(len(body))); err != nil {
 					b.Fatal(err)
 				}
 			}

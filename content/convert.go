@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Options configure Convert. The zero value converts HTML to Markdown with
@@ -64,12 +66,38 @@ type Document struct {
 //
 // Asking for Raw of a binary type is not an error: the Document describes
 // the body and says so in Notes. Convert returns an error only when ctx is
-// done (ctx.Err()) or opts.Format is not a valid Format (wrapping
-// ErrUnsupportedFormat). Work is bounded for any body up to the fetch cap
+// done (ctx.Err()), when opts.Format is not a valid Format (wrapping
+// ErrUnsupportedFormat), or when an HTML page is too complex to convert
+// within the work budget: a *refusal.Error with code content_too_complex
+// whose hint says that format raw returns the body (Raw never parses). Work is bounded for any body up to the fetch cap
 // (5 MiB), pathological HTML included, and so is the output: at most
 // outputBudget(len(body)) bytes for HTML and JSON (see the package
 // documentation, "Bounds"), which Notes report when they cut anything.
+//
+// Safe to show: Text in every format but Raw, and Title always, hold no
+// C0 control but tab and newline, no C1 control and no bidirectional
+// override, embedding, isolate or mark (safetext.Text and safetext.Line
+// replace each with U+FFFD, visibly). Raw keeps the body's bytes: a
+// terminal renderer escapes them (safetext.TerminalWriter), a pipe gets
+// them as received.
 func Convert(ctx context.Context, body []byte, contentType string, opts Options) (Document, error) {
+	doc, err := convert(ctx, body, contentType, opts)
+	if err != nil {
+		return doc, err
+	}
+	if doc.Format != Raw {
+		// CRLF line ends are line ends, not controls to show; a lone CR
+		// (which overwrites a line on a terminal) is replaced.
+		if strings.Contains(doc.Text, "\r\n") {
+			doc.Text = strings.ReplaceAll(doc.Text, "\r\n", "\n")
+		}
+		doc.Text = safetext.Text(doc.Text)
+	}
+	doc.Title = safetext.Line(doc.Title)
+	return doc, nil
+}
+
+func convert(ctx context.Context, body []byte, contentType string, opts Options) (Document, error) {
 	format := opts.Format
 	if format == "" {
 		format = Markdown

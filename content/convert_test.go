@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ocfetch/ocfetch/content/pdf/pdftest"
 )
 
 func pngBytes(t testing.TB, w, h int) []byte {
@@ -95,8 +96,8 @@ func TestConvertByMediaType(t *testing.T) {
 			want: Document{Text: "[binary content: application/pdf, 25 bytes]", Format: Text, MediaType: "application/pdf", Notes: []string{"PDF text could not be extracted: binary content not shown"}},
 		},
 		{
-			name: "raw PDF described", body: minimalPDF([]string{"x"}), contentType: "application/pdf", opts: Options{Format: Raw},
-			want: Document{Text: "[binary content: application/pdf, " + formatSize(len(minimalPDF([]string{"x"}))) + "]", Format: Text, MediaType: "application/pdf",
+			name: "raw PDF described", body: pdftest.Minimal([]string{"x"}), contentType: "application/pdf", opts: Options{Format: Raw},
+			want: Document{Text: "[binary content: application/pdf, " + formatSize(len(pdftest.Minimal([]string{"x"}))) + "]", Format: Text, MediaType: "application/pdf",
 				Notes: []string{"binary content not shown: raw format is for text types; ask for text to read the PDF's text"}},
 		},
 	}

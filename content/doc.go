@@ -36,7 +36,9 @@
 //
 // # HTML
 //
-// The page is parsed once with golang.org/x/net/html. One walk then
+// The page is parsed once by content/internal/htmlparse, x/net/html's
+// tree construction copied with a work budget (see "Bounds"); the tree is
+// x/net/html's own. One walk then
 // removes what is never content (script, style, noscript, template, title,
 // iframe, svg, canvas, form controls, comments, hidden elements) and makes
 // links and image sources absolute against Options.BaseURL (or the page's
@@ -44,9 +46,15 @@
 // javascript: links are dropped. Extraction (codeberg.org/readeck/
 // go-readability/v2, a maintained port of Mozilla's Readability) works on
 // that tree in place, and the Markdown or plain-text writer reads the
-// extracted node directly: no render and re-parse. When extraction finds
-// too little (under 250 characters, or under 5% of the page's text), the
-// page is parsed again and converted whole. Pages of more than 50,000
+// extracted node directly: no render and re-parse. Code blocks keep their
+// language through extraction (named as a "language-x" class readability
+// is told to keep), and images with an empty alt inside a <figure> are
+// kept as ![](url). When extraction finds too little (under 250
+// characters, under a quarter of the page's text, one of the page's tables
+// and nothing else, or one section of a chapter: under half the text and a
+// fifth of ten or more headings), the page is parsed again and converted
+// whole (docs/EXTRACTION.md). A page with scripts and almost no text gets
+// the note "this page may need JavaScript". Pages of more than 50,000
 // elements or nested deeper than 100 skip extraction (its cost grows with
 // depth times text), with a note.
 //
@@ -66,7 +74,13 @@
 // # Bounds
 //
 // A body of at most 5 MiB from a hostile server must not become gigabytes
-// of output, nor keep Convert busy after ctx is done:
+// of tree or output, nor keep Convert busy after ctx is done:
+//   - building the tree is charged one unit per token, node and attribute
+//     (clones of formatting elements included: the "Noah's Ark"
+//     reconstruction made 8 million nodes of 68 KB in x/net/html); past
+//     min(2 Mi, 256 Ki + len(body)) units the page is refused with
+//     content_too_complex, whose hint says that format raw returns the
+//     body; the parser checks ctx every 4096 units;
 //   - the Markdown and text writers stop at outputBudget(len(body)) =
 //     min(16 MiB, 64 KiB + 8 × len(body)) bytes (cut on a rune boundary),
 //     with the note "content cut at N bytes of output";
@@ -86,17 +100,16 @@
 //
 // # PDF
 //
-// PDF text comes from github.com/ledongthuc/pdf, a maintained pure-Go
-// reader that is not hardened against hostile files. Structures known to
-// make it loop forever, overflow its stack or exhaust memory are refused
-// before parsing by a bounded precheck that reads names, strings,
-// comments and the xref chain the way the library's lexer does (so /Pr#65v
-// is /Prev); pages are found by a bounded walk, panics are recovered, and
-// extraction runs on one watchdog goroutine per process with a 10 s limit
-// (later PDFs wait for it at most as long). Huge but finite work inside
-// the library (a flate bomb in a content stream) can still keep that
-// goroutine busy past the limit; see pdf.go. A PDF that cannot be read safely is described like a binary
-// body, with a note. At most 1000 pages are read.
+// PDF text comes from content/pdf, which runs github.com/ledongthuc/pdf
+// (pure Go, not hardened against hostile files) in a child process: the
+// ocfetch binary re-executed as its "pdf-extract" part, with an
+// address-space and a CPU limit on Unix, a Go memory limit everywhere,
+// and a kill at the call's deadline (10 s at most). The calling process
+// holds only the body and at most 16 MiB of text. A PDF that cannot be
+// read safely, took too long, or passed the child's limits is described
+// like a binary body, with a note. At most 1000 pages are read. A program
+// that converts PDFs must call reexec.Init first thing in main (and in
+// TestMain); without it Convert returns an internal_error refusal.
 //
 // # Formats
 //

@@ -2,8 +2,6 @@ package content
 
 import (
 	"bytes"
-	"fmt"
-	"strings"
 	"testing"
 
 	"golang.org/x/text/encoding"
@@ -66,64 +64,4 @@ func nestedDivs(n int) []byte {
 	}
 	b.WriteString("<p>after the pit</p></body></html>")
 	return b.Bytes()
-}
-
-// minimalPDF builds a valid one-font PDF whose pages show the given lines
-// (one page per element of pages), with a correct cross-reference table.
-func minimalPDF(pages ...[]string) []byte { return assemblePDF(minimalPDFObjects(pages...)) }
-
-// minimalPDFObjects returns the objects of minimalPDF, numbered from 1:
-// catalog, page tree, font, then a page and its content stream per page.
-func minimalPDFObjects(pages ...[]string) []string {
-	kids := make([]string, len(pages))
-	for i := range pages {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-	}
-	for i, lines := range pages {
-		var cs strings.Builder
-		cs.WriteString("BT /F1 12 Tf 72 720 Td 14 TL\n")
-		for _, l := range lines {
-			l = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l)
-			fmt.Fprintf(&cs, "(%s) Tj T*\n", l)
-		}
-		cs.WriteString("ET")
-		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i),
-			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", cs.Len(), cs.String()),
-		)
-	}
-	return objs
-}
-
-// assemblePDF writes objects 1..n with a correct cross-reference table.
-func assemblePDF(objs []string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
-func TestMinimalPDFIsReadable(t *testing.T) {
-	text, pages, _, err := pdfText(t.Context(), minimalPDF([]string{"Hello PDF"}, []string{"Second page"}))
-	if err != nil {
-		t.Fatalf("pdfText: %v", err)
-	}
-	if pages != 2 || !strings.Contains(text, "Hello PDF") || !strings.Contains(text, "Second page") {
-		t.Fatalf("got pages=%d text=%q; want 2 pages with both lines", pages, text)
-	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocfetch/ocfetch/content/pdf/pdftest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -143,7 +145,7 @@ func goldenCases() []goldenCase {
 		},
 		{
 			name: "pdf.txt", body: func(t testing.TB) []byte {
-				return minimalPDF([]string{"Quarterly report", "Revenue grew 12 percent (see table 3)."}, []string{"Page two: outlook"})
+				return pdftest.Minimal([]string{"Quarterly report", "Revenue grew 12 percent (see table 3)."}, []string{"Page two: outlook"})
 			},
 			contentType: "application/pdf", pageURL: "https://reports.example/q3.pdf",
 			check: func(t *testing.T, d Document) {

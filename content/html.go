@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
-	"unicode/utf8"
 
-	readability "codeberg.org/readeck/go-readability/v2"
+	"codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
+
+// HTML to Markdown or text: the steps of one conversion (parse, clean,
+// extract, write) and the choice between the article and the whole page.
 
 const (
 	// maxExtractElements bounds main-content extraction: readability's
@@ -26,11 +26,6 @@ const (
 	// under every ancestor of a candidate, so its cost grows with depth
 	// times text. Real pages stay well under this.
 	maxExtractDepth = 100
-	// maxLinkLen bounds a link or image source made absolute: one whose
-	// absolute form would be longer (a long <base href> or final URL
-	// repeated into every relative link) is left as written, with a note.
-	// A <base href> longer than this is ignored, with a note.
-	maxLinkLen = 2048
 )
 
 // convertHTML turns decoded UTF-8 HTML into Markdown or Text. The page is
@@ -42,16 +37,19 @@ const (
 // outputBudget(len(src)); ctx is checked between steps and every
 // ctxCheckEvery nodes within the walks.
 func convertHTML(ctx context.Context, src []byte, format Format, opts Options, doc Document) (Document, error) {
-	root, notes := parseHTML(src)
-	doc.Notes = append(doc.Notes, notes...)
-	if err := ctx.Err(); err != nil {
+	root, notes, err := parseHTML(ctx, src)
+	if err != nil {
 		return Document{}, err
 	}
+	doc.Notes = append(doc.Notes, notes...)
 	page := prepare(ctx, root, opts.BaseURL, outputBudget(len(src)))
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
 	doc.Title = page.title
+	if note := javaScriptNote(src, page.textRunes); note != "" {
+		doc.Notes = append(doc.Notes, note)
+	}
 
 	node := page.body
 	if !opts.FullPage {
@@ -71,7 +69,9 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 				if err := ctx.Err(); err != nil {
 					return Document{}, err
 				}
-				root, _ = parseHTML(src)
+				if root, _, err = parseHTML(ctx, src); err != nil {
+					return Document{}, err
+				}
 				page = prepare(ctx, root, opts.BaseURL, outputBudget(len(src)))
 				node = page.body
 			}
@@ -107,6 +107,8 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 // node, its title, and whether the article is substantial enough to use.
 func extract(root *html.Node, page pageInfo) (*html.Node, string, bool) {
 	p := readability.NewParser()
+	// The code blocks' languages are classes readability would strip.
+	p.ClassesToPreserve = append(p.ClassesToPreserve, page.codeClasses...)
 	// Keep readability's own links as prepare left them (already absolute
 	// against the right base, fragments kept): pass no URL.
 	art, err := p.ParseAndMutate(root, nil)
@@ -114,522 +116,85 @@ func extract(root *html.Node, page pageInfo) (*html.Node, string, bool) {
 		return nil, "", false
 	}
 	n := textRunes(art.Node)
-	if n < minExtractRunes && page.textRunes > n {
+	switch {
+	case n < minExtractRunes && page.textRunes > n:
 		return nil, "", false
-	}
-	if n*20 < page.textRunes {
-		// Less than 5% of the page: readability latched onto a fragment.
+	case n*4 < page.textRunes:
+		// Under a quarter of the page: readability latched onto a
+		// fragment (a Debian reference chapter gave one table of 2.3 KB
+		// out of 36 KB at the old 5 % threshold).
+		return nil, "", false
+	case n*2 < page.textRunes && page.headings >= 10 && headings(art.Node)*5 < page.headings:
+		// Under half the text and under a fifth of the headings of a page
+		// that has at least ten: one section of a chapter whose sections
+		// are siblings (DocBook's div.section: the Debian reference gave
+		// one of nine sections, without its heading). Measured on
+		// go-readability's test pages, where it costs 10 more fallbacks
+		// of 134 (docs/EXTRACTION.md).
+		return nil, "", false
+	case loneTable(page, n):
+		// A table and nothing else is rarely the article: its headings
+		// and the prose around it were lost.
 		return nil, "", false
 	}
 	return art.Node, collapseSpace(art.Title()), true
 }
 
-// parseHTML parses src. x/net/html refuses documents nested deeper than
-// 512 open elements; such a document is flattened (tags beyond
-// flattenDepth dropped, their text kept) and parsed again.
-func parseHTML(src []byte) (*html.Node, []string) {
-	root, err := html.Parse(bytes.NewReader(src))
-	if err == nil {
-		return root, nil
-	}
-	root, err = html.Parse(bytes.NewReader(flatten(src, flattenDepth)))
-	if err == nil {
-		return root, []string{"HTML nested too deeply: elements below depth 256 were flattened"}
-	}
-	// Cannot happen for in-memory input short of a parser bug; keep the text.
-	root = &html.Node{Type: html.DocumentNode}
-	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
-	root.AppendChild(body)
-	body.AppendChild(&html.Node{Type: html.TextNode, Data: tokenText(src)})
-	return root, []string{"HTML could not be parsed: text shown without structure"}
-}
-
-const flattenDepth = 256
-
-var voidElements = map[string]bool{
-	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true,
-	"img": true, "input": true, "link": true, "meta": true, "param": true,
-	"source": true, "track": true, "wbr": true,
-}
-
-// flatten rewrites src with every start and end tag deeper than maxDepth
-// dropped (replaced by a space so words do not fuse); text, comments and
-// shallower tags are copied as they are. The depth count is the naive
-// one (no implied end tags), which only ever drops more, never less.
-func flatten(src []byte, maxDepth int) []byte {
-	out := make([]byte, 0, len(src))
-	z := html.NewTokenizer(bytes.NewReader(src))
-	depth := 0
-	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			return out
-		case html.StartTagToken:
-			name, _ := z.TagName()
-			if voidElements[string(name)] {
-				if depth < maxDepth {
-					out = append(out, z.Raw()...)
-				}
-				continue
-			}
-			depth++
-			if depth > maxDepth {
-				out = appendSpace(out)
-				continue
-			}
-		case html.EndTagToken:
-			d := depth
-			if depth > 0 {
-				depth--
-			}
-			if d > maxDepth {
-				out = appendSpace(out)
-				continue
-			}
-		case html.SelfClosingTagToken:
-			if depth >= maxDepth {
-				continue
-			}
-		}
-		out = append(out, z.Raw()...)
-	}
-}
-
-// appendSpace appends one space unless out already ends in one, so a run
-// of dropped tags does not become a run of spaces.
-func appendSpace(out []byte) []byte {
-	if len(out) > 0 && out[len(out)-1] == ' ' {
-		return out
-	}
-	return append(out, ' ')
-}
-
-// tokenText is the text of src without any markup.
-func tokenText(src []byte) string {
-	var b strings.Builder
-	z := html.NewTokenizer(bytes.NewReader(src))
-	skip := 0
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return strings.TrimSpace(b.String())
-		case html.StartTagToken:
-			if name, _ := z.TagName(); removedTag[atom.Lookup(name)] {
-				skip++
-			}
-		case html.EndTagToken:
-			if name, _ := z.TagName(); removedTag[atom.Lookup(name)] && skip > 0 {
-				skip--
-			}
-			b.WriteByte(' ')
-		case html.TextToken:
-			if skip == 0 {
-				b.WriteString(collapseSpace(string(z.Text())))
-				b.WriteByte(' ')
-			}
+// headings counts the h1–h3 elements under n.
+func headings(n *html.Node) int {
+	count := 0
+	for c := nextNode(n, n, true); c != nil; c = nextNode(c, n, true) {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.H1 || c.DataAtom == atom.H2 || c.DataAtom == atom.H3) {
+			count++
 		}
 	}
+	return count
 }
 
-// rawTitle finds the <title> of a page without building a tree.
-func rawTitle(src []byte) string {
-	z := html.NewTokenizer(bytes.NewReader(src))
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return ""
-		case html.StartTagToken:
-			name, _ := z.TagName()
-			switch string(name) {
-			case "title":
-				if z.Next() == html.TextToken {
-					return collapseSpace(string(z.Text()))
-				}
-				return ""
-			case "body":
-				return ""
-			}
-		}
+// loneTable reports whether the article, of runes text runes, is one of
+// the page's tables and (nearly) nothing else, while the page has more:
+// its text is within 10 % of a table's that prepare counted before
+// readability rewrote the tree (readability may turn a table it takes for
+// layout into plain blocks, so the article itself need not be a <table>).
+func loneTable(page pageInfo, runes int) bool {
+	if runes*10 >= page.textRunes*9 {
+		return false // the article is the page: nothing to fall back to
 	}
-}
-
-// removedTag lists elements whose content is never shown: code, styling,
-// embedded documents and form controls. <title> is removed from the body
-// (it is reported as Document.Title instead).
-var removedTag = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Iframe: true, atom.Frame: true, atom.Frameset: true, atom.Object: true,
-	atom.Embed: true, atom.Applet: true, atom.Svg: true, atom.Canvas: true,
-	atom.Title: true, atom.Link: true, atom.Meta: true, atom.Base: true,
-	atom.Input: true, atom.Select: true, atom.Textarea: true, atom.Button: true,
-	atom.Dialog: true, atom.Audio: true, atom.Video: true, atom.Map: true,
-	atom.Datalist: true, atom.Param: true, atom.Source: true, atom.Track: true,
-}
-
-// pageInfo is what prepare learns about a parsed page.
-type pageInfo struct {
-	title     string
-	body      *html.Node // the <body>, or the document if there is none
-	textRunes int        // non-space runes of visible text in the body
-	elements  int        // elements left in the body
-	maxDepth  int        // deepest element, counted from the body
-	// longLinks counts links and image sources left as written because
-	// their absolute form would be longer than maxLinkLen.
-	longLinks   int
-	baseIgnored bool // <base href> longer than maxLinkLen was ignored
-}
-
-// prepare cleans a parsed page in one walk, before extraction or
-// conversion: it records the <title> and <base href>, removes comments,
-// non-content elements (removedTag) and hidden elements from the body,
-// drops javascript: links and data: images, and makes links and image
-// sources absolute against the base (fragment-only links stay as they
-// are: they point into the document being read). The <head> is left for
-// readability's metadata but is never converted. A link whose absolute
-// form would be longer than maxLinkLen stays as written (counted in
-// longLinks), and so are all links once resolving has made them grow by
-// grow bytes in all. When ctx is done the walk stops early; the caller
-// checks ctx.Err().
-func prepare(ctx context.Context, root *html.Node, baseURL *url.URL, grow int) pageInfo {
-	var info pageInfo
-	var head *html.Node
-	for n := root.FirstChild; n != nil; n = n.NextSibling {
-		if n.Type == html.ElementNode && n.DataAtom == atom.Html {
-			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				switch c.DataAtom {
-				case atom.Head:
-					head = c
-				case atom.Body:
-					info.body = c
-				}
-			}
-		}
-	}
-	base := baseURL
-	if head != nil {
-		for c := head.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			switch c.DataAtom {
-			case atom.Title:
-				if info.title == "" {
-					info.title = collapseSpace(textOf(c))
-				}
-			case atom.Base:
-				if href, ok := attr(c, "href"); ok && len(href) > maxLinkLen {
-					info.baseIgnored = true
-				} else if ok {
-					if u, err := url.Parse(strings.TrimSpace(href)); err == nil {
-						if base != nil {
-							base = base.ResolveReference(u)
-						} else if u.IsAbs() {
-							base = u
-						}
-					}
-				}
-			}
-		}
-	}
-	if info.body == nil {
-		info.body = root
-	}
-	links := newLinkBase(base, grow)
-
-	// Iterative pre-order walk of the body; next is computed before a node
-	// is removed, so removal never derails the walk.
-	n := info.body.FirstChild
-	depth := 1 // of n, below the body
-	for nodes := 1; n != nil && n != info.body; nodes++ {
-		if nodes%ctxCheckEvery == 0 && ctx.Err() != nil {
-			break
-		}
-		descend := true
-		switch n.Type {
-		case html.CommentNode, html.DoctypeNode:
-			descend = false
-		case html.TextNode:
-			info.textRunes += nonSpaceRunes(n.Data)
-		case html.ElementNode:
-			if removedTag[n.DataAtom] || n.Namespace == "svg" || isHidden(n) {
-				if n.DataAtom == atom.Title && info.title == "" {
-					info.title = collapseSpace(textOf(n))
-				}
-				descend = false
-				break
-			}
-			info.elements++
-			info.maxDepth = max(info.maxDepth, depth)
-			info.longLinks += fixURLs(n, &links)
-			if isHeading(n.DataAtom) {
-				dropIDAndClass(n)
-			}
-		}
-		var next *html.Node
-		next, depth = nextNodeDepth(n, info.body, descend, depth)
-		if !descend && n.Type != html.TextNode {
-			n.Parent.RemoveChild(n)
-		}
-		n = next
-	}
-	return info
-}
-
-func isHeading(a atom.Atom) bool {
-	switch a {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		return true
-	}
-	return false
-}
-
-// dropIDAndClass removes a heading's id and class. Readability drops
-// headings whose id or class looks like clutter, so the Go spec's
-// <h3 id="Comments">Comments</h3> would vanish; neither renderer uses them.
-func dropIDAndClass(n *html.Node) {
-	kept := n.Attr[:0]
-	for _, a := range n.Attr {
-		if a.Key != "id" && a.Key != "class" {
-			kept = append(kept, a)
-		}
-	}
-	n.Attr = kept
-}
-
-// nextNodeDepth is nextNode that also tracks the depth of the node returned.
-func nextNodeDepth(n, root *html.Node, descend bool, depth int) (*html.Node, int) {
-	if descend && n.FirstChild != nil {
-		return n.FirstChild, depth + 1
-	}
-	for n != nil && n != root {
-		if n.NextSibling != nil {
-			return n.NextSibling, depth
-		}
-		n = n.Parent
-		depth--
-	}
-	return nil, depth
-}
-
-// nextNode is the node after n in pre-order within root; descend says
-// whether n's children are visited.
-func nextNode(n, root *html.Node, descend bool) *html.Node {
-	if descend && n.FirstChild != nil {
-		return n.FirstChild
-	}
-	for n != nil && n != root {
-		if n.NextSibling != nil {
-			return n.NextSibling
-		}
-		n = n.Parent
-	}
-	return nil
-}
-
-// fixURLs drops script links and data: images from n and makes its link
-// or image source absolute; it returns how many were left as written
-// because they would be too long.
-func fixURLs(n *html.Node, base *linkBase) (long int) {
-	switch n.DataAtom {
-	case atom.A, atom.Area:
-		for i := range n.Attr {
-			if n.Attr[i].Key != "href" || n.Attr[i].Namespace != "" {
-				continue
-			}
-			href := strings.TrimSpace(n.Attr[i].Val)
-			if hasSchemePrefix(href, "javascript:") || hasSchemePrefix(href, "vbscript:") {
-				n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
-				return 0
-			}
-			v, ok := base.resolve(href)
-			n.Attr[i].Val = v
-			if !ok {
-				return 1
-			}
-			return 0
-		}
-	case atom.Img:
-		kept := n.Attr[:0]
-		for _, a := range n.Attr {
-			switch a.Key {
-			case "srcset", "sizes":
-				continue
-			case "src":
-				src := strings.TrimSpace(a.Val)
-				if hasSchemePrefix(src, "data:") {
-					continue // inline image bytes are never content
-				}
-				v, ok := base.resolve(src)
-				a.Val = v
-				if !ok {
-					long++
-				}
-			}
-			kept = append(kept, a)
-		}
-		n.Attr = kept
-	}
-	return long
-}
-
-// linkBase makes links absolute against a base URL without letting a
-// long base be copied into every link: the cost of each link is bounded
-// by maxLinkLen plus its own length, not by the base's.
-type linkBase struct {
-	u     *url.URL // nil: links stay as written
-	n     int      // len(u.String())
-	root  *url.URL // u's scheme, user and host only; nil if too long
-	rootN int
-	// grow is what the page's links may still grow by in all; once it is
-	// spent, links stay as written.
-	grow int
-}
-
-func newLinkBase(u *url.URL, grow int) linkBase {
-	if u == nil {
-		return linkBase{}
-	}
-	b := linkBase{u: u, n: len(u.String()), grow: grow}
-	root := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host}
-	if n := len(root.String()); n <= maxLinkLen {
-		b.root, b.rootN = root, n
-	}
-	return b
-}
-
-// resolve returns ref made absolute, or ref itself and false when the
-// absolute form would be longer than maxLinkLen or the page's links have
-// grown by their whole budget. Fragment-only and
-// unparsable references are returned as written (and true).
-func (b *linkBase) resolve(ref string) (string, bool) {
-	if b.u == nil || ref == "" || ref[0] == '#' {
-		return ref, true
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return ref, true
-	}
-	base := b.u
-	if b.n+len(ref) > maxLinkLen {
-		// Only a reference that replaces the base's path (an absolute URL,
-		// "//host/…" or "/path") can be short; resolve it against the
-		// base's root, which gives the same result without the long path.
-		if b.root == nil || !(u.IsAbs() || strings.HasPrefix(ref, "/")) {
-			return ref, false
-		}
-		base = b.root
-	}
-	if b.grow <= 0 {
-		return ref, false
-	}
-	s := base.ResolveReference(u).String()
-	if len(s) > len(ref) {
-		if len(s) > maxLinkLen {
-			return ref, false
-		}
-		b.grow -= len(s) - len(ref)
-	}
-	return s, true
-}
-
-func hasSchemePrefix(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// isHidden reports elements a browser would not show: the hidden
-// attribute, aria-hidden="true", or an inline display:none.
-func isHidden(n *html.Node) bool {
-	for _, a := range n.Attr {
-		switch a.Key {
-		case "hidden":
+	for _, t := range page.tableRunes {
+		if t*10 >= runes*9 && runes*10 >= t*9 {
 			return true
-		case "aria-hidden":
-			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
-				return true
-			}
-		case "style":
-			if containsFoldNoSpace(a.Val, "display:none") {
-				return true
-			}
 		}
 	}
 	return false
 }
 
-// containsFoldNoSpace reports whether s, with spaces removed and ASCII
-// folded to lower case, contains the lower-case needle.
-func containsFoldNoSpace(s, needle string) bool {
-	if len(s) < len(needle) {
-		return false
+// minPageRunes: a page whose body shows fewer non-space runes than this,
+// and that has scripts, is probably built by JavaScript.
+const minPageRunes = 200
+
+// javaScriptNote is the note for a page that yields almost no text but
+// has scripts (a single-page application's shell, a page that renders its
+// content in the browser): ocfetch runs no JavaScript, so the user should
+// know why the content is empty. textRunes counts the body's visible text.
+func javaScriptNote(src []byte, textRunes int) string {
+	if textRunes >= minPageRunes || !containsFold(src, "<script") {
+		return ""
 	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' {
-			continue
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return bytes.Contains(b, []byte(needle))
+	return fmt.Sprintf("this page may need JavaScript: it has scripts and almost no text (%d characters), and ocfetch does not run scripts", textRunes)
 }
 
-func attr(n *html.Node, key string) (string, bool) {
-	for _, a := range n.Attr {
-		if a.Key == key && a.Namespace == "" {
-			return a.Val, true
+// containsFold reports whether s contains the lower-case ASCII needle,
+// ignoring ASCII case, without copying s.
+func containsFold(s []byte, needle string) bool {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := bytes.IndexByte(s[i:], needle[0])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(needle) <= len(s) && bytes.EqualFold(s[i:i+len(needle)], []byte(needle)) {
+			return true
 		}
 	}
-	return "", false
-}
-
-// textOf is the concatenated text under n.
-func textOf(n *html.Node) string {
-	if c := n.FirstChild; c != nil && c.Type == html.TextNode && c.NextSibling == nil {
-		return c.Data
-	}
-	var b strings.Builder
-	for c := nextNode(n, n, true); c != nil; c = nextNode(c, n, true) {
-		if c.Type == html.TextNode {
-			b.WriteString(c.Data)
-		}
-	}
-	return b.String()
-}
-
-// textRunes counts non-space runes of the text under n.
-func textRunes(n *html.Node) int {
-	total := 0
-	for c := nextNode(n, n, true); c != nil; c = nextNode(c, n, true) {
-		if c.Type == html.TextNode {
-			total += nonSpaceRunes(c.Data)
-		}
-	}
-	return total
-}
-
-func nonSpaceRunes(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '\f' {
-				n++
-			}
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
-	return n
-}
-
-// collapseSpace trims s and turns each run of white space into one space.
-func collapseSpace(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return false
 }

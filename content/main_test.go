@@ -3,9 +3,14 @@ package content
 import (
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/reexec"
 	"go.uber.org/goleak"
 )
 
-// PDF extraction runs on its own goroutine (see convertPDF): none may
-// outlive the tests.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// PDFs are extracted in a child process: this test binary run again as
+// the "pdf-extract" part, which reexec.Init runs. No goroutine may outlive
+// the tests.
+func TestMain(m *testing.M) {
+	reexec.Init()
+	goleak.VerifyTestMain(m)
+}

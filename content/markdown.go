@@ -21,7 +21,9 @@ import (
 //   - tables as GFM tables (first row as header, "|" escaped in cells,
 //     cells kept on one line, colspan padded with empty cells);
 //   - links "[text](url)" and images "![alt](src)" with the URLs prepare
-//     made absolute; emphasis, strong, strikethrough and inline code;
+//     made absolute ("![](src)" for an image inside a <figure> or
+//     <picture> whose alt is empty; other images with alt="" are
+//     decorative and left out); emphasis, strong, strikethrough and inline code;
 //   - blockquotes with "> " prefixes; text escaped where Markdown would
 //     otherwise read it as markup.
 //
@@ -33,7 +35,7 @@ import (
 func renderMarkdown(ctx context.Context, n *html.Node, limit int) (string, []string) {
 	buf := newOutBuf(limit)
 	defer buf.release()
-	w := mdWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
+	w := mdWriter{lineLayout: lineLayout{buf: &buf, atLineStart: true}, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
 	w.node(n, 0)
 	text := string(bytes.TrimSpace(buf.finish()))
 	return text, w.notes()
@@ -50,56 +52,11 @@ const (
 )
 
 type mdWriter struct {
-	buf         *outBuf
-	guard       walkGuard
-	flattened   bool                // nesting deeper than maxIndent was flattened
-	wideTable   bool                // table cells past maxTableCols were dropped
-	textMemo    map[*html.Node]bool // hasText answers for elements
-	newlines    int                 // line breaks owed before the next text (0–2)
-	space       bool                // a space is owed before the next text
-	glue        bool                // the next text follows an opening delimiter: no space
-	atLineStart bool                // nothing written on the current line yet
-	afterBullet bool                // a list bullet was just written: owed breaks wait
-	indent      string              // written at the start of each line ("  ", "> ")
-	inline      int                 // >0 in headings, table cells, links: breaks become spaces
-	cell        bool                // rendering a table cell: "|" is escaped everywhere
-	wroteAny    bool
-}
-
-func (w *mdWriter) breakLines(n int) {
-	if w.inline > 0 {
-		if w.wroteAny {
-			w.space = true
-		}
-		return
-	}
-	if w.afterBullet {
-		return
-	}
-	if w.wroteAny && n > w.newlines {
-		w.newlines = n
-	}
-}
-
-// flush writes owed line breaks (with the line prefix) or an owed space.
-func (w *mdWriter) flush() {
-	if w.newlines > 0 {
-		if !w.atLineStart {
-			w.buf.WriteByte('\n')
-		}
-		if w.newlines > 1 {
-			w.buf.WriteString(strings.TrimRight(w.indent, " "))
-			w.buf.WriteByte('\n')
-		}
-		w.newlines, w.space, w.atLineStart = 0, false, true
-	}
-	if w.atLineStart {
-		w.buf.WriteString(w.indent)
-		w.space = false
-	} else if w.space && !w.glue && !w.afterBullet {
-		w.buf.WriteByte(' ')
-	}
-	w.space, w.glue = false, false
+	lineLayout
+	guard     walkGuard
+	wideTable bool                // table cells past maxTableCols were dropped
+	textMemo  map[*html.Node]bool // hasText answers for elements
+	cell      bool                // rendering a table cell: "|" is escaped everywhere
 }
 
 // raw writes s (markup, or text already escaped) after owed breaks/space.
@@ -317,13 +274,6 @@ func (w *mdWriter) node(n *html.Node, depth int) {
 	}
 }
 
-// indentBy extends the line prefix by add, up to maxIndent.
-func (w *mdWriter) indentBy(add string) {
-	var flat bool
-	w.indent, flat = addIndent(w.indent, add)
-	w.flattened = w.flattened || flat
-}
-
 // delimited wraps inline content in d (e.g. "**"), keeping surrounding
 // space outside the delimiters and writing nothing for empty content.
 func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
@@ -526,8 +476,8 @@ func (w *mdWriter) image(n *html.Node) {
 		return
 	}
 	alt, hasAlt := attr(n, "alt")
-	if hasAlt && strings.TrimSpace(alt) == "" {
-		return // alt="" marks a decorative image
+	if hasAlt && strings.TrimSpace(alt) == "" && !hasAncestor(n, atom.Figure) && !hasAncestor(n, atom.Picture) {
+		return // alt="" marks a decorative image, unless it is a figure's
 	}
 	alt = strings.NewReplacer("[", `\[`, "]", `\]`, "\\", `\\`).Replace(collapseSpace(alt))
 	w.raw("![" + alt + "](" + w.escapeURL(src) + ")")
@@ -613,7 +563,7 @@ func (w *mdWriter) table(n *html.Node, depth int) {
 	budget := w.buf.remaining()
 	subBuf := newOutBuf(budget)
 	defer subBuf.release()
-	sub := mdWriter{buf: &subBuf, inline: 1, cell: true, guard: w.guard}
+	sub := mdWriter{lineLayout: lineLayout{buf: &subBuf, inline: 1}, cell: true, guard: w.guard}
 rows:
 	for _, tr := range rows {
 		var row []string

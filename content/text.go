@@ -22,7 +22,7 @@ import (
 func renderText(ctx context.Context, n *html.Node, limit int) (string, []string) {
 	buf := newOutBuf(limit)
 	defer buf.release()
-	w := textWriter{buf: &buf, atLineStart: true, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
+	w := textWriter{lineLayout: lineLayout{buf: &buf, atLineStart: true}, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
 	w.node(n, 0)
 	text := string(bytes.TrimSpace(buf.finish()))
 	var notes []string
@@ -36,60 +36,17 @@ func renderText(ctx context.Context, n *html.Node, limit int) (string, []string)
 }
 
 type textWriter struct {
-	buf          *outBuf
-	guard        walkGuard
-	flattened    bool   // nesting deeper than maxIndent was flattened
-	newlines     int    // line breaks owed before the next text (0–2)
-	space        bool   // a space is owed before the next text
-	atLineStart  bool   // nothing written on the current line yet
-	indent       string // written at the start of each line
-	cell         int    // >0 inside a table cell: breaks become spaces
-	pre          int    // >0 inside <pre>: text is verbatim
-	afterBullet  bool   // a list bullet was just written: owed breaks wait
-	wroteAnyText bool
-}
-
-// breakLines asks for n line breaks (1: new line, 2: blank line) before the
-// next text.
-func (w *textWriter) breakLines(n int) {
-	if w.cell > 0 {
-		w.space = true
-		return
-	}
-	if w.afterBullet {
-		return
-	}
-	if w.wroteAnyText && n > w.newlines {
-		w.newlines = n
-	}
-}
-
-func (w *textWriter) flush() {
-	if w.newlines > 0 {
-		if !w.atLineStart {
-			w.buf.WriteByte('\n')
-		}
-		if w.newlines > 1 {
-			w.buf.WriteByte('\n')
-		}
-		w.newlines, w.space, w.atLineStart = 0, false, true
-	}
-	if w.atLineStart {
-		w.buf.WriteString(w.indent)
-		w.atLineStart = false
-		w.space = false
-	} else if w.space && !w.afterBullet {
-		w.buf.WriteByte(' ')
-		w.space = false
-	}
+	lineLayout
+	guard walkGuard
+	pre   int // >0 inside <pre>: text is verbatim
 }
 
 // word writes s (no white space in it) after any owed breaks or space.
 func (w *textWriter) word(s string) {
 	w.flush()
-	w.afterBullet = false
+	w.atLineStart, w.afterBullet = false, false
 	w.buf.WriteString(s)
-	w.wroteAnyText = true
+	w.wroteAny = true
 }
 
 func (w *textWriter) text(s string) {
@@ -99,7 +56,7 @@ func (w *textWriter) text(s string) {
 	}
 	for s != "" {
 		word, space, rest := nextWord(s, true)
-		if space && w.wroteAnyText {
+		if space && w.wroteAny {
 			w.space = true
 		}
 		if word != "" {
@@ -116,9 +73,9 @@ func (w *textWriter) preText(s string) {
 		line, rest, found := strings.Cut(s, "\n")
 		if line != "" {
 			w.flush()
-			w.afterBullet = false
+			w.atLineStart, w.afterBullet = false, false
 			w.buf.WriteString(line)
-			w.wroteAnyText = true
+			w.wroteAny = true
 		}
 		if found {
 			if w.atLineStart && w.newlines == 0 {
@@ -126,7 +83,7 @@ func (w *textWriter) preText(s string) {
 			}
 			w.buf.WriteByte('\n')
 			w.atLineStart, w.newlines, w.space = true, 0, false
-			w.wroteAnyText = true
+			w.wroteAny = true
 		}
 		s = rest
 	}
@@ -150,7 +107,7 @@ func (w *textWriter) node(n *html.Node, depth int) {
 	}
 	switch n.DataAtom {
 	case atom.Br:
-		if w.cell > 0 {
+		if w.inline > 0 {
 			w.space = true
 		} else {
 			w.flushLineBreak()
@@ -203,7 +160,7 @@ func (w *textWriter) node(n *html.Node, depth int) {
 
 // flushLineBreak writes an explicit line break (<br>), even on an empty line.
 func (w *textWriter) flushLineBreak() {
-	if !w.wroteAnyText {
+	if !w.wroteAny {
 		return
 	}
 	if w.newlines > 0 {
@@ -246,7 +203,7 @@ func (w *textWriter) list(n *html.Node, depth int) {
 			bullet = strconv.Itoa(num) + ". "
 			num++
 		}
-		if w.cell > 0 {
+		if w.inline > 0 {
 			w.word(strings.TrimSpace(bullet))
 		} else {
 			w.afterBullet = false
@@ -268,20 +225,14 @@ func (w *textWriter) list(n *html.Node, depth int) {
 	}
 }
 
-// indentBy extends the line prefix by add, up to maxIndent.
-func (w *textWriter) indentBy(add string) {
-	var flat bool
-	w.indent, flat = addIndent(w.indent, add)
-	w.flattened = w.flattened || flat
-}
-
 // flushForBullet starts a fresh line at the current indent for a bullet.
 func (w *textWriter) flushForBullet() {
-	if w.wroteAnyText && !w.atLineStart && w.newlines == 0 {
+	if w.wroteAny && !w.atLineStart && w.newlines == 0 {
 		w.newlines = 1
 	}
 	w.flush()
-	w.wroteAnyText = true
+	w.atLineStart = false
+	w.wroteAny = true
 }
 
 func (w *textWriter) table(n *html.Node, depth int) {
@@ -303,9 +254,9 @@ func (w *textWriter) table(n *html.Node, depth int) {
 				w.space = true
 			}
 			first = false
-			w.cell++
+			w.inline++
 			w.children(c, depth+1)
-			w.cell--
+			w.inline--
 			w.space = true
 		}
 		w.space = false

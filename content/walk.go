@@ -14,8 +14,9 @@ import (
 
 // What the Markdown writer (markdown.go) and the text writer (text.go)
 // share: their output buffers, how a node enters their walk, and how text
-// splits into words. Each writer keeps its own switch over elements; their
-// rules differ in nearly every case.
+// splits into words; their line state is one type, lineLayout (layout.go).
+// Each writer keeps its own switch over elements; their rules differ in
+// nearly every case.
 
 var textBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 

@@ -127,6 +127,9 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if cerr != nil && ctx.Err() != nil {
 		return nil, f.bodyError(ctx, p, cerr) // the deadline ran out while converting
 	}
+	if r, ok := refusal.As(cerr); ok && r.Code == refusal.ContentTooComplex {
+		return nil, r // named, with the hint to ask for format raw
+	}
 	if cerr != nil {
 		mt, _, _ := mime.ParseMediaType(ctype)
 		if mt == "" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/reexec"
 	"go.uber.org/goleak"
 )
 
@@ -13,6 +14,7 @@ import (
 // closed by the end of it. It also removes the binary the end-to-end tests
 // build.
 func TestMain(m *testing.M) {
+	reexec.Init() // PDFs are extracted by this binary run again as a child part
 	code := m.Run()
 	removeBinary()
 	if code == 0 {

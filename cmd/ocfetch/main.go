@@ -26,7 +26,7 @@ const (
 )
 
 func main() {
-	reexec.Init() // a child part of ocfetch (the sandbox's) never returns from here
+	reexec.Init() // a child part of ocfetch (the sandbox's first process, the PDF extractor) runs instead, and exits
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -35,7 +35,7 @@ import (
 // test binary, run under the name "ocfetch", is the CLI (main's run). When
 // it is the test run itself, goroutine leaks fail it.
 func TestMain(m *testing.M) {
-	reexec.Init() // the sandbox's part, when ocfetch run re-executes this binary
+	reexec.Init() // the parts ocfetch re-executes itself as: the sandbox's first process, the PDF extractor
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"ocfetch": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -1,4 +1,4 @@
-package content
+package pdf
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocfetch/ocfetch/content/pdf/pdftest"
 	"go.uber.org/goleak"
 )
 
@@ -22,7 +23,7 @@ type xrefEntry [3]int
 // dictionary; "%XREF%" in extra becomes the stream's own offset. With
 // predictor, rows are PNG-Up encoded (/Predictor 12).
 func xrefStreamPDF(edit func([]xrefEntry), extra string, predictor bool, more ...string) []byte {
-	objs := append(minimalPDFObjects([]string{"Streamed xref"}), more...)
+	objs := append(pdftest.Objects([]string{"Streamed xref"}), more...)
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.5\n")
 	entries := []xrefEntry{{0, 0, 65535}}
@@ -71,7 +72,7 @@ func xrefStreamPDF(edit func([]xrefEntry), extra string, predictor bool, more ..
 // (0 is the original) as written, "" for none. Offsets are written as ten
 // digits so they can be known before the sections are.
 func chainedTablesPDF(n int, prevOf func(i int, offsets []int) string) []byte {
-	base := minimalPDF([]string{"Chained"})
+	base := pdftest.Minimal([]string{"Chained"})
 	cut := bytes.LastIndex(base, []byte("\nxref\n")) + 1
 	head, table := base[:cut], base[cut:bytes.Index(base, []byte("trailer"))]
 	offsets := make([]int, n+1)
@@ -113,19 +114,19 @@ func fontInObjStm(e []xrefEntry) { e[3] = xrefEntry{2, 6, 0} }
 // last two kill the process), checked against the library version in
 // go.mod; pdfPrecheck must refuse each one.
 func hostilePDFs() map[string][]byte {
-	good := minimalPDF([]string{"Hello"})
+	good := pdftest.Minimal([]string{"Hello"})
 	x := bytes.LastIndex(good, []byte("\nxref\n")) + 1
 	return map[string][]byte{
 		// The review's reproduction: the library decodes #65 to "e".
-		"/Pr#65v points at itself": withTrailerEntry(good, fmt.Sprintf("/Pr#65v %d", x)),
-		"/Prev points at itself":   withTrailerEntry(good, fmt.Sprintf("/Prev %d", x)),
+		"/Pr#65v points at itself": pdftest.WithTrailerEntry(good, fmt.Sprintf("/Pr#65v %d", x)),
+		"/Prev points at itself":   pdftest.WithTrailerEntry(good, fmt.Sprintf("/Prev %d", x)),
 		// A comment between name and value; the lexer skips it.
-		"/Prev%comment then itself": withTrailerEntry(good, fmt.Sprintf("/Prev%%c\n %d", x)),
+		"/Prev%comment then itself": pdftest.WithTrailerEntry(good, fmt.Sprintf("/Prev%%c\n %d", x)),
 		// NUL is PDF white space.
-		"/Prev NUL itself": withTrailerEntry(good, fmt.Sprintf("/Prev\x00%d", x)),
+		"/Prev NUL itself": pdftest.WithTrailerEntry(good, fmt.Sprintf("/Prev\x00%d", x)),
 		// Decoys that ended the old byte-level section scan early.
-		"string (stream startxref) before /Prev": withTrailerEntry(good, fmt.Sprintf("/Foo (stream startxref) /Prev %d", x)),
-		"startxref, %comment, offset": bytes.Replace(withTrailerEntry(good, fmt.Sprintf("/Prev %d", x)),
+		"string (stream startxref) before /Prev": pdftest.WithTrailerEntry(good, fmt.Sprintf("/Foo (stream startxref) /Prev %d", x)),
+		"startxref, %comment, offset": bytes.Replace(pdftest.WithTrailerEntry(good, fmt.Sprintf("/Prev %d", x)),
 			[]byte("startxref\n"), []byte("startxref\n%c\n"), 1),
 		"two sections, each the other's /Prev": chainedTablesPDF(2, func(i int, off []int) string {
 			return map[int]string{0: "", 1: fmt.Sprintf("%010d", off[2]), 2: fmt.Sprintf("%010d", off[1])}[i]
@@ -173,13 +174,13 @@ func TestPDFPrecheckRefusesHostileStructures(t *testing.T) {
 // read: comments, incremental updates (a finite /Prev chain), xref streams
 // with and without the PNG-Up predictor, /N on ICC-like dictionaries.
 func TestPDFPrecheckAcceptsRealStructures(t *testing.T) {
-	good := minimalPDF([]string{"Hello"})
+	good := pdftest.Minimal([]string{"Hello"})
 	tests := map[string]struct {
 		body []byte
 		want string
 	}{
 		"minimal":  {good, "Hello"},
-		"comments": {withTrailerEntry(good, "% a comment /Prev 0\n"), "Hello"},
+		"comments": {pdftest.WithTrailerEntry(good, "% a comment /Prev 0\n"), "Hello"},
 		"incremental update": {chainedTablesPDF(3, func(i int, off []int) string {
 			if i == 0 {
 				return ""
@@ -189,9 +190,9 @@ func TestPDFPrecheckAcceptsRealStructures(t *testing.T) {
 		"font in an object stream":    {xrefStreamPDF(fontInObjStm, "", false, strings.Replace(objStm("1", ""), "9 0 <<", "3 0 <<", 1)), "Streamed xref"},
 		"xref stream":                 {xrefStreamPDF(nil, "", false), "Streamed xref"},
 		"xref stream, predictor":      {xrefStreamPDF(nil, "", true), "Streamed xref"},
-		"small direct /N":             {withTrailerEntry(good, "/N 3"), "Hello"},
-		"/Prev inside a string":       {withTrailerEntry(good, "/Foo (/Prev 9)"), "Hello"},
-		"name with other escapes":     {withTrailerEntry(good, "/A#20B 1"), "Hello"},
+		"small direct /N":             {pdftest.WithTrailerEntry(good, "/N 3"), "Hello"},
+		"/Prev inside a string":       {pdftest.WithTrailerEntry(good, "/Foo (/Prev 9)"), "Hello"},
+		"name with other escapes":     {pdftest.WithTrailerEntry(good, "/A#20B 1"), "Hello"},
 		"filter array [/FlateDecode]": {bytes.Replace(xrefStreamPDF(nil, "", true), []byte("/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 7 >>"), []byte("/Filter [/FlateDecode] /DecodeParms [<< /Predictor 12 /Columns 7 >>]"), 1), "Streamed xref"},
 	}
 	for name, tt := range tests {
@@ -199,12 +200,12 @@ func TestPDFPrecheckAcceptsRealStructures(t *testing.T) {
 			if err := pdfPrecheck(tt.body); err != nil {
 				t.Fatalf("pdfPrecheck: got %v; want nil", err)
 			}
-			d, err := Convert(t.Context(), tt.body, "application/pdf", Options{Format: Text})
+			r, err := Extract(t.Context(), tt.body)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(d.Text, tt.want) {
-				t.Errorf("got text %q notes %q; want %q", d.Text, d.Notes, tt.want)
+			if !strings.Contains(r.Text, tt.want) {
+				t.Errorf("got text %q; want %q", r.Text, tt.want)
 			}
 		})
 	}
@@ -212,44 +213,30 @@ func TestPDFPrecheckAcceptsRealStructures(t *testing.T) {
 
 // TestPDFHostileCorpus is the seed corpus run end to end: every hostile
 // file (and the page-tree and /Parent cycles the bounded walk handles)
-// gives a Document within a few seconds and leaves no goroutine behind.
-// A file that got past the precheck and hung the library would leave the
-// extraction goroutine running: goleak reports it.
+// gives its text or a named outcome, and none spends the child's limits:
+// the structures known to hang the library are refused by the precheck,
+// at once, rather than killed at the deadline.
 func TestPDFHostileCorpus(t *testing.T) {
-	saved := pdfTimeout
-	pdfTimeout = 3 * time.Second
-	t.Cleanup(func() { pdfTimeout = saved })
+	saved := Timeout
+	Timeout = 3 * time.Second
+	t.Cleanup(func() { Timeout = saved })
 	corpus := hostilePDFs()
-	tree := minimalPDFObjects([]string{"Looped"})
+	tree := pdftest.Objects([]string{"Looped"})
 	tree[1] = "<< /Type /Pages /Kids [4 0 R 2 0 R] /Count 2 >>"
-	corpus["page tree cycle"] = assemblePDF(tree)
-	parent := minimalPDFObjects([]string{"first"})
+	corpus["page tree cycle"] = pdftest.Assemble(tree)
+	parent := pdftest.Objects([]string{"first"})
 	parent[3] = "<< /Type /Page /Parent 4 0 R /Contents 5 0 R >>"
-	corpus["/Parent cycle"] = assemblePDF(parent)
+	corpus["/Parent cycle"] = pdftest.Assemble(parent)
 	for name, body := range corpus {
 		t.Run(name, func(t *testing.T) {
-			done := make(chan Document, 1)
-			go func() {
-				d, err := Convert(context.Background(), body, "application/pdf", Options{Format: Text})
-				if err != nil {
-					t.Errorf("Convert: %v", err)
-				}
-				done <- d
-			}()
-			var d Document
-			select {
-			case d = <-done:
-			case <-time.After(2 * pdfTimeout):
-				t.Fatalf("Convert still running after %v", 2*pdfTimeout)
-			}
-			if d.Format != Text || d.Text == "" {
-				t.Errorf("got format %q text %q; want a Text description or the page text", d.Format, d.Text)
-			}
-			if strings.HasPrefix(d.Text, "[binary content") && len(d.Notes) == 0 {
-				t.Errorf("described without a note")
-			}
-			if containsNote(d, "took too long") || containsNote(d, "still running") {
-				t.Errorf("notes %q: the library hung; the precheck must refuse this file", d.Notes)
+			r, err := Extract(context.Background(), body)
+			switch {
+			case errors.Is(err, ErrTooSlow), errors.Is(err, ErrLimits):
+				t.Errorf("got %v: the library hung or blew up; the precheck must refuse this file", err)
+			case err == nil && r.Text == "" && r.Pages == 0:
+				t.Errorf("got no text, no pages and no error")
+			case err != nil && !errors.Is(err, ErrUnsafe) && !errors.Is(err, ErrUnreadable):
+				t.Errorf("got %v; want the text, ErrUnsafe or ErrUnreadable", err)
 			}
 			goleak.VerifyNone(t)
 		})
@@ -264,7 +251,7 @@ func FuzzPDFPrecheck(f *testing.F) {
 	for _, body := range hostilePDFs() {
 		f.Add(body)
 	}
-	f.Add(minimalPDF([]string{"seed"}))
+	f.Add(pdftest.Minimal([]string{"seed"}))
 	f.Add([]byte("%PDF-1.4\nstartxref 0 /N (unterminated"))
 	f.Add([]byte("/Pr#6 /N <abc startxref\x00 9 0 obj << /Type /XRef /W [1 2 3] >> stream\r\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -277,19 +264,20 @@ func FuzzPDFPrecheck(f *testing.F) {
 
 // TestPDFLaterFilesStillRead: the review's slot starvation. A looping file
 // used to hold the extraction slot forever, so every later PDF was only
-// described; refused up front, it no longer touches the slot.
+// described; each extraction is now a child of its own, killed at its
+// deadline, and the hostile files are refused up front.
 func TestPDFLaterFilesStillRead(t *testing.T) {
 	for name, body := range hostilePDFs() {
-		if _, err := Convert(t.Context(), body, "application/pdf", Options{Format: Text}); err != nil {
+		if _, err := Extract(t.Context(), body); err != nil && !errors.Is(err, ErrUnsafe) && !errors.Is(err, ErrUnreadable) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	d, err := Convert(t.Context(), minimalPDF([]string{"read after all"}), "application/pdf", Options{Format: Text})
+	r, err := Extract(t.Context(), pdftest.Minimal([]string{"read after all"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(d.Text, "read after all") {
-		t.Errorf("got text %q notes %q; want the later PDF's text", d.Text, d.Notes)
+	if !strings.Contains(r.Text, "read after all") {
+		t.Errorf("got text %q; want the later PDF's text", r.Text)
 	}
 }
 

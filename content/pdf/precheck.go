@@ -1,4 +1,4 @@
-package content
+package pdf
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ import (
 // appears (in strings and stream data too) and every startxref is
 // followed, not just the last one the library uses, so the cost of a false
 // match is a PDF described instead of read, never a hang.
-var errPDFShape = errors.New("structure the PDF reader cannot handle safely")
+var errPDFShape = ErrUnsafe
 
 const (
 	maxXrefHops        = 64

@@ -1,0 +1,5 @@
+package content
+
+import "runtime"
+
+var isDarwin = runtime.GOOS == "darwin"

@@ -1,0 +1,5 @@
+//go:build !race
+
+package content
+
+const raceEnabled = false
