@@ -84,7 +84,12 @@
 // # Transports
 //
 // Stdio writes nothing but protocol messages to [Options.Stdout];
-// diagnostics go to [Options.Logger]. Streamable HTTP binds loopback only
+// diagnostics go to [Options.Logger]. It survives any line: a line that is
+// not JSON gets the JSON-RPC parse error (-32700), one that is not a
+// JSON-RPC message, nests deeper than [MaxNesting] or is longer than
+// [MaxLineBytes] gets invalid request (-32600), with the message's id when
+// it can be read and null otherwise, and the session serves on; responses
+// already due are written. Streamable HTTP binds loopback only
 // ([LoopbackListen], [ErrNotLoopback]) and keeps the SDK's DNS-rebinding
 // protection, plus net/http's cross-origin protection, so a web page cannot
 // drive the server.

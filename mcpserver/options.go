@@ -66,6 +66,9 @@ type Options struct {
 	// Version is reported as the server's version. "" means "dev".
 	Version string
 
+	// maxLine overrides [MaxLineBytes] for the stdio transport (tests).
+	maxLine int
+
 	// newTool builds the tool for one call; nil means the fetch tool. Tests
 	// set it (export_test.go) to exercise approval without a network.
 	newTool func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool

@@ -73,7 +73,10 @@ func serveStdio(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	if opts.Stdout != nil {
 		out = opts.Stdout
 	}
-	t := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}}
+	// The guard answers lines the SDK cannot decode, so that the session
+	// survives them; the SDK's own frame limit is then never reached.
+	w := &lineWriter{w: out}
+	t := &mcp.IOTransport{Reader: newLineGuard(in, w, opts.maxLine), Writer: w, MaxLineLength: -1}
 	err := ms.Run(ctx, t)
 	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
@@ -169,6 +172,3 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	return nil
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

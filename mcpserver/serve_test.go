@@ -51,11 +51,21 @@ func (r *lineRecorder) checkProtocolOnly(t *testing.T) {
 	sc.Buffer(nil, 64<<20)
 	n := 0
 	for sc.Scan() {
-		var m struct {
+		var ms []struct {
 			JSONRPC string `json:"jsonrpc"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.JSONRPC != "2.0" {
+		line := sc.Bytes()
+		if len(line) > 0 && line[0] != '[' { // else a batch answer
+			line = append(append([]byte("["), line...), ']')
+		}
+		err := json.Unmarshal(line, &ms)
+		if err != nil || len(ms) == 0 {
 			t.Errorf("stdout line %d is not a JSON-RPC message: %.200q", n, sc.Text())
+		}
+		for _, m := range ms {
+			if m.JSONRPC != "2.0" {
+				t.Errorf("stdout line %d is not a JSON-RPC message: %.200q", n, sc.Text())
+			}
 		}
 		n++
 	}
