@@ -171,4 +171,3 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	<-errc
 	return nil
 }
-
