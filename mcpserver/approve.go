@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -107,7 +108,8 @@ func (a *answeredApprover) Approve(_ context.Context, req broker.ApprovalRequest
 
 // answered returns the approver holding the answer of a retried call: the
 // call must carry this server's state for these arguments and workspace,
-// naming the target, and a response to the approval question. A response
+// naming the target, and a response to the approval question, and must not
+// have been answered before (the state's nonce is consumed). A response
 // that is not an elicitation result counts as nobody answering, so that a
 // confused client gets not_approved rather than the question forever.
 func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
@@ -116,6 +118,12 @@ func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
 	}
 	r, ok := c.inputResponse(inputApproval)
 	if !ok {
+		return nil, false
+	}
+	// One approval, one call: a state already answered is no state, and
+	// the question is asked again.
+	if !c.s.state.consume(*c.state) {
+		c.s.log.Log(context.Background(), diag.L2, "request state answered before: asking again", "target", c.state.Target)
 		return nil, false
 	}
 	res, _ := r.(*mcp.ElicitResult)

@@ -175,11 +175,19 @@ func TestMultiRoundTripStateIsBound(t *testing.T) {
 		{name: "tampered state", args: args, state: "x" + first.RequestState, responses: accept, want: "asked"},
 		{name: "state of other arguments", args: json.RawMessage(fmt.Sprintf(`{"url": %q}`, srv.URL+"/b")), state: first.RequestState, responses: accept, want: "asked"},
 		{name: "state without an answer", args: args, state: first.RequestState, want: "asked"},
-		{name: "answered with something else", args: args, state: first.RequestState, responses: rootsInstead, want: "not_approved: "},
+		{name: "answered with something else", args: args, state: "fresh", responses: rootsInstead, want: "not_approved: "},
 		{name: "the issued state", args: args, state: first.RequestState, responses: accept, want: "ran"},
+		{name: "the issued state again", args: args, state: first.RequestState, responses: accept, want: "asked"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.state == "fresh" {
+				again, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: args})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.state = again.RequestState
+			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: tc.args, InputResponses: tc.responses, RequestState: tc.state})
 			if err != nil {
 				t.Fatal(err)
