@@ -43,6 +43,14 @@ type Options struct {
 	// the server accepts connections (useful with port 0).
 	Ready func(addr net.Addr)
 
+	// SessionTimeout closes an MCP HTTP session idle (no request from its
+	// client) for that long, freeing its memory. 0 means
+	// [DefaultSessionTimeout].
+	SessionTimeout time.Duration
+	// MaxSessions bounds the open MCP HTTP sessions; a new one beyond it is
+	// refused with 503. 0 means [DefaultMaxSessions].
+	MaxSessions int
+
 	// Stdin and Stdout carry the stdio transport. If nil, os.Stdin and
 	// os.Stdout. Nothing but protocol messages is ever written to Stdout.
 	// Stdin is closed when the session ends if it is an io.Closer (that is

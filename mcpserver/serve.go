@@ -53,12 +53,12 @@ func Serve(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if opts.HTTPAddr == "" && opts.Listener == nil {
-		return serveStdio(ctx, ms, opts)
+		return serveStdio(ctx, s, ms, opts)
 	}
-	return serveHTTP(ctx, ms, opts)
+	return serveHTTP(ctx, s, ms, opts)
 }
 
-func serveStdio(ctx context.Context, ms *mcp.Server, opts *Options) error {
+func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) error {
 	// Closing the reader is what unblocks a pending read when the session
 	// ends, so a reader that can be closed is passed as is (os.Stdin too).
 	var in io.ReadCloser = os.Stdin
@@ -75,8 +75,13 @@ func serveStdio(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	}
 	// The guard answers lines the SDK cannot decode, so that the session
 	// survives them; the SDK's own frame limit is then never reached.
+	// The end of the input is the client closing the transport: calls in
+	// flight are cancelled (callContext).
 	w := &lineWriter{w: out}
-	t := &mcp.IOTransport{Reader: newLineGuard(in, w, opts.maxLine), Writer: w, MaxLineLength: -1}
+	s.inputClosed = make(chan struct{})
+	g := newLineGuard(in, w, opts.maxLine)
+	g.onEnd = func() { close(s.inputClosed) }
+	t := &mcp.IOTransport{Reader: g, Writer: w, MaxLineLength: -1}
 	err := ms.Run(ctx, t)
 	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
@@ -126,7 +131,7 @@ func isLoopbackAddr(a net.Addr) bool {
 	return ok && ip.Unmap().IsLoopback()
 }
 
-func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
+func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) error {
 	ln := opts.Listener
 	if ln == nil {
 		var err error
@@ -141,12 +146,14 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
 		Logger:              sdkLogger(diag.For(logger(opts), diag.DomainMCP)),
 		MaxRequestBodyBytes: MaxHTTPRequestBytes,
+		SessionTimeout:      cmpOr(opts.SessionTimeout, DefaultSessionTimeout),
 		// DNS rebinding protection (a non-localhost Host header is
 		// refused) stays on; cross-origin requests from browsers are
 		// refused below.
 	})
+	s.front = newHTTPFront(h, ms, opts.MaxSessions)
 	srv := &http.Server{
-		Handler:           http.NewCrossOriginProtection().Handler(h),
+		Handler:           http.NewCrossOriginProtection().Handler(s.front),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -169,5 +176,17 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 		srv.Close()
 	}
 	<-errc
+	// Sessions outlive the HTTP server: close what the clients left open.
+	for ss := range ms.Sessions() {
+		ss.Close()
+	}
 	return nil
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }

@@ -38,6 +38,10 @@ type server struct {
 	cwd   workspace.Workspace
 	roots *rootsCache
 	state *stateSigner
+	// front is the HTTP front of [Serve] (nil on other transports);
+	// inputClosed is closed when stdio's input ends (nil elsewhere).
+	front       *httpFront
+	inputClosed chan struct{}
 }
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
@@ -188,6 +192,8 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 			res, err = errorResult(tool.ErrorResult(refusal.New(refusal.InternalError, "internal error"))), nil
 		}
 	}()
+	ctx, cancel := s.callContext(ctx, req)
+	defer cancel()
 	c := s.newCall(req)
 	ws, needRoots, rerr := s.workspaceFor(ctx, c)
 	if rerr != nil {

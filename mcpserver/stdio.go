@@ -43,6 +43,7 @@ type lineGuard struct {
 	pending []byte // the rest of the current valid line for the SDK
 	line    []byte // reused line buffer
 	err     error  // sticky read error
+	onEnd   func() // if set, called once when the input ends
 }
 
 func newLineGuard(src io.ReadCloser, out *lineWriter, maxLine int) *lineGuard {
@@ -61,6 +62,10 @@ func (g *lineGuard) Close() error { return g.src.Close() }
 func (g *lineGuard) Read(p []byte) (int, error) {
 	for len(g.pending) == 0 {
 		if g.err != nil {
+			if g.onEnd != nil {
+				g.onEnd()
+				g.onEnd = nil
+			}
 			return 0, g.err
 		}
 		g.next()
