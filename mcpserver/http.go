@@ -32,7 +32,7 @@ const (
 )
 
 // httpFront stands in front of the SDK's streamable HTTP handler. It
-// bounds the open sessions, and tells a tool call when its client has gone:
+// authenticates every request (bearer token), bounds the open sessions, and tells a tool call when its client has gone:
 // the POST that carried it ended before its answer (socket reset, client
 // stopped reading), or the client closed the session (DELETE) while the
 // call ran. The SDK alone would let such a call run to its end: a stateful
@@ -40,6 +40,7 @@ const (
 // closing a session waits for its calls.
 type httpFront struct {
 	next        http.Handler
+	token       string
 	sessions    func() iter.Seq[*mcp.ServerSession]
 	maxSessions int
 
@@ -55,14 +56,21 @@ type postEntry struct {
 
 func (e *postEntry) close() { e.once.Do(func() { close(e.gone) }) }
 
-func newHTTPFront(next http.Handler, ms *mcp.Server, maxSessions int) *httpFront {
+func newHTTPFront(next http.Handler, ms *mcp.Server, token string, maxSessions int) *httpFront {
 	if maxSessions <= 0 {
 		maxSessions = DefaultMaxSessions
 	}
-	return &httpFront{next: next, sessions: ms.Sessions, maxSessions: maxSessions, posts: map[string]*postEntry{}}
+	return &httpFront{next: next, token: token, sessions: ms.Sessions, maxSessions: maxSessions, posts: map[string]*postEntry{}}
 }
 
+// ServeHTTP refuses, with 401 and before anything else sees the request,
+// a request without "Authorization: Bearer TOKEN".
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !authorized(r, f.token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ocfetch mcp"`)
+		http.Error(w, "unauthorized: send Authorization: Bearer TOKEN, the token of ocfetch mcp's token file", http.StatusUnauthorized)
+		return
+	}
 	r.Header.Del(postHeader)
 	sid := r.Header.Get(sessionIDHeader)
 	switch r.Method {

@@ -32,6 +32,7 @@ func (c *rawHTTP) post(ctx context.Context, sid, body string) (*http.Response, e
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
 		req.Header.Set("Mcp-Protocol-Version", protoLegacy)
@@ -66,6 +67,7 @@ func (c *rawHTTP) delete(sid string) {
 	req, _ := http.NewRequest(http.MethodDelete, c.url, nil)
 	req.Header.Set("Mcp-Session-Id", sid)
 	req.Header.Set("Mcp-Protocol-Version", protoLegacy)
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := c.client.Do(req)
 	if err != nil {
 		c.t.Fatal(err)

@@ -43,6 +43,11 @@ type Options struct {
 	// the server accepts connections (useful with port 0).
 	Ready func(addr net.Addr)
 
+	// BearerToken is what every request of streamable HTTP must carry as
+	// "Authorization: Bearer TOKEN"; anything else gets 401 and reaches
+	// nothing. Required for HTTP ([ErrNoToken]): 16 to 512 printable ASCII
+	// characters. [LoadOrCreateToken] keeps one in a 0600 file.
+	BearerToken string
 	// SessionTimeout closes an MCP HTTP session idle (no request from its
 	// client) for that long, freeing its memory. 0 means
 	// [DefaultSessionTimeout].

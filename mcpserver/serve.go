@@ -143,6 +143,9 @@ func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) er
 	if !isLoopbackAddr(ln.Addr()) {
 		return ErrNotLoopback
 	}
+	if !validToken(opts.BearerToken) {
+		return ErrNoToken
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
 		Logger:              sdkLogger(diag.For(logger(opts), diag.DomainMCP)),
 		MaxRequestBodyBytes: MaxHTTPRequestBytes,
@@ -151,9 +154,9 @@ func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) er
 		// refused) stays on; cross-origin requests from browsers are
 		// refused below.
 	})
-	s.front = newHTTPFront(h, ms, opts.MaxSessions)
+	s.front = newHTTPFront(http.NewCrossOriginProtection().Handler(h), ms, opts.BearerToken, opts.MaxSessions)
 	srv := &http.Server{
-		Handler:           http.NewCrossOriginProtection().Handler(s.front),
+		Handler:           s.front,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

@@ -5,14 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/mcpserver"
 )
 
+// mcpFlags are the flags of ocfetch mcp.
+type mcpFlags struct {
+	httpAddr       string
+	tokenFile      string
+	sessionTimeout time.Duration
+}
+
 func newMCPCmd(a *app) *cobra.Command {
-	var httpAddr string
+	var f mcpFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the fetch tool over MCP (stdio, or streamable HTTP on loopback)",
@@ -22,20 +30,31 @@ rules, local mode, egress guard and audit log as ocfetch get; a target no rule
 covers is put to the user by elicitation where the client supports it.
 
 The workspace root is --root, else the client's first file:// root, else the
-current directory.`,
+current directory.
+
+Over --http every request must carry "Authorization: Bearer TOKEN"; the token
+is generated into a file only you can read (--token-file, default
+<user config dir>/ocfetch/mcp-token) and shown, with client snippets, at start.
+Sessions idle for --session-timeout are closed (the client starts a new one).`,
 		Example: `  ocfetch mcp
   ocfetch mcp --root ~/src/project
   ocfetch mcp --http 127.0.0.1:8931`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(cmd.Context(), a, httpAddr)
+			return runMCP(cmd.Context(), a, f)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().StringVar(&f.httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "with --http: the bearer token `FILE` (created, mode 0600, if missing; default <user config dir>/ocfetch/mcp-token)")
+	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	return cmd
 }
 
-func runMCP(ctx context.Context, a *app, httpAddr string) error {
+func runMCP(ctx context.Context, a *app, f mcpFlags) error {
+	httpAddr := f.httpAddr
+	if f.sessionTimeout <= 0 {
+		return usageErrorf("use --session-timeout 30m", "--session-timeout must be positive, not %s", f.sessionTimeout)
+	}
 	// Only an explicit --root is resolved here (a bad one is a usage
 	// error); without it, the server takes the client's first root, else
 	// the current directory.
@@ -57,8 +76,24 @@ func runMCP(ctx context.Context, a *app, httpAddr string) error {
 		Version:  versionString(),
 	}
 	if httpAddr != "" {
+		path := f.tokenFile
+		if path == "" {
+			p, err := mcpserver.DefaultTokenPath()
+			if err != nil {
+				return usageErrorf("name one with --token-file FILE", "%v", err)
+			}
+			path = p
+		}
+		token, err := mcpserver.LoadOrCreateToken(path)
+		if err != nil {
+			return usageErrorf("fix or delete the file, or name another with --token-file FILE", "%v", err)
+		}
+		opts.BearerToken = token
+		opts.SessionTimeout = f.sessionTimeout
 		opts.Ready = func(addr net.Addr) {
-			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on http://%s/\n", addr)
+			url := fmt.Sprintf("http://%s/", addr)
+			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on %s\n", url)
+			fmt.Fprint(a.stderr, mcpClientSnippet(url, token, path))
 		}
 	}
 	err := mcpserver.Serve(ctx, opts)
@@ -73,4 +108,13 @@ func runMCP(ctx context.Context, a *app, httpAddr string) error {
 		e.code = exitUsage
 	}
 	return e
+}
+
+// mcpClientSnippet tells the user how to connect a client to url with the
+// bearer token kept in path.
+func mcpClientSnippet(url, token, path string) string {
+	return fmt.Sprintf(`ocfetch mcp: every request needs "Authorization: Bearer TOKEN"; the token is in %[3]s
+  Claude Code: claude mcp add --transport http ocfetch %[1]s --header "Authorization: Bearer %[2]s"
+  VS Code (.vscode/mcp.json): {"servers": {"ocfetch": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+`, url, token, path)
 }
