@@ -57,8 +57,11 @@
 // A target no saved rule covers is put to the user when the client declares
 // form elicitation: the message shows the tool, "<METHOD> <host>" and the
 // network target (never path, query, headers or body), and the form has one
-// required choice, decision: once, always or deny. "always" saves an allow
-// rule in the workspace; deny, decline and cancel are not_approved. A client
+// required choice, decision: once, session, always or deny (titled options,
+// oneOf const/title, as the 2025-11-25 schema has them). "session" approves
+// the target for the rest of this MCP session, in memory only; "always"
+// saves an allow rule in the workspace; deny, decline and cancel are
+// not_approved; an accept without a decision is asked again. A client
 // without elicitation gets not_approved with the hint `ocfetch rules allow
 // HOST:PORT`.
 //

@@ -106,6 +106,11 @@ func manualClient(t *testing.T, ws workspace.Workspace) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return manualClientTo(t, ms)
+}
+
+func manualClientTo(t *testing.T, ms *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := ms.Connect(ctx, st, nil)

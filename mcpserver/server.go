@@ -42,6 +42,8 @@ type server struct {
 	// inputClosed is closed when stdio's input ends (nil elsewhere).
 	front       *httpFront
 	inputClosed chan struct{}
+	// sessionOK holds the approvals answered "for this session".
+	sessionOK *sessionApprovals
 }
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
@@ -82,7 +84,7 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 }
 
 func newServer(opts *Options) (*server, error) {
-	s := &server{roots: newRootsCache()}
+	s := &server{roots: newRootsCache(), sessionOK: newSessionApprovals()}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -220,6 +222,10 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 			b.Approver = a
 			break
 		}
+		if a, ok := s.coveredApprover(ctx, c, t, ws); ok {
+			b.Approver = a // approved for this session: no question
+			break
+		}
 		// On the multi round-trip protocol the server may not ask
 		// mid-call: the question goes back in the result and the client
 		// calls again with the answer. A dry run of the broker (no audit,
@@ -230,6 +236,7 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		}
 		b.Approver = broker.NonInteractive()
 	}
+	b.Approver = s.withSessionApprovals(req.Session, ws, b.Approver)
 	r := b.Call(ctx, t, c.args)
 	s.log.Log(ctx, diag.L2, "call served", "root", ws.Root, "profile", string(profile), "protocol", c.protocol, "reason", string(r.Reason), "status", r.Status)
 	return toCallToolResult(r), nil
