@@ -89,11 +89,16 @@ func heapAndGoroutines() (uint64, int) {
 // freed. Soak: 2,000 sessions (200 with -short), bounded by a 60 s deadline.
 func TestAbandonedSessionsAreReclaimed(t *testing.T) {
 	n := 2000
-	if testing.Short() {
+	// The timeout must outlast opening the sessions, or none is open
+	// when the test looks.
+	timeout := 500 * time.Millisecond
+	switch {
+	case raceEnabled:
+		n, timeout = 100, 5*time.Second
+	case testing.Short():
 		n = 200
 	}
 	ws := localWorkspace(t, 1)
-	const timeout = 300 * time.Millisecond
 	addr := serveHTTPForTest(t, &Options{Root: ws.Root, SessionTimeout: timeout, MaxSessions: n + 10})
 	c := &rawHTTP{t: t, url: "http://" + addr + "/", client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}}
 	defer c.client.CloseIdleConnections()

@@ -76,6 +76,15 @@ type Options struct {
 	// decompression). 0 means fetch's default.
 	MaxBodyBytes int64
 
+	// FetchTimeout bounds one fetch (--timeout); 0 means fetch's default.
+	FetchTimeout time.Duration
+	// DefaultMaxLength is the max_length of a call that sets none
+	// (--max-length); 0 means fetch's default.
+	DefaultMaxLength int
+	// UserAgent is sent unless a call sets User-Agent (--user-agent); ""
+	// means "ocfetch/VERSION (+https://github.com/ocfetch/ocfetch)".
+	UserAgent string
+
 	// Version is reported as the server's version. "" means "dev".
 	Version string
 

@@ -121,13 +121,22 @@ func newServer(opts *Options) (*server, error) {
 	if eo.Logger == nil {
 		eo.Logger = s.opts.Logger
 	}
+	// The fetch's own deadline binds; the client's must not cut it short.
+	eo.Timeout = max(eo.Timeout, s.opts.FetchTimeout)
 	s.client = egress.NewClient(&eo)
 	s.newTool = s.opts.newTool
 	if s.newTool == nil {
-		logger := s.opts.Logger
-		maxBody := s.opts.MaxBodyBytes
+		fo := fetch.Options{
+			MaxBodyBytes:     s.opts.MaxBodyBytes,
+			DefaultMaxLength: s.opts.DefaultMaxLength,
+			Timeout:          s.opts.FetchTimeout,
+			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
+			Logger:           s.opts.Logger,
+		}
 		s.newTool = func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool {
-			return fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: p, MaxBodyBytes: maxBody, Logger: logger})
+			o := fo
+			o.Workspace, o.Profile = ws, p
+			return fetch.NewFetch(client, &o)
 		}
 	}
 	st, err := newStateSigner()
@@ -309,3 +318,8 @@ func argsOf(raw json.RawMessage) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// userAgent is the default User-Agent of this server's fetches.
+func userAgent(version string) string {
+	return "ocfetch/" + cmpOr(version, "dev") + " (+https://github.com/ocfetch/ocfetch)"
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/mcpserver"
 )
 
@@ -17,6 +18,10 @@ type mcpFlags struct {
 	httpAddr       string
 	tokenFile      string
 	sessionTimeout time.Duration
+	timeout        time.Duration
+	maxBytes       int64
+	maxLength      int
+	userAgent      string
 }
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -46,14 +51,25 @@ Sessions idle for --session-timeout are closed (the client starts a new one).`,
 	}
 	cmd.Flags().StringVar(&f.httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
 	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "with --http: the bearer token `FILE` (created, mode 0600, if missing; default <user config dir>/ocfetch/mcp-token)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "bound each fetch to `DUR`")
+	cmd.Flags().Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` response body bytes a fetch (after decompression)")
+	cmd.Flags().IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
+	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
 	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	return cmd
 }
 
 func runMCP(ctx context.Context, a *app, f mcpFlags) error {
 	httpAddr := f.httpAddr
-	if f.sessionTimeout <= 0 {
+	switch {
+	case f.sessionTimeout <= 0:
 		return usageErrorf("use --session-timeout 30m", "--session-timeout must be positive, not %s", f.sessionTimeout)
+	case f.timeout <= 0:
+		return usageErrorf("use --timeout 30s", "--timeout must be positive, not %s", f.timeout)
+	case f.maxBytes <= 0:
+		return usageErrorf("use --max-bytes 5242880", "--max-bytes must be positive, not %d", f.maxBytes)
+	case f.maxLength <= 0 || f.maxLength > fetch.MaxMaxLength:
+		return usageErrorf("use --max-length 20000", "--max-length must be between 1 and %d, not %d", fetch.MaxMaxLength, f.maxLength)
 	}
 	// Only an explicit --root is resolved here (a bad one is a usage
 	// error); without it, the server takes the client's first root, else
@@ -74,6 +90,11 @@ func runMCP(ctx context.Context, a *app, f mcpFlags) error {
 		Stdout:   a.stdout,
 		Logger:   a.log(),
 		Version:  versionString(),
+
+		FetchTimeout:     f.timeout,
+		MaxBodyBytes:     f.maxBytes,
+		DefaultMaxLength: f.maxLength,
+		UserAgent:        f.userAgent,
 	}
 	if httpAddr != "" {
 		path := f.tokenFile
