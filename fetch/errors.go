@@ -24,7 +24,7 @@ func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refus
 	who := p.method + " " + p.scheme + "://" + p.target.String()
 	switch {
 	case isTimeout(ctx, err):
-		return refusal.Newf(refusal.Timeout, "%s: no complete response within %s", who, f.timeout).
+		return refusal.Newf(refusal.Timeout, "%s: no complete response within %s", who, p.timeout).
 			WithHint("the server is slow or unreachable; try again later").Wrap(err)
 	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled (the client went away)", who).Wrap(err)
@@ -44,7 +44,7 @@ func (f *Fetch) bodyError(ctx context.Context, p *prepared, err error) *refusal.
 	who := p.method + " " + p.scheme + "://" + p.target.String()
 	switch {
 	case isTimeout(ctx, err):
-		return refusal.Newf(refusal.Timeout, "%s: the body did not arrive within %s", who, f.timeout).
+		return refusal.Newf(refusal.Timeout, "%s: the body did not arrive within %s", who, p.timeout).
 			WithHint("the server is slow; try again later").Wrap(err)
 	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled (the client went away) while reading the body", who).Wrap(err)

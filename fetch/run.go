@@ -54,7 +54,7 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 }
 
 func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	if p.local {
 		if err := f.admitLocal(p); err != nil {
@@ -102,7 +102,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	}
 	defer resp.Body.Close()
 
-	raw, cut, err := readBody(resp, f.maxBody)
+	raw, cut, err := readBody(resp, p.maxBody)
 	if err != nil {
 		return nil, f.bodyError(ctx, p, err)
 	}
@@ -118,7 +118,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		StartIndex:    p.startIndex,
 	}
 	if cut {
-		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", f.maxBody, f.maxBody))
+		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", p.maxBody, p.maxBody))
 	}
 
 	ctype := resp.Header.Get("Content-Type")

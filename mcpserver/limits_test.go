@@ -26,18 +26,20 @@ func TestServerFetchDefaults(t *testing.T) {
 	tests := []struct {
 		name   string
 		opts   Options
+		extra  string // more arguments
 		wantUA string
 		wantX  int
 	}{
-		{"defaults", Options{Version: "1.2.3"}, "ocfetch/1.2.3 (+https://github.com/ocfetch/ocfetch)", 500},
-		{"flags", Options{Version: "1.2.3", UserAgent: "corp-agent/1", DefaultMaxLength: 100}, "corp-agent/1", 100},
+		{"defaults", Options{Version: "1.2.3"}, "", "ocfetch/1.2.3 (+https://github.com/ocfetch/ocfetch)", 500},
+		{"flags", Options{Version: "1.2.3", UserAgent: "corp-agent/1", DefaultMaxLength: 100}, "", "corp-agent/1", 100},
+		{"per-call max_bytes and timeout", Options{Version: "1.2.3"}, `, "max_bytes": 50, "timeout": 10`, "ocfetch/1.2.3 (+https://github.com/ocfetch/ocfetch)", 50},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := localWorkspace(t, uint16(port), fmt.Sprintf("127.0.0.1:%d", port))
 			tc.opts.Root = ws.Root
 			cs := connect(t, &tc.opts, clientSpec{protocol: protoLegacy})
-			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q, "format": "raw"}`, origin.URL))
+			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q, "format": "raw"%s}`, origin.URL, tc.extra))
 			if res.IsError {
 				t.Fatalf("call: %s", text(res))
 			}

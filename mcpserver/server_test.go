@@ -49,7 +49,7 @@ func TestListToolsSchema(t *testing.T) {
 			t.Errorf("input property %s: type %q, description %q; want both", name, p.Type, p.Description)
 		}
 	}
-	want := []string{"body", "format", "headers", "max_length", "method", "start_index", "url"}
+	want := []string{"body", "format", "headers", "max_bytes", "max_length", "method", "start_index", "timeout", "url"}
 	if diff := cmp.Diff(want, props, sortStrings); diff != "" {
 		t.Errorf("input properties (-want +got):\n%s", diff)
 	}
