@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
