@@ -85,6 +85,11 @@ type Options struct {
 	// means "ocfetch/VERSION (+https://github.com/ocfetch/ocfetch)".
 	UserAgent string
 
+	// CacheTTL is how long the response cache keeps a GET response
+	// (--cache-ttl); 0 means [DefaultCacheTTL], a negative value disables
+	// the cache.
+	CacheTTL time.Duration
+
 	// Version is reported as the server's version. "" means "dev".
 	Version string
 

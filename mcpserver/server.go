@@ -44,6 +44,9 @@ type server struct {
 	inputClosed chan struct{}
 	// sessionOK holds the approvals answered "for this session".
 	sessionOK *sessionApprovals
+	// cache is the response cache in front of the guarded transport (nil
+	// when disabled).
+	cache *responseCache
 }
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
@@ -124,6 +127,10 @@ func newServer(opts *Options) (*server, error) {
 	// The fetch's own deadline binds; the client's must not cut it short.
 	eo.Timeout = max(eo.Timeout, s.opts.FetchTimeout)
 	s.client = egress.NewClient(&eo)
+	if s.opts.CacheTTL >= 0 {
+		s.cache = newResponseCache(s.client.Transport, s.opts.CacheTTL, 0, 0)
+		s.client.Transport = s.cache
+	}
 	s.newTool = s.opts.newTool
 	if s.newTool == nil {
 		fo := fetch.Options{
@@ -205,6 +212,7 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	}()
 	ctx, cancel := s.callContext(ctx, req)
 	defer cancel()
+	ctx, note := withCacheNote(ctx)
 	c := s.newCall(req)
 	ws, needRoots, rerr := s.workspaceFor(ctx, c)
 	if rerr != nil {
@@ -248,7 +256,7 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	b.Approver = s.withSessionApprovals(req.Session, ws, b.Approver)
 	r := b.Call(ctx, t, c.args)
 	s.log.Log(ctx, diag.L2, "call served", "root", ws.Root, "profile", string(profile), "protocol", c.protocol, "reason", string(r.Reason), "status", r.Status)
-	return toCallToolResult(r), nil
+	return markCached(toCallToolResult(r), note), nil
 }
 
 // probe runs b's decision for args without auditing or running anything and

@@ -22,6 +22,7 @@ type mcpFlags struct {
 	maxBytes       int64
 	maxLength      int
 	userAgent      string
+	cacheTTL       time.Duration
 }
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -55,6 +56,7 @@ Sessions idle for --session-timeout are closed (the client starts a new one).`,
 	cmd.Flags().Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` response body bytes a fetch (after decompression)")
 	cmd.Flags().IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
 	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
+	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", mcpserver.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
 	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	return cmd
 }
@@ -95,6 +97,10 @@ func runMCP(ctx context.Context, a *app, f mcpFlags) error {
 		MaxBodyBytes:     f.maxBytes,
 		DefaultMaxLength: f.maxLength,
 		UserAgent:        f.userAgent,
+		CacheTTL:         f.cacheTTL,
+	}
+	if f.cacheTTL <= 0 {
+		opts.CacheTTL = -1 // disabled
 	}
 	if httpAddr != "" {
 		path := f.tokenFile
