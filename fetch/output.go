@@ -70,6 +70,11 @@ func Render(out Output) string {
 	b.WriteString("\nurl: ")
 	b.WriteString(out.URL)
 	b.WriteByte('\n')
+	if out.Title != "" { // as ocfetch get prints it
+		b.WriteString("title: ")
+		b.WriteString(out.Title)
+		b.WriteByte('\n')
+	}
 	for _, name := range summaryHeaders {
 		if v, ok := out.Headers[name]; ok {
 			b.WriteString(name)

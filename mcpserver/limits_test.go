@@ -52,3 +52,15 @@ func TestServerFetchDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestTextCarriesTitle: the text result has the title line ocfetch get
+// prints.
+func TestTextCarriesTitle(t *testing.T) {
+	srv, port := pageServer(t)
+	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
+	cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: protoLegacy})
+	res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL))
+	if lines := strings.Split(text(res), "\n"); len(lines) < 3 || lines[2] != "title: Hello page" {
+		t.Errorf("text:\n%s\nwant its third line to be the title line", text(res))
+	}
+}
