@@ -125,11 +125,11 @@ func noDial(t *testing.T) DialFunc {
 // countingListener is a loopback TCP listener that counts the connections
 // it accepts, to prove that nothing reached it.
 type countingListener struct {
-	ln    net.Listener
-	n     atomic.Int32
-	done  chan struct{}
-	Port  uint16
-	Addr  string
+	ln   net.Listener
+	n    atomic.Int32
+	done chan struct{}
+	Port uint16
+	Addr string
 	// conns carries the remote address of every accepted connection.
 	conns chan string
 	// markers counts the marker connections accepted dialled.

@@ -42,6 +42,12 @@ type args struct {
 	MaxLength  int64
 	HasMaxLen  bool
 	StartIndex int64
+	// Timeout is the timeout argument, in seconds; MaxBytes the max_bytes
+	// argument. Each bounded by the Fetch's caps in prepare.
+	Timeout     int64
+	HasTimeout  bool
+	MaxBytes    int64
+	HasMaxBytes bool
 }
 
 type header struct{ name, value string }
@@ -52,7 +58,7 @@ type header struct{ name, value string }
 // so nothing nests deeper than headers.
 var argsDoc = strictjson.Walker{
 	MaxDepth:  2,
-	Keys:      []string{"url", "method", "headers", "body", "format", "max_length", "start_index"},
+	Keys:      []string{"url", "method", "headers", "body", "format", "max_length", "start_index", "timeout", "max_bytes"},
 	AnyKeysAt: []string{"headers"},
 }
 
@@ -149,6 +155,18 @@ func (d *argsDecoder) field(key string, v strictjson.Value) error {
 			return nil
 		}
 		a.StartIndex, err = d.int(key, v)
+	case "timeout":
+		if v.Kind == strictjson.Null {
+			return nil
+		}
+		a.Timeout, err = d.int(key, v)
+		a.HasTimeout = true
+	case "max_bytes":
+		if v.Kind == strictjson.Null {
+			return nil
+		}
+		a.MaxBytes, err = d.int(key, v)
+		a.HasMaxBytes = true
 	}
 	return err
 }
@@ -232,7 +250,7 @@ func walkError(err error) error {
 		return errArgs("arguments have data after the JSON object")
 	case errors.Is(err, strictjson.ErrUnknownKey):
 		return errArgs("unknown field " + strconv.Quote(safetext.Short(e.Key)) +
-			"; the fields are url, method, headers, body, format, max_length, start_index")
+			"; the fields are url, method, headers, body, format, max_length, start_index, timeout, max_bytes")
 	case errors.Is(err, strictjson.ErrDuplicateKey) && len(e.Path) == 0:
 		return errArgs("field " + e.Key + " appears more than once")
 	case errors.Is(err, strictjson.ErrDuplicateKey):

@@ -100,7 +100,7 @@ func TestDecodeArgsMessages(t *testing.T) {
 		{"invalid UTF-8", "{\"url\":\"s3cr3t\xff\"}", "not valid UTF-8 (at byte 14)"},
 		{"not an object", `["s3cr3t"]`, "arguments must be a JSON object"},
 		{"trailing data", `{"url":"s3cr3t"} {"s3cr3t":1}`, "data after the JSON object"},
-		{"unknown field", `{"url":"s3cr3t","timeout":1}`, `unknown field "timeout"`},
+		{"unknown field", `{"url":"s3cr3t","retries":1}`, `unknown field "retries"`},
 		{"field in another case", `{"URL":"s3cr3t"}`, `unknown field "URL"`},
 		{"duplicate field", `{"url":"s3cr3t","url":"s3cr3t"}`, "field url appears more than once"},
 		{"duplicate field after headers", `{"url":"s3cr3t","headers":{"url":"s3cr3t"},"url":"s3cr3t"}`, "field url appears more than once"},

@@ -31,10 +31,10 @@ func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refus
 	who := p.method + " " + p.scheme + "://" + p.target.String()
 	switch {
 	case isTimeout(ctx, err):
-		return refusal.Newf(refusal.Timeout, "%s: no complete response within %s", who, f.timeout).
+		return refusal.Newf(refusal.Timeout, "%s: no complete response within %s", who, p.timeout).
 			WithHint("the server is slow or unreachable; try again later").Wrap(err)
-	case errors.Is(err, context.Canceled):
-		return refusal.Newf(refusal.ConnectionFailed, "%s: the call was canceled", who).Wrap(err)
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled (the client went away)", who).Wrap(err)
 	case isTLS(err):
 		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
 			WithHint("the server's certificate is not valid for this host or not trusted").Wrap(err)
@@ -60,8 +60,10 @@ func (f *Fetch) bodyError(ctx context.Context, p *prepared, err error) *refusal.
 	who := p.method + " " + p.scheme + "://" + p.target.String()
 	switch {
 	case isTimeout(ctx, err):
-		return refusal.Newf(refusal.Timeout, "%s: the body did not arrive within %s", who, f.timeout).
+		return refusal.Newf(refusal.Timeout, "%s: the body did not arrive within %s", who, p.timeout).
 			WithHint("the server is slow; try again later").Wrap(err)
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled (the client went away) while reading the body", who).Wrap(err)
 	case errors.Is(err, errBadEncoding):
 		return refusal.Newf(refusal.ConnectionFailed, "%s: the body could not be decompressed (corrupt gzip)", who).Wrap(err)
 	}

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -115,7 +116,9 @@ Long content is returned in windows of max_length characters (default 20000); wh
 
 Rules: public hosts must use https. http://localhost, 127.0.0.1 or [::1] work only with an explicit port the user has allowed for this project (local mode). URLs with user:password@ are refused; send credentials as a header. Redirects are followed only within the same scheme, host and port (at most 10); a redirect elsewhere is reported, not followed, so fetch its location in a new call if needed. Each new host needs the user's approval. A 4xx or 5xx response is a delivered result, not an error.`
 
-var inputSchema = json.RawMessage(`{
+// inputSchemaFormat is the input schema with the caps (timeout seconds,
+// max_bytes) to fill in: the Fetch's own.
+const inputSchemaFormat = `{
   "type": "object",
   "properties": {
     "url": {"type": "string", "description": "Absolute URL to fetch: https://host/path (http:// only for an allowed localhost port)."},
@@ -124,15 +127,18 @@ var inputSchema = json.RawMessage(`{
     "body": {"type": "string", "maxLength": 65536, "description": "Request body, POST only, at most 64 KiB. No Content-Type is sent unless given in headers."},
     "format": {"type": "string", "enum": ["markdown", "text", "raw"], "default": "markdown", "description": "How to return the content."},
     "max_length": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": 20000, "description": "Maximum number of characters of content to return."},
-    "start_index": {"type": "integer", "minimum": 0, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."}
+    "start_index": {"type": "integer", "minimum": 0, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": %[1]d, "default": %[1]d, "description": "Seconds the whole call may take, redirects and body included; at most the server's cap (%[1]d)."},
+    "max_bytes": {"type": "integer", "minimum": 1, "maximum": %[2]d, "default": %[2]d, "description": "Response body bytes to read at most (after decompression); a longer body is cut and reported; at most the server's cap (%[2]d)."}
   },
   "required": ["url"],
   "additionalProperties": false
-}`)
+}`
 
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (f *Fetch) Info(context.Context) (*tool.Info, error) {
-	return &tool.Info{Name: Name, Description: description, InputSchema: inputSchema}, nil
+	schema := json.RawMessage(fmt.Sprintf(inputSchemaFormat, max(int64(f.timeout/time.Second), 1), f.maxBody))
+	return &tool.Info{Name: Name, Description: description, InputSchema: schema}, nil
 }
 
 // logDecision writes the one line for a refusal: its code and, when known,

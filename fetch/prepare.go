@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/capability"
@@ -43,6 +44,10 @@ type prepared struct {
 	format     content.Format
 	maxLength  int
 	startIndex int
+	// timeout and maxBody bound this call: the Fetch's (the caps), or
+	// less when the call's timeout or max_bytes asks.
+	timeout time.Duration
+	maxBody int64
 }
 
 // PrepareCall decodes, validates and normalises one call, ONCE, and returns
@@ -115,6 +120,20 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 		return nil, errArgs("field start_index must be an integer of 0 or more")
 	}
 	p.startIndex = int(a.StartIndex)
+	p.timeout, p.maxBody = f.timeout, f.maxBody
+	if a.HasTimeout {
+		capSec := int64(f.timeout / time.Second)
+		if a.Timeout < 1 || a.Timeout > max(capSec, 1) {
+			return nil, errArgs("field timeout must be an integer number of seconds from 1 to " + strconv.FormatInt(max(capSec, 1), 10) + " (the server's cap)")
+		}
+		p.timeout = min(time.Duration(a.Timeout)*time.Second, f.timeout)
+	}
+	if a.HasMaxBytes {
+		if a.MaxBytes < 1 || a.MaxBytes > f.maxBody {
+			return nil, errArgs("field max_bytes must be an integer from 1 to " + strconv.FormatInt(f.maxBody, 10) + " (the server's cap)")
+		}
+		p.maxBody = a.MaxBytes
+	}
 
 	if err := f.prepareURL(p, a.URL); err != nil {
 		return p, err

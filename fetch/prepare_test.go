@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
@@ -91,6 +92,41 @@ func TestPrepareCallDefaults(t *testing.T) {
 	}
 }
 
+// TestPrepareCallLimits: timeout and max_bytes default to the Fetch's caps
+// and may only lower them.
+func TestPrepareCallLimits(t *testing.T) {
+	f := NewFetch(nil, &Options{Timeout: 20 * time.Second, MaxBodyBytes: 1000})
+	tests := []struct {
+		name        string
+		args        string
+		wantTimeout time.Duration
+		wantMax     int64
+	}{
+		{"defaults are the caps", `{"url": "https://example.com"}`, 20 * time.Second, 1000},
+		{"lower", `{"url": "https://example.com", "timeout": 5, "max_bytes": 10}`, 5 * time.Second, 10},
+		{"at the caps", `{"url": "https://example.com", "timeout": 20, "max_bytes": 1000}`, 20 * time.Second, 1000},
+		{"null is absent", `{"url": "https://example.com", "timeout": null, "max_bytes": null}`, 20 * time.Second, 1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, art, err := f.PrepareCall(context.Background(), uuid.New(), tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := art.(*prepared)
+			if p.timeout != tc.wantTimeout || p.maxBody != tc.wantMax {
+				t.Errorf("timeout %v max_bytes %d; want %v %d", p.timeout, p.maxBody, tc.wantTimeout, tc.wantMax)
+			}
+		})
+	}
+	for _, args := range []string{`{"url": "https://example.com", "timeout": 21}`, `{"url": "https://example.com", "max_bytes": 1001}`} {
+		_, _, err := f.PrepareCall(context.Background(), uuid.New(), args)
+		if r, ok := refusal.As(err); !ok || r.Code != refusal.InvalidArguments || !strings.Contains(r.Message, "the server's cap") {
+			t.Errorf("PrepareCall(%s) = %v; want invalid_arguments naming the server's cap", args, err)
+		}
+	}
+}
+
 func TestPrepareCallRefusals(t *testing.T) {
 	ws := newWorkspace(t, 8080)
 	permissive := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
@@ -114,7 +150,12 @@ func TestPrepareCallRefusals(t *testing.T) {
 		{"null url", permissive, `{"url": null}`, refusal.InvalidArguments},
 		{"url wrong type", permissive, `{"url": 42}`, refusal.InvalidArguments},
 		{"url object", permissive, `{"url": {"a": 1}}`, refusal.InvalidArguments},
-		{"unknown field", permissive, `{"url": "https://example.com", "timeout": 5}`, refusal.InvalidArguments},
+		{"unknown field", permissive, `{"url": "https://example.com", "retries": 5}`, refusal.InvalidArguments},
+		{"timeout 0", permissive, `{"url": "https://example.com", "timeout": 0}`, refusal.InvalidArguments},
+		{"timeout over the cap", permissive, `{"url": "https://example.com", "timeout": 31}`, refusal.InvalidArguments},
+		{"timeout not an integer", permissive, `{"url": "https://example.com", "timeout": "5"}`, refusal.InvalidArguments},
+		{"max_bytes 0", permissive, `{"url": "https://example.com", "max_bytes": 0}`, refusal.InvalidArguments},
+		{"max_bytes over the cap", permissive, `{"url": "https://example.com", "max_bytes": 5242881}`, refusal.InvalidArguments},
 		{"field case differs", permissive, `{"URL": "https://example.com"}`, refusal.InvalidArguments},
 		{"duplicate url", permissive, `{"url": "https://example.com", "url": "https://evil.example"}`, refusal.InvalidArguments},
 		{"duplicate method", permissive, `{"url": "https://example.com", "method": "GET", "method": "POST"}`, refusal.InvalidArguments},
@@ -309,8 +350,8 @@ func TestInfo(t *testing.T) {
 		}
 		props = append(props, k)
 	}
-	if len(props) != 7 || schema.Type != "object" || schema.AddProps || !cmp.Equal(schema.Required, []string{"url"}) {
-		t.Errorf("schema type %q props %v required %v additionalProperties %v; want object, 7 properties, [url], false",
+	if len(props) != 9 || schema.Type != "object" || schema.AddProps || !cmp.Equal(schema.Required, []string{"url"}) {
+		t.Errorf("schema type %q props %v required %v additionalProperties %v; want object, 9 properties, [url], false",
 			schema.Type, props, schema.Required, schema.AddProps)
 	}
 }

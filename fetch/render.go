@@ -21,8 +21,7 @@ const (
 	// ForModel is the tool result's text: the MCP server and the library
 	// (tool.Result.Content). It is the zero value.
 	ForModel Reader = iota
-	// ForPerson is what `ocfetch get` prints: a title line, content that
-	// ends in a newline, and the read-on hint as the flag to pass.
+	// ForPerson is what `ocfetch get` prints: content that ends in a newline, and the read-on hint as the flag to pass.
 	ForPerson
 )
 
@@ -40,8 +39,8 @@ type RenderOptions struct {
 }
 
 // WriteOutput is the one renderer of a delivered response, shared by the
-// CLI, the MCP server and the library: a status line, the final URL (and,
-// for a person, the title), the header summary one "name: value" a line, a
+// CLI, the MCP server and the library: a status line, the final URL, the
+// title (for a person and a model alike), the header summary one "name: value" a line, a
 // blank line, the content, and then any notes and how to read on, each on
 // its own line in brackets. What the server chose and the content does not
 // frame (URL, title, header values, notes) goes through [safetext.Line], so
@@ -57,7 +56,7 @@ func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
 		ew.str(" " + t)
 	}
 	ew.str("\nurl: " + safetext.Line(out.URL) + "\n")
-	if opt.For == ForPerson && out.Title != "" {
+	if out.Title != "" {
 		ew.str("title: " + safetext.Line(out.Title) + "\n")
 	}
 	for _, name := range summaryHeaders {

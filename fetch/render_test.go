@@ -29,8 +29,8 @@ func TestWriteOutput(t *testing.T) {
 		not  []string
 	}{
 		{"model", hostile, fetch.RenderOptions{},
-			[]string{"HTTP 200 OK\nurl: https://example.com/", "\ncontent-type: text/plain\nserver: nginx", "\n\nbody \x1b[31mred\x1b[0m", "\n\n[a note"},
-			[]string{"\x1b]0", "\x07", "\x1b[2J", "\r\n", "title:"}},
+			[]string{"HTTP 200 OK\nurl: https://example.com/", "\ntitle: Title", "\ncontent-type: text/plain\nserver: nginx", "\n\nbody \x1b[31mred\x1b[0m", "\n\n[a note"},
+			[]string{"\x1b]0", "\x07", "\u202e", "\x1b[2J", "\r\n"}},
 		{"person on a pipe", hostile, fetch.RenderOptions{For: fetch.ForPerson},
 			[]string{"HTTP 200 OK\nurl: ", "\ntitle: Title", "\ncontent-type: text/plain\nserver: nginx", "\n\nbody \x1b[31mred\x1b[0m\n", "\n[a note"},
 			[]string{"\x1b]0", "\u202e", "\x1b[2J", "\r\n"}},

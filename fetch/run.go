@@ -55,7 +55,7 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 }
 
 func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	if p.local {
 		if err := f.admitLocal(p.origin); err != nil {
@@ -103,7 +103,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	}
 	defer resp.Body.Close()
 
-	raw, cut, err := readBody(resp, f.maxBody)
+	raw, cut, err := readBody(resp, p.maxBody)
 	if err != nil {
 		return nil, f.bodyError(ctx, p, err)
 	}
@@ -119,7 +119,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		StartIndex:    p.startIndex,
 	}
 	if cut {
-		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", f.maxBody, f.maxBody))
+		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", p.maxBody, p.maxBody))
 	}
 
 	ctype := resp.Header.Get("Content-Type")

@@ -75,7 +75,7 @@ func TestRunLocalGET(t *testing.T) {
 	if res.Status != 200 || res.Bytes != int64(len(page)) {
 		t.Errorf("Result status %d bytes %d; want 200 %d", res.Status, res.Bytes, len(page))
 	}
-	if want := "HTTP 200 OK\nurl: " + base + "/index.html\ncontent-type: text/html; charset=utf-8\n"; !strings.HasPrefix(res.Content, want) {
+	if want := "HTTP 200 OK\nurl: " + base + "/index.html\ntitle: Hello page\ncontent-type: text/html; charset=utf-8\n"; !strings.HasPrefix(res.Content, want) {
 		t.Errorf("Content starts %q; want %q", res.Content[:min(len(res.Content), 120)], want)
 	}
 	if !strings.Contains(res.Content, "\n\n"+out.Content) {

@@ -6,14 +6,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // The choices of the approval form, in the order they are offered.
 const (
-	choiceOnce   = "once"
-	choiceAlways = "always"
-	choiceDeny   = "deny"
+	choiceOnce    = "once"
+	choiceSession = "session"
+	choiceAlways  = "always"
+	choiceDeny    = "deny"
 )
 
 // decisionField is the one property of the approval form.
@@ -24,14 +26,17 @@ const decisionField = "decision"
 // network target: never the path, query, headers or body of the request.
 func approvalMessage(req broker.ApprovalRequest, ws workspace.Workspace) string {
 	return fmt.Sprintf("%s wants %s (%s).\n"+
-		"Allow it once, always (saves an allow rule for %s in %s), or deny?",
+		"Allow it once, for this session, always (saves an allow rule for %s in %s), or deny?",
 		req.Tool, req.Summary, req.Requirement, req.Requirement.Target, ws.RulesPath())
 }
 
 // elicitParams is the form elicitation for req: one required string
-// "decision", one of once / always / deny.
+// "decision", one of once / session / always / deny, written to the
+// 2025-11-25 schema: titled options as oneOf const/title (not the
+// deprecated enumNames).
 func elicitParams(req broker.ApprovalRequest, ws workspace.Workspace) *mcp.ElicitParams {
 	target := req.Requirement.Target.String()
+	option := func(v, title string) map[string]any { return map[string]any{"const": v, "title": title} }
 	return &mcp.ElicitParams{
 		Mode:    "form",
 		Message: approvalMessage(req, ws),
@@ -41,9 +46,13 @@ func elicitParams(req broker.ApprovalRequest, ws workspace.Workspace) *mcp.Elici
 				decisionField: map[string]any{
 					"type":        "string",
 					"title":       "Allow network access to " + target + "?",
-					"description": "once: this call only; always: this call and later ones (saves a rule); deny: refuse this call.",
-					"enum":        []string{choiceOnce, choiceAlways, choiceDeny},
-					"enumNames":   []string{"Allow once", "Always allow " + target, "Deny"},
+					"description": "once: this call only; session: this call and later ones until this MCP session ends (kept in memory); always: this call and later ones (saves a rule); deny: refuse this call.",
+					"oneOf": []any{
+						option(choiceOnce, "Allow once"),
+						option(choiceSession, "Allow for this session"),
+						option(choiceAlways, "Always allow "+target),
+						option(choiceDeny, "Deny"),
+					},
 				},
 			},
 			"required": []string{decisionField},
@@ -52,23 +61,43 @@ func elicitParams(req broker.ApprovalRequest, ws workspace.Workspace) *mcp.Elici
 }
 
 // answerOf maps the user's response onto the broker's answers. Only an
-// accepted form naming once or always approves; an accepted "deny", a
-// decline, a cancel and anything malformed are Deny: the call is refused
-// with not_approved. A nil result (nobody answered) is Unanswered.
+// accepted form naming once, session or always approves (session is Once
+// to the broker; the server remembers it, [isSessionAnswer]); an accepted
+// "deny", a decline, a cancel and any other value are Deny: the call is
+// refused with not_approved. A nil result (nobody answered) and an accept
+// without a decision (the question left unanswered, [isEmptyAccept]) are
+// Unanswered.
 func answerOf(res *mcp.ElicitResult) broker.Answer {
-	if res == nil {
+	if res == nil || isEmptyAccept(res) {
 		return broker.Unanswered
 	}
 	if res.Action != "accept" {
 		return broker.Deny
 	}
 	switch v, _ := res.Content[decisionField].(string); v {
-	case choiceOnce:
+	case choiceOnce, choiceSession:
 		return broker.Once
 	case choiceAlways:
 		return broker.Always
 	}
 	return broker.Deny
+}
+
+// isEmptyAccept: the client accepted the form but sent no decision.
+func isEmptyAccept(res *mcp.ElicitResult) bool {
+	if res == nil || res.Action != "accept" {
+		return false
+	}
+	_, ok := res.Content[decisionField]
+	return !ok
+}
+
+func isSessionAnswer(res *mcp.ElicitResult) bool {
+	if res == nil || res.Action != "accept" {
+		return false
+	}
+	v, _ := res.Content[decisionField].(string)
+	return v == choiceSession
 }
 
 // sessionApprover asks the user of one session by elicitation, synchronously
@@ -77,16 +106,25 @@ func answerOf(res *mcp.ElicitResult) broker.Answer {
 type sessionApprover struct {
 	session *mcp.ServerSession
 	ws      workspace.Workspace
+	// forSession: the last answer was "for this session".
+	forSession bool
 }
 
 // Approve sends the elicitation and waits for the answer. An error (the
 // client failed, the call was cancelled) is returned as such: the broker
 // refuses the call with not_approved.
 func (a *sessionApprover) Approve(ctx context.Context, req broker.ApprovalRequest) (broker.Answer, error) {
-	res, err := a.session.Elicit(ctx, elicitParams(req, a.ws))
+	params := elicitParams(req, a.ws)
+	res, err := a.session.Elicit(ctx, params)
+	if err == nil && isEmptyAccept(res) {
+		// An accept without a decision leaves the question open: ask once
+		// more before giving up.
+		res, err = a.session.Elicit(ctx, params)
+	}
 	if err != nil {
 		return broker.Unanswered, fmt.Errorf("elicitation: %w", err)
 	}
+	a.forSession = isSessionAnswer(res)
 	return answerOf(res), nil
 }
 
@@ -107,7 +145,8 @@ func (a *answeredApprover) Approve(_ context.Context, req broker.ApprovalRequest
 
 // answered returns the approver holding the answer of a retried call: the
 // call must carry this server's state for these arguments and workspace,
-// naming the target, and a response to the approval question. A response
+// naming the target, and a response to the approval question, and must not
+// have been answered before (the state's nonce is consumed). A response
 // that is not an elicitation result counts as nobody answering, so that a
 // confused client gets not_approved rather than the question forever.
 func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
@@ -118,6 +157,16 @@ func (c *call) answered(ws workspace.Workspace) (broker.Approver, bool) {
 	if !ok {
 		return nil, false
 	}
+	// One approval, one call: a state already answered is no state, and
+	// the question is asked again.
+	if res, _ := r.(*mcp.ElicitResult); !isEmptyAccept(res) && !c.s.state.consume(*c.state) {
+		c.s.log.Log(context.Background(), diag.L2, "request state answered before: asking again", "target", c.state.Target)
+		return nil, false
+	}
 	res, _ := r.(*mcp.ElicitResult)
+	if isEmptyAccept(res) {
+		// The question was left unanswered: put it again.
+		return nil, false
+	}
 	return &answeredApprover{target: c.state.Target, res: res}, true
 }

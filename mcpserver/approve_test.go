@@ -175,11 +175,19 @@ func TestMultiRoundTripStateIsBound(t *testing.T) {
 		{name: "tampered state", args: args, state: "x" + first.RequestState, responses: accept, want: "asked"},
 		{name: "state of other arguments", args: json.RawMessage(fmt.Sprintf(`{"url": %q}`, srv.URL+"/b")), state: first.RequestState, responses: accept, want: "asked"},
 		{name: "state without an answer", args: args, state: first.RequestState, want: "asked"},
-		{name: "answered with something else", args: args, state: first.RequestState, responses: rootsInstead, want: "not_approved: "},
+		{name: "answered with something else", args: args, state: "fresh", responses: rootsInstead, want: "not_approved: "},
 		{name: "the issued state", args: args, state: first.RequestState, responses: accept, want: "ran"},
+		{name: "the issued state again", args: args, state: first.RequestState, responses: accept, want: "asked"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.state == "fresh" {
+				again, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: args})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.state = again.RequestState
+			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: tc.args, InputResponses: tc.responses, RequestState: tc.state})
 			if err != nil {
 				t.Fatal(err)
@@ -212,7 +220,9 @@ func TestAnswerOf(t *testing.T) {
 		{"accept deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny"}}, broker.Deny},
 		{"accept, other value", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "ALWAYS"}}, broker.Deny},
 		{"accept, wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": true}}, broker.Deny},
-		{"accept, no content", &mcp.ElicitResult{Action: "accept"}, broker.Deny},
+		{"accept session", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "session"}}, broker.Once},
+		{"accept, no content: the question is unanswered", &mcp.ElicitResult{Action: "accept"}, broker.Unanswered},
+		{"accept, empty content", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, broker.Unanswered},
 		{"decline", &mcp.ElicitResult{Action: "decline", Content: map[string]any{"decision": "always"}}, broker.Deny},
 		{"cancel", &mcp.ElicitResult{Action: "cancel"}, broker.Deny},
 		{"unknown action", &mcp.ElicitResult{Action: "yes"}, broker.Deny},
@@ -235,22 +245,28 @@ func TestApprovalMessage(t *testing.T) {
 	}
 	p := elicitParams(req, ws)
 	want := "fetch wants POST api.example.com (network api.example.com:8443).\n" +
-		"Allow it once, always (saves an allow rule for api.example.com:8443 in " + ws.RulesPath() + "), or deny?"
+		"Allow it once, for this session, always (saves an allow rule for api.example.com:8443 in " + ws.RulesPath() + "), or deny?"
 	if p.Message != want {
 		t.Errorf("message = %q; want %q", p.Message, want)
+	}
+	type option struct {
+		Const string `json:"const"`
+		Title string `json:"title"`
 	}
 	var schema struct {
 		Type       string `json:"type"`
 		Required   []string
 		Properties map[string]struct {
-			Type string   `json:"type"`
-			Enum []string `json:"enum"`
+			Type      string   `json:"type"`
+			OneOf     []option `json:"oneOf"`
+			EnumNames []string `json:"enumNames"`
 		} `json:"properties"`
 	}
 	remarshal(t, p.RequestedSchema, &schema)
-	if schema.Type != "object" || !cmp.Equal(schema.Required, []string{"decision"}) ||
-		schema.Properties["decision"].Type != "string" ||
-		!cmp.Equal(schema.Properties["decision"].Enum, []string{"once", "always", "deny"}) {
-		t.Errorf("requested schema = %+v; want one required string decision of once/always/deny", schema)
+	want1 := []option{{"once", "Allow once"}, {"session", "Allow for this session"}, {"always", "Always allow api.example.com:8443"}, {"deny", "Deny"}}
+	d := schema.Properties["decision"]
+	if schema.Type != "object" || !cmp.Equal(schema.Required, []string{"decision"}) || d.Type != "string" ||
+		!cmp.Equal(d.OneOf, want1) || d.EnumNames != nil {
+		t.Errorf("requested schema = %+v; want one required string decision, titled options (oneOf const/title) %v, no enumNames", schema, want1)
 	}
 }

@@ -57,8 +57,11 @@
 // A target no saved rule covers is put to the user when the client declares
 // form elicitation: the message shows the tool, "<METHOD> <host>" and the
 // network target (never path, query, headers or body), and the form has one
-// required choice, decision: once, always or deny. "always" saves an allow
-// rule in the workspace; deny, decline and cancel are not_approved. A client
+// required choice, decision: once, session, always or deny (titled options,
+// oneOf const/title, as the 2025-11-25 schema has them). "session" approves
+// the target for the rest of this MCP session, in memory only; "always"
+// saves an allow rule in the workspace; deny, decline and cancel are
+// not_approved; an accept without a decision is asked again. A client
 // without elicitation gets not_approved with the hint `ocfetch rules allow
 // HOST:PORT`.
 //
@@ -66,7 +69,10 @@
 // (elicitation/create). From 2026-07-28 (multi round-trip requests) a server
 // may not: the call returns the question as an input request with an
 // HMAC-sealed request state bound to the call's arguments, workspace and
-// target, and the client calls again with the answer. To know whether to
+// target, and the client calls again with the answer. Each sealed state
+// carries a nonce and an answered state is honoured once (one approval, one
+// call): a replay is asked again. "always" saves a rule, so later calls need
+// no state. To know whether to
 // ask, the server first runs the broker's decision dry (no run, no audit
 // line), so a call is audited once, with the user's answer.
 //
@@ -84,7 +90,12 @@
 // # Transports
 //
 // Stdio writes nothing but protocol messages to [Options.Stdout];
-// diagnostics go to [Options.Logger]. Streamable HTTP binds loopback only
+// diagnostics go to [Options.Logger]. It survives any line: a line that is
+// not JSON gets the JSON-RPC parse error (-32700), one that is not a
+// JSON-RPC message, nests deeper than [MaxNesting] or is longer than
+// [MaxLineBytes] gets invalid request (-32600), with the message's id when
+// it can be read and null otherwise, and the session serves on; responses
+// already due are written. Streamable HTTP binds loopback only
 // ([LoopbackListen], [ErrNotLoopback]) and keeps the SDK's DNS-rebinding
 // protection, plus net/http's cross-origin protection, so a web page cannot
 // drive the server.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,7 +111,8 @@ func TestEndToEndHTTP(t *testing.T) {
 	srv, port := pageServer(t)
 	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
 
-	cmd := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "127.0.0.1:0")
+	tokenFile := filepath.Join(t.TempDir(), "cfg", "mcp-token")
+	cmd := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "127.0.0.1:0", "--token-file", tokenFile)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +157,31 @@ func TestEndToEndHTTP(t *testing.T) {
 		}
 	})
 
+	fi, err := os.Stat(tokenFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v, %v; want mode 0600", err, fi)
+	}
+	token, err := LoadOrCreateToken(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `--header "Authorization: Bearer ` + token + `"`
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(rest.String(), want) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(rest.String(), want) {
+		t.Errorf("start message does not show the Claude Code snippet with the token:\n%s", rest.String())
+	}
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a request without the token: %s; want 401", resp.Status)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "v0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, HTTPClient: authClient(token)}, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v", endpoint, err)
 	}
@@ -173,7 +198,8 @@ func TestEndToEndHTTP(t *testing.T) {
 func TestEndToEndRefusesPublicBind(t *testing.T) {
 	bin := ocfetchBinary(t)
 	ws := testws.New(t, testws.Spec{})
-	out, err := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "0.0.0.0:0").CombinedOutput()
+	out, err := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "0.0.0.0:0",
+		"--token-file", filepath.Join(t.TempDir(), "mcp-token")).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("ocfetch mcp --http 0.0.0.0:0: %v; want exit status 2\n%s", err, out)
 	}

@@ -43,6 +43,19 @@ type Options struct {
 	// the server accepts connections (useful with port 0).
 	Ready func(addr net.Addr)
 
+	// BearerToken is what every request of streamable HTTP must carry as
+	// "Authorization: Bearer TOKEN"; anything else gets 401 and reaches
+	// nothing. Required for HTTP ([ErrNoToken]): 16 to 512 printable ASCII
+	// characters. [LoadOrCreateToken] keeps one in a 0600 file.
+	BearerToken string
+	// SessionTimeout closes an MCP HTTP session idle (no request from its
+	// client) for that long, freeing its memory. 0 means
+	// [DefaultSessionTimeout].
+	SessionTimeout time.Duration
+	// MaxSessions bounds the open MCP HTTP sessions; a new one beyond it is
+	// refused with 503. 0 means [DefaultMaxSessions].
+	MaxSessions int
+
 	// Stdin and Stdout carry the stdio transport. If nil, os.Stdin and
 	// os.Stdout. Nothing but protocol messages is ever written to Stdout.
 	// Stdin is closed when the session ends if it is an io.Closer (that is
@@ -63,8 +76,25 @@ type Options struct {
 	// decompression). 0 means fetch's default.
 	MaxBodyBytes int64
 
+	// FetchTimeout bounds one fetch (--timeout); 0 means fetch's default.
+	FetchTimeout time.Duration
+	// DefaultMaxLength is the max_length of a call that sets none
+	// (--max-length); 0 means fetch's default.
+	DefaultMaxLength int
+	// UserAgent is sent unless a call sets User-Agent (--user-agent); ""
+	// means "ocfetch/VERSION (+https://github.com/ocfetch/ocfetch)".
+	UserAgent string
+
+	// CacheTTL is how long the response cache keeps a GET response
+	// (--cache-ttl); 0 means [DefaultCacheTTL], a negative value disables
+	// the cache.
+	CacheTTL time.Duration
+
 	// Version is reported as the server's version. "" means "dev".
 	Version string
+
+	// maxLine overrides [MaxLineBytes] for the stdio transport (tests).
+	maxLine int
 
 	// newTool builds the tool for one call; nil means the fetch tool. Tests
 	// set it (export_test.go) to exercise approval without a network.

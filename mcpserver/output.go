@@ -2,6 +2,9 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocfetch/ocfetch/fetch"
 )
@@ -27,6 +30,11 @@ type Output struct {
 	NextStartIndex int `json:"next_start_index"`
 	// Bytes is the number of response body bytes read, after decompression.
 	Bytes int64 `json:"bytes"`
+	// Cached reports that the response came from the server's response
+	// cache; FetchedAt (RFC 3339, UTC) is when it was fetched. Omitted for
+	// a response fetched by this call.
+	Cached    bool   `json:"cached,omitempty"`
+	FetchedAt string `json:"fetched_at,omitempty"`
 }
 
 // outputFrom projects the tool's structured result onto [Output]. ok is
@@ -70,8 +78,31 @@ var outputSchema = json.RawMessage(`{
     "format": {"type": "string", "enum": ["markdown", "text", "raw"], "description": "Format of the returned content."},
     "truncated": {"type": "boolean", "description": "True when more content follows: call again with start_index set to next_start_index."},
     "next_start_index": {"type": "integer", "minimum": 0, "description": "start_index to read on with when truncated; 0 when nothing remains."},
-    "bytes": {"type": "integer", "minimum": 0, "description": "Response body bytes read, after decompression."}
+    "bytes": {"type": "integer", "minimum": 0, "description": "Response body bytes read, after decompression."},
+    "cached": {"type": "boolean", "description": "True when the response came from the server's response cache (GET, up to 15 minutes old by default); absent when fetched by this call."},
+    "fetched_at": {"type": "string", "format": "date-time", "description": "When a cached response was fetched (RFC 3339, UTC)."}
   },
   "required": ["status", "url", "headers", "format", "truncated", "next_start_index", "bytes"],
   "additionalProperties": false
 }`)
+
+// markCached adds to a delivered result that came from the response cache
+// the structured fields cached and fetched_at and a last text line saying
+// so.
+func markCached(res *mcp.CallToolResult, note *cacheNote) *mcp.CallToolResult {
+	hit, fetched := note.get()
+	if !hit || res.IsError {
+		return res
+	}
+	at := fetched.UTC().Format(time.RFC3339)
+	if o, ok := res.StructuredContent.(Output); ok {
+		o.Cached, o.FetchedAt = true, at
+		res.StructuredContent = o
+	}
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			tc.Text += "\n\n(from ocfetch's response cache: fetched " + at + ")"
+		}
+	}
+	return res
+}

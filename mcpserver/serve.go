@@ -53,12 +53,12 @@ func Serve(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if opts.HTTPAddr == "" && opts.Listener == nil {
-		return serveStdio(ctx, ms, opts)
+		return serveStdio(ctx, s, ms, opts)
 	}
-	return serveHTTP(ctx, ms, opts)
+	return serveHTTP(ctx, s, ms, opts)
 }
 
-func serveStdio(ctx context.Context, ms *mcp.Server, opts *Options) error {
+func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) error {
 	// Closing the reader is what unblocks a pending read when the session
 	// ends, so a reader that can be closed is passed as is (os.Stdin too).
 	var in io.ReadCloser = os.Stdin
@@ -73,7 +73,15 @@ func serveStdio(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	if opts.Stdout != nil {
 		out = opts.Stdout
 	}
-	t := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}}
+	// The guard answers lines the SDK cannot decode, so that the session
+	// survives them; the SDK's own frame limit is then never reached.
+	// The end of the input is the client closing the transport: calls in
+	// flight are cancelled (callContext).
+	w := &lineWriter{w: out}
+	s.inputClosed = make(chan struct{})
+	g := newLineGuard(in, w, opts.maxLine)
+	g.onEnd = func() { close(s.inputClosed) }
+	t := &mcp.IOTransport{Reader: g, Writer: w, MaxLineLength: -1}
 	err := ms.Run(ctx, t)
 	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
@@ -123,7 +131,7 @@ func isLoopbackAddr(a net.Addr) bool {
 	return ok && ip.Unmap().IsLoopback()
 }
 
-func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
+func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) error {
 	ln := opts.Listener
 	if ln == nil {
 		var err error
@@ -135,15 +143,20 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 	if !isLoopbackAddr(ln.Addr()) {
 		return ErrNotLoopback
 	}
+	if !validToken(opts.BearerToken) {
+		return ErrNoToken
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ms }, &mcp.StreamableHTTPOptions{
 		Logger:              sdkLogger(diag.For(logger(opts), diag.DomainMCP)),
 		MaxRequestBodyBytes: MaxHTTPRequestBytes,
+		SessionTimeout:      cmpOr(opts.SessionTimeout, DefaultSessionTimeout),
 		// DNS rebinding protection (a non-localhost Host header is
 		// refused) stays on; cross-origin requests from browsers are
 		// refused below.
 	})
+	s.front = newHTTPFront(http.NewCrossOriginProtection().Handler(h), ms, opts.BearerToken, opts.MaxSessions)
 	srv := &http.Server{
-		Handler:           http.NewCrossOriginProtection().Handler(h),
+		Handler:           s.front,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -166,9 +179,17 @@ func serveHTTP(ctx context.Context, ms *mcp.Server, opts *Options) error {
 		srv.Close()
 	}
 	<-errc
+	// Sessions outlive the HTTP server: close what the clients left open.
+	for ss := range ms.Sessions() {
+		ss.Close()
+	}
 	return nil
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -51,11 +51,21 @@ func (r *lineRecorder) checkProtocolOnly(t *testing.T) {
 	sc.Buffer(nil, 64<<20)
 	n := 0
 	for sc.Scan() {
-		var m struct {
+		var ms []struct {
 			JSONRPC string `json:"jsonrpc"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.JSONRPC != "2.0" {
+		line := sc.Bytes()
+		if len(line) > 0 && line[0] != '[' { // else a batch answer
+			line = append(append([]byte("["), line...), ']')
+		}
+		err := json.Unmarshal(line, &ms)
+		if err != nil || len(ms) == 0 {
 			t.Errorf("stdout line %d is not a JSON-RPC message: %.200q", n, sc.Text())
+		}
+		for _, m := range ms {
+			if m.JSONRPC != "2.0" {
+				t.Errorf("stdout line %d is not a JSON-RPC message: %.200q", n, sc.Text())
+			}
 		}
 		n++
 	}
@@ -112,6 +122,25 @@ func TestServeStdio(t *testing.T) {
 	}
 }
 
+// testToken is the bearer token of the HTTP servers tests start.
+const testToken = "test-token-0123456789abcdef"
+
+// authClient is an HTTP client that sends "Authorization: Bearer token".
+func authClient(token string) *http.Client {
+	return &http.Client{Transport: bearerTransport{token: token, next: http.DefaultTransport}}
+}
+
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
 // serveHTTP starts Serve on a loopback port and returns its address; the
 // server is stopped (and Serve's result checked) when the test ends.
 func serveHTTPForTest(t *testing.T, opts *Options) string {
@@ -119,6 +148,9 @@ func serveHTTPForTest(t *testing.T, opts *Options) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	opts.HTTPAddr = "127.0.0.1:0"
+	if opts.BearerToken == "" {
+		opts.BearerToken = testToken
+	}
 	opts.Ready = func(a net.Addr) { addrc <- a }
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, opts) }()
@@ -146,7 +178,7 @@ func TestServeHTTP(t *testing.T) {
 			addr := serveHTTPForTest(t, &Options{Root: ws.Root})
 			user := &elicitor{action: "accept", decision: "once"}
 			client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: user.handle})
-			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: proto})
+			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/", MaxRetries: -1, HTTPClient: authClient(testToken)}, &mcp.ClientSessionOptions{ProtocolVersion: proto})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -195,6 +227,7 @@ func TestServeHTTPRefusesBrowsers(t *testing.T) {
 			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+testToken)
 			for k, v := range tc.header {
 				req.Header.Set(k, v)
 			}

@@ -38,6 +38,15 @@ type server struct {
 	cwd   workspace.Workspace
 	roots *rootsCache
 	state *stateSigner
+	// front is the HTTP front of [Serve] (nil on other transports);
+	// inputClosed is closed when stdio's input ends (nil elsewhere).
+	front       *httpFront
+	inputClosed chan struct{}
+	// sessionOK holds the approvals answered "for this session".
+	sessionOK *sessionApprovals
+	// cache is the response cache in front of the guarded transport (nil
+	// when disabled).
+	cache *responseCache
 }
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
@@ -78,7 +87,7 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 }
 
 func newServer(opts *Options) (*server, error) {
-	s := &server{roots: newRootsCache()}
+	s := &server{roots: newRootsCache(), sessionOK: newSessionApprovals()}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -115,13 +124,26 @@ func newServer(opts *Options) (*server, error) {
 	if eo.Logger == nil {
 		eo.Logger = s.opts.Logger
 	}
+	// The fetch's own deadline binds; the client's must not cut it short.
+	eo.Timeout = max(eo.Timeout, s.opts.FetchTimeout)
 	s.client = egress.NewClient(&eo)
+	if s.opts.CacheTTL >= 0 {
+		s.cache = newResponseCache(s.client.Transport, s.opts.CacheTTL, 0, 0)
+		s.client.Transport = s.cache
+	}
 	s.newTool = s.opts.newTool
 	if s.newTool == nil {
-		logger := s.opts.Logger
-		maxBody := s.opts.MaxBodyBytes
+		fo := fetch.Options{
+			MaxBodyBytes:     s.opts.MaxBodyBytes,
+			DefaultMaxLength: s.opts.DefaultMaxLength,
+			Timeout:          s.opts.FetchTimeout,
+			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
+			Logger:           s.opts.Logger,
+		}
 		s.newTool = func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool {
-			return fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: p, MaxBodyBytes: maxBody, Logger: logger})
+			o := fo
+			o.Workspace, o.Profile = ws, p
+			return fetch.NewFetch(client, &o)
 		}
 	}
 	st, err := newStateSigner()
@@ -188,6 +210,9 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 			res, err = errorResult(tool.ErrorResult(refusal.New(refusal.InternalError, "internal error"))), nil
 		}
 	}()
+	ctx, cancel := s.callContext(ctx, req)
+	defer cancel()
+	ctx, note := withCacheNote(ctx)
 	c := s.newCall(req)
 	ws, needRoots, rerr := s.workspaceFor(ctx, c)
 	if rerr != nil {
@@ -214,6 +239,10 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 			b.Approver = a
 			break
 		}
+		if a, ok := s.coveredApprover(ctx, c, t, ws); ok {
+			b.Approver = a // approved for this session: no question
+			break
+		}
 		// On the multi round-trip protocol the server may not ask
 		// mid-call: the question goes back in the result and the client
 		// calls again with the answer. The decision step (policy.Decide,
@@ -225,9 +254,10 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		}
 		b.Approver = broker.NonInteractive()
 	}
+	b.Approver = s.withSessionApprovals(req.Session, ws, b.Approver)
 	r := b.Call(ctx, t, c.args)
 	s.log.Log(ctx, diag.L2, "call served", "root", ws.Root, "profile", string(profile), "protocol", c.protocol, "reason", string(r.Reason), "status", r.Status)
-	return toCallToolResult(r), nil
+	return markCached(toCallToolResult(r), note), nil
 }
 
 // toCallToolResult maps a broker result onto MCP: text content always;
@@ -278,3 +308,8 @@ func argsOf(raw json.RawMessage) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// userAgent is the default User-Agent of this server's fetches.
+func userAgent(version string) string {
+	return "ocfetch/" + cmpOr(version, "dev") + " (+https://github.com/ocfetch/ocfetch)"
+}

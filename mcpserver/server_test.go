@@ -49,7 +49,7 @@ func TestListToolsSchema(t *testing.T) {
 			t.Errorf("input property %s: type %q, description %q; want both", name, p.Type, p.Description)
 		}
 	}
-	want := []string{"body", "format", "headers", "max_length", "method", "start_index", "url"}
+	want := []string{"body", "format", "headers", "max_bytes", "max_length", "method", "start_index", "timeout", "url"}
 	if diff := cmp.Diff(want, props, sortStrings); diff != "" {
 		t.Errorf("input properties (-want +got):\n%s", diff)
 	}
@@ -82,7 +82,7 @@ func TestListToolsSchema(t *testing.T) {
 	for name := range out.Properties {
 		outProps = append(outProps, name)
 	}
-	wantOut := []string{"bytes", "format", "headers", "next_start_index", "status", "truncated", "url"}
+	wantOut := []string{"bytes", "cached", "fetched_at", "format", "headers", "next_start_index", "status", "truncated", "url"}
 	if diff := cmp.Diff(wantOut, outProps, sortStrings); diff != "" {
 		t.Errorf("output properties (-want +got):\n%s", diff)
 	}

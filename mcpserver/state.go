@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,7 +27,15 @@ type callState struct {
 	Args string `json:"args"`
 	// Expires is a Unix time after which the state is ignored.
 	Expires int64 `json:"exp"`
+	// Nonce names this one state: an answer it carries is honoured once
+	// ([stateSigner.consume]).
+	Nonce string `json:"nonce,omitempty"`
 }
+
+// maxUsedNonces bounds the set of answered states remembered until they
+// expire. When it is full of unexpired entries, answers are refused (the
+// question is asked again) rather than a remembered state forgotten.
+const maxUsedNonces = 16384
 
 // stateSigner seals request state with an HMAC under a key that lives as
 // long as the process, as the protocol asks of servers without
@@ -35,6 +44,9 @@ type callState struct {
 type stateSigner struct {
 	key [32]byte
 	now func() time.Time
+
+	mu   sync.Mutex
+	used map[string]int64 // nonce → the Unix time its state expires
 }
 
 func newStateSigner() (*stateSigner, error) {
@@ -60,6 +72,9 @@ func (s *stateSigner) mac(payload string) string {
 func (s *stateSigner) seal(st callState, args string) string {
 	st.Args = argsDigest(args)
 	st.Expires = s.now().Add(stateTTL).Unix()
+	var nonce [16]byte
+	rand.Read(nonce[:]) // never fails (crypto/rand.Read)
+	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])
 	data, _ := json.Marshal(st) // strings and an integer: cannot fail
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	return payload + "." + s.mac(payload)
@@ -84,4 +99,36 @@ func (s *stateSigner) open(sealed, args string) (callState, bool) {
 		return callState{}, false
 	}
 	return st, true
+}
+
+// consume marks the answered state st as used and reports whether it was
+// not used before: one approval, one call. A state without a nonce is never
+// accepted. Used nonces are remembered until their state expires, when
+// open refuses the state anyway; at most [maxUsedNonces] of them, beyond
+// which consume fails closed.
+func (s *stateSigner) consume(st callState) bool {
+	if st.Nonce == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now().Unix()
+	if _, ok := s.used[st.Nonce]; ok {
+		return false
+	}
+	if len(s.used) >= maxUsedNonces {
+		for n, exp := range s.used {
+			if now > exp {
+				delete(s.used, n)
+			}
+		}
+		if len(s.used) >= maxUsedNonces {
+			return false
+		}
+	}
+	if s.used == nil {
+		s.used = make(map[string]int64)
+	}
+	s.used[st.Nonce] = st.Expires
+	return true
 }

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,11 +57,64 @@ func TestStateSigner(t *testing.T) {
 			if !ok {
 				return
 			}
-			want := callState{Root: "/w", Target: "example.com:443", Args: argsDigest(args), Expires: now.Add(stateTTL).Unix()}
+			if st.Nonce == "" {
+				t.Error("state has no nonce")
+			}
+			want := callState{Root: "/w", Target: "example.com:443", Args: argsDigest(args), Expires: now.Add(stateTTL).Unix(), Nonce: st.Nonce}
 			if diff := cmp.Diff(want, st); diff != "" {
 				t.Errorf("state (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStateConsume: an answered state is accepted once; used nonces are
+// forgotten only once their state has expired, and a full set fails closed.
+func TestStateConsume(t *testing.T) {
+	s, err := newStateSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return now }
+	args := `{"url": "https://example.com/"}`
+	a, _ := s.open(s.seal(callState{Target: "example.com:443"}, args), args)
+	b, _ := s.open(s.seal(callState{Target: "example.com:443"}, args), args)
+	if a.Nonce == b.Nonce {
+		t.Fatalf("two seals share the nonce %q", a.Nonce)
+	}
+	steps := []struct {
+		name string
+		st   callState
+		want bool
+	}{
+		{"first answer", a, true},
+		{"replayed", a, false},
+		{"replayed again", a, false},
+		{"another state", b, true},
+		{"no nonce", callState{Target: "example.com:443"}, false},
+	}
+	for _, st := range steps {
+		if got := s.consume(st.st); got != st.want {
+			t.Errorf("%s: consume = %v; want %v", st.name, got, st.want)
+		}
+	}
+
+	// Fill the set: the next answer fails closed until entries expire.
+	for i := len(s.used); i < maxUsedNonces; i++ {
+		s.used[fmt.Sprint("filler-", i)] = now.Add(stateTTL).Unix()
+	}
+	c, _ := s.open(s.seal(callState{Target: "example.com:443"}, args), args)
+	if s.consume(c) {
+		t.Error("consume with a full set of unexpired nonces = true; want false")
+	}
+	now = now.Add(stateTTL + time.Second)
+	c.Expires = now.Add(stateTTL).Unix()
+	if !s.consume(c) {
+		t.Error("consume after the set expired = false; want true")
+	}
+	if len(s.used) != 1 {
+		t.Errorf("%d nonces remembered after expiry; want 1", len(s.used))
 	}
 }
 

@@ -5,18 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/mcpserver"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
+// mcpFlags are the flags of ocfetch mcp.
+type mcpFlags struct {
+	httpAddr       string
+	tokenFile      string
+	sessionTimeout time.Duration
+	timeout        time.Duration
+	maxBytes       int64
+	maxLength      int
+	userAgent      string
+	cacheTTL       time.Duration
+}
+
 func newMCPCmd(a *app) *cobra.Command {
 	var (
-		httpAddr string
-		ef       egressFlags
+		f  mcpFlags
+		ef egressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -27,21 +42,44 @@ rules, local mode, egress guard and audit log as ocfetch get; a target no rule
 covers is put to the user by elicitation where the client supports it.
 
 The workspace root is --root, else the client's first file:// root, else the
-current directory.`,
+current directory.
+
+Over --http every request must carry "Authorization: Bearer TOKEN"; the token
+is generated into a file only you can read (--token-file, default
+<user config dir>/ocfetch/mcp-token) and shown, with client snippets, at start.
+Sessions idle for --session-timeout are closed (the client starts a new one).`,
 		Example: `  ocfetch mcp
   ocfetch mcp --root ~/src/project
   ocfetch mcp --http 127.0.0.1:8931`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(cmd.Context(), a, httpAddr, ef)
+			return runMCP(cmd.Context(), a, f, ef)
 		},
 	}
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().StringVar(&f.httpAddr, "http", "", "serve streamable HTTP on the loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "with --http: the bearer token `FILE` (created, mode 0600, if missing; default <user config dir>/ocfetch/mcp-token)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "bound each fetch to `DUR`")
+	cmd.Flags().Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` response body bytes a fetch (after decompression)")
+	cmd.Flags().IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
+	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
+	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", mcpserver.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
+	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	addEgressFlags(cmd, &ef)
 	return cmd
 }
 
-func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error {
+func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
+	httpAddr := f.httpAddr
+	switch {
+	case f.sessionTimeout <= 0:
+		return usageErrorf("use --session-timeout 30m", "--session-timeout must be positive, not %s", f.sessionTimeout)
+	case f.timeout <= 0:
+		return usageErrorf("use --timeout 30s", "--timeout must be positive, not %s", f.timeout)
+	case f.maxBytes <= 0:
+		return usageErrorf("use --max-bytes 5242880", "--max-bytes must be positive, not %d", f.maxBytes)
+	case f.maxLength <= 0 || f.maxLength > fetch.MaxMaxLength:
+		return usageErrorf("use --max-length 20000", "--max-length must be between 1 and %d, not %d", fetch.MaxMaxLength, f.maxLength)
+	}
 	// Only an explicit --root is resolved here (a bad one is a usage
 	// error); without it, the server takes the client's first root, else
 	// the current directory.
@@ -70,10 +108,38 @@ func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error 
 		Logger:   a.log(),
 		Version:  plainVersion(),
 		Egress:   eopts,
+
+		FetchTimeout:     f.timeout,
+		MaxBodyBytes:     f.maxBytes,
+		DefaultMaxLength: f.maxLength,
+		UserAgent:        f.userAgent,
+		CacheTTL:         f.cacheTTL,
+	}
+	if f.cacheTTL <= 0 {
+		opts.CacheTTL = -1 // disabled
 	}
 	if httpAddr != "" {
+		path := f.tokenFile
+		if path == "" && a.layers.configDir != "" {
+			path = filepath.Join(a.layers.configDir, mcpserver.TokenFileName)
+		}
+		if path == "" {
+			p, err := mcpserver.DefaultTokenPath()
+			if err != nil {
+				return usageErrorf("name one with --token-file FILE", "%v", err)
+			}
+			path = p
+		}
+		token, err := mcpserver.LoadOrCreateToken(path)
+		if err != nil {
+			return usageErrorf("fix or delete the file, or name another with --token-file FILE", "%v", err)
+		}
+		opts.BearerToken = token
+		opts.SessionTimeout = f.sessionTimeout
 		opts.Ready = func(addr net.Addr) {
-			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on http://%s/\n", addr)
+			url := fmt.Sprintf("http://%s/", addr)
+			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on %s\n", url)
+			fmt.Fprint(a.stderr, mcpClientSnippet(url, token, path))
 		}
 	}
 	err := mcpserver.Serve(ctx, opts)
@@ -91,4 +157,13 @@ func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error 
 		e.code = exitUsage
 	}
 	return e
+}
+
+// mcpClientSnippet tells the user how to connect a client to url with the
+// bearer token kept in path.
+func mcpClientSnippet(url, token, path string) string {
+	return fmt.Sprintf(`ocfetch mcp: every request needs "Authorization: Bearer TOKEN"; the token is in %[3]s
+  Claude Code: claude mcp add --transport http ocfetch %[1]s --header "Authorization: Bearer %[2]s"
+  VS Code (.vscode/mcp.json): {"servers": {"ocfetch": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
+`, url, token, path)
 }

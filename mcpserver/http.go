@@ -1,0 +1,152 @@
+package mcpserver
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"iter"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultSessionTimeout is how long an MCP HTTP session may stay idle (no
+// request from its client) before the server closes it and frees its
+// memory, when [Options.SessionTimeout] is 0. A client that comes back
+// after it gets 404 and starts a new session, as the protocol prescribes.
+const DefaultSessionTimeout = 30 * time.Minute
+
+// DefaultMaxSessions bounds the open MCP HTTP sessions when
+// [Options.MaxSessions] is 0. One agent uses one session; beyond the bound a
+// new session is refused with 503 until idle ones time out or are closed.
+const DefaultMaxSessions = 256
+
+// postHeader carries, from the HTTP front to the tool handler, the token of
+// the POST that delivered a call (the SDK hands a call the headers of its
+// POST). The front sets it itself; a client's own value is dropped.
+const postHeader = "X-Ocfetch-Post"
+
+const (
+	sessionIDHeader = "Mcp-Session-Id"
+)
+
+// httpFront stands in front of the SDK's streamable HTTP handler. It
+// authenticates every request (bearer token), bounds the open sessions, and tells a tool call when its client has gone:
+// the POST that carried it ended before its answer (socket reset, client
+// stopped reading), or the client closed the session (DELETE) while the
+// call ran. The SDK alone would let such a call run to its end: a stateful
+// session keeps a call's handler running after its stream is gone, and
+// closing a session waits for its calls.
+type httpFront struct {
+	next        http.Handler
+	token       string
+	sessions    func() iter.Seq[*mcp.ServerSession]
+	maxSessions int
+
+	mu    sync.Mutex
+	posts map[string]*postEntry // token → POST in flight
+}
+
+type postEntry struct {
+	session string        // Mcp-Session-Id of the POST ("" before one exists)
+	gone    chan struct{} // closed when the client has gone
+	once    sync.Once
+}
+
+func (e *postEntry) close() { e.once.Do(func() { close(e.gone) }) }
+
+func newHTTPFront(next http.Handler, ms *mcp.Server, token string, maxSessions int) *httpFront {
+	if maxSessions <= 0 {
+		maxSessions = DefaultMaxSessions
+	}
+	return &httpFront{next: next, token: token, sessions: ms.Sessions, maxSessions: maxSessions, posts: map[string]*postEntry{}}
+}
+
+// ServeHTTP refuses, with 401 and before anything else sees the request,
+// a request without "Authorization: Bearer TOKEN".
+func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !authorized(r, f.token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ocfetch mcp"`)
+		http.Error(w, "unauthorized: send Authorization: Bearer TOKEN, the token of ocfetch mcp's token file", http.StatusUnauthorized)
+		return
+	}
+	r.Header.Del(postHeader)
+	sid := r.Header.Get(sessionIDHeader)
+	switch r.Method {
+	case http.MethodPost:
+		if sid == "" && f.openSessions() >= f.maxSessions {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, "too many open MCP sessions; close one (or wait for idle ones to time out) and try again", http.StatusServiceUnavailable)
+			return
+		}
+		f.servePOST(w, r, sid)
+		return
+	case http.MethodDelete:
+		if sid != "" {
+			f.sessionGone(sid)
+		}
+	}
+	f.next.ServeHTTP(w, r)
+}
+
+func (f *httpFront) openSessions() int {
+	n := 0
+	for range f.sessions() {
+		n++
+	}
+	return n
+}
+
+// servePOST hands the POST to the SDK with a token a call can find its
+// POST by. If the request's context is done when the SDK returns, the
+// client went away before the answer: the POST's calls are told.
+func (f *httpFront) servePOST(w http.ResponseWriter, r *http.Request, sid string) {
+	var b [12]byte
+	rand.Read(b[:]) // never fails (crypto/rand.Read)
+	token := base64.RawURLEncoding.EncodeToString(b[:])
+	e := &postEntry{session: sid, gone: make(chan struct{})}
+	f.mu.Lock()
+	f.posts[token] = e
+	f.mu.Unlock()
+	r.Header.Set(postHeader, token)
+	defer func() {
+		if r.Context().Err() != nil {
+			e.close()
+		}
+		f.mu.Lock()
+		delete(f.posts, token)
+		f.mu.Unlock()
+	}()
+	f.next.ServeHTTP(w, r)
+}
+
+// sessionGone tells every call in flight in session sid that its client
+// has gone.
+func (f *httpFront) sessionGone(sid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, e := range f.posts {
+		if e.session == sid {
+			e.close()
+		}
+	}
+}
+
+// goneChan returns the channel closed when the client of the POST that
+// carried req has gone; nil when the call did not come over HTTP.
+func (f *httpFront) goneChan(req *mcp.CallToolRequest) <-chan struct{} {
+	if f == nil || req.Extra == nil || req.Extra.Header == nil {
+		return nil
+	}
+	token := req.Extra.Header.Get(postHeader)
+	if token == "" {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.posts[token]; ok {
+		return e.gone
+	}
+	return nil
+}
