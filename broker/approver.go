@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/ocfetch/ocfetch/safetext"
 	"io"
 	"strings"
 	"sync"
@@ -122,12 +123,15 @@ func (t *TerminalApprover) Approve(ctx context.Context, req ApprovalRequest) (An
 	if t.br == nil {
 		t.br = bufio.NewReader(t.In)
 	}
-	target := req.Requirement.Target
+	// Everything shown comes through safetext.Line: the summary and the
+	// target hold the host a page or a model chose, and a control
+	// sequence in a prompt could rewrite what the user is answering.
+	target := safetext.Line(req.Requirement.Target.String())
 	where := ""
 	if t.RulesFile != "" {
-		where = " in " + t.RulesFile
+		where = " in " + safetext.Line(t.RulesFile)
 	}
-	fmt.Fprintf(t.Out, "ocfetch: %s wants %s (%s)\n", req.Tool, req.Summary, req.Requirement)
+	fmt.Fprintf(t.Out, "ocfetch: %s wants %s (%s)\n", safetext.Line(req.Tool), safetext.Line(req.Summary), safetext.Line(req.Requirement.String()))
 	for try := 1; ; try++ {
 		fmt.Fprintf(t.Out, "allow [o]nce, [a]lways (saves a rule for %s%s), or [d]eny? [default: deny] ", target, where)
 		line, err := t.br.ReadString('\n')

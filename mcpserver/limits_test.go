@@ -46,6 +46,11 @@ func TestServerFetchDefaults(t *testing.T) {
 			if got := <-uas; got != tc.wantUA {
 				t.Errorf("User-Agent %q; want %q", got, tc.wantUA)
 			}
+			var out Output
+			remarshal(t, res.StructuredContent, &out)
+			if wantCut := tc.extra != "" && strings.Contains(tc.extra, "max_bytes"); out.BodyTruncated != wantCut {
+				t.Errorf("structured body_truncated = %v; want %v (the byte cap cut a 500-byte body to %d)", out.BodyTruncated, wantCut, tc.wantX)
+			}
 			if txt := text(res); !strings.Contains(txt, strings.Repeat("x", tc.wantX)) || strings.Contains(txt, strings.Repeat("x", tc.wantX+1)) {
 				t.Errorf("content is not the first %d bytes:\n%.300s", tc.wantX, txt)
 			}

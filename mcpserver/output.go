@@ -30,6 +30,10 @@ type Output struct {
 	NextStartIndex int `json:"next_start_index"`
 	// Bytes is the number of response body bytes read, after decompression.
 	Bytes int64 `json:"bytes"`
+	// BodyTruncated reports that the byte cap (max_bytes) cut the body:
+	// the content is of the first Bytes bytes only. It is distinct from
+	// Truncated, which is about the window of content returned.
+	BodyTruncated bool `json:"body_truncated"`
 	// Cached reports that the response came from the server's response
 	// cache; FetchedAt (RFC 3339, UTC) is when it was fetched. Omitted for
 	// a response fetched by this call.
@@ -64,6 +68,7 @@ func outputFrom(v any) (Output, bool) {
 		Truncated:      fo.Truncated,
 		NextStartIndex: fo.NextStartIndex,
 		Bytes:          fo.Bytes,
+		BodyTruncated:  fo.BodyTruncated,
 	}, true
 }
 
@@ -79,6 +84,7 @@ var outputSchema = json.RawMessage(`{
     "truncated": {"type": "boolean", "description": "True when more content follows: call again with start_index set to next_start_index."},
     "next_start_index": {"type": "integer", "minimum": 0, "description": "start_index to read on with when truncated; 0 when nothing remains."},
     "bytes": {"type": "integer", "minimum": 0, "description": "Response body bytes read, after decompression."},
+    "body_truncated": {"type": "boolean", "description": "True when the byte cap (max_bytes) cut the body, so the content is of its first bytes only; distinct from truncated, which is about the window."},
     "cached": {"type": "boolean", "description": "True when the response came from the server's response cache (GET, up to 15 minutes old by default); absent when fetched by this call."},
     "fetched_at": {"type": "string", "format": "date-time", "description": "When a cached response was fetched (RFC 3339, UTC)."}
   },
