@@ -1,4 +1,4 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+//go:build linux || darwin || freebsd || netbsd || dragonfly
 
 package pdf
 
@@ -17,10 +17,10 @@ import (
 // limit would fail a child that has not started to work.
 func limitSelf(memory int64, cpu int) error {
 	as := uint64(mappedBytes() + memory)
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as}); err != nil {
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, rlimit(as, as)); err != nil {
 		return err
 	}
-	return syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: uint64(cpu), Max: uint64(cpu + 1)})
+	return syscall.Setrlimit(syscall.RLIMIT_CPU, rlimit(uint64(cpu), uint64(cpu+1)))
 }
 
 // mappedBytes is the process's virtual size, from /proc/self/statm where
