@@ -165,12 +165,15 @@ func TestEndToEndHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `--header "Authorization: Bearer ` + token + `"`
+	want := `--header "Authorization: Bearer $(cat ` + tokenFile + `)"`
 	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(rest.String(), want) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if !strings.Contains(rest.String(), want) {
-		t.Errorf("start message does not show the Claude Code snippet with the token:\n%s", rest.String())
+		t.Errorf("start message does not show the Claude Code snippet reading the token file:\n%s", rest.String())
+	}
+	if strings.Contains(rest.String(), token) {
+		t.Errorf("start message shows the token itself (it belongs in the 0600 file only):\n%s", rest.String())
 	}
 	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {

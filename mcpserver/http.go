@@ -68,6 +68,9 @@ func newHTTPFront(next http.Handler, ms *mcp.Server, token string, maxSessions i
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !authorized(r, f.token) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ocfetch mcp"`)
+		// Close the connection with the answer: a client without the token
+		// keeps no connection (and no file descriptor) of ours open.
+		w.Header().Set("Connection", "close")
 		http.Error(w, "unauthorized: send Authorization: Bearer TOKEN, the token of ocfetch mcp's token file", http.StatusUnauthorized)
 		return
 	}

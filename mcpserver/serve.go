@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/net/netutil"
 	"io"
 	"log/slog"
 	"net"
@@ -155,9 +156,16 @@ func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) er
 		// refused below.
 	})
 	s.front = newHTTPFront(http.NewCrossOriginProtection().Handler(h), ms, opts.BearerToken, opts.MaxSessions)
+	// Connections are bounded in number and in idle time, so that local
+	// clients (authenticated or not) cannot hold file descriptors open
+	// forever: past MaxHTTPConns a new connection waits in the listen
+	// backlog until one closes. No WriteTimeout: an SSE stream is long.
+	ln = netutil.LimitListener(ln, MaxHTTPConns)
 	srv := &http.Server{
 		Handler:           s.front,
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       httpReadTimeout,
+		IdleTimeout:       httpIdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	if opts.Logger != nil {
@@ -185,6 +193,17 @@ func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) er
 	}
 	return nil
 }
+
+// MaxHTTPConns bounds the connections the streamable HTTP server holds
+// open at once.
+const MaxHTTPConns = 1024
+
+// httpReadTimeout bounds reading one request (head and body);
+// httpIdleTimeout closes a kept-alive connection that sends nothing.
+const (
+	httpReadTimeout = 60 * time.Second
+	httpIdleTimeout = 60 * time.Second
+)
 
 func cmpOr[T comparable](v, def T) T {
 	var zero T

@@ -1,6 +1,10 @@
 package mcpserver
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestLoadOrCreateToken(t *testing.T) {
@@ -131,5 +136,34 @@ func TestServeHTTPNeedsToken(t *testing.T) {
 	err := Serve(t.Context(), &Options{Root: t.TempDir(), HTTPAddr: "127.0.0.1:0"})
 	if err != ErrNoToken {
 		t.Errorf("Serve without a token = %v; want ErrNoToken", err)
+	}
+}
+
+// TestUnauthorizedConnectionClosed: a client without the token keeps no
+// connection of the server's open — the 401 closes it — so local users
+// without the token cannot pile up idle connections (file descriptors).
+func TestUnauthorizedConnectionClosed(t *testing.T) {
+	addr := serveHTTPForTest(t, &Options{Root: t.TempDir()})
+	for i := range 3 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", addr)
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+			t.Errorf("request %d: status %d, close %v; want 401 and Connection: close", i, resp.StatusCode, resp.Close)
+		}
+		if _, err := br.ReadByte(); err != io.EOF {
+			t.Errorf("request %d: after the 401 the connection gave %v; want EOF (closed by the server)", i, err)
+		}
+		conn.Close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/safetext"
 	"net"
 	"path/filepath"
 	"time"
@@ -139,7 +140,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		opts.Ready = func(addr net.Addr) {
 			url := fmt.Sprintf("http://%s/", addr)
 			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on %s\n", url)
-			fmt.Fprint(a.stderr, mcpClientSnippet(url, token, path))
+			fmt.Fprint(a.stderr, mcpClientSnippet(url, path))
 		}
 	}
 	err := mcpserver.Serve(ctx, opts)
@@ -160,10 +161,13 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 }
 
 // mcpClientSnippet tells the user how to connect a client to url with the
-// bearer token kept in path.
-func mcpClientSnippet(url, token, path string) string {
-	return fmt.Sprintf(`ocfetch mcp: every request needs "Authorization: Bearer TOKEN"; the token is in %[3]s
-  Claude Code: claude mcp add --transport http ocfetch %[1]s --header "Authorization: Bearer %[2]s"
-  VS Code (.vscode/mcp.json): {"servers": {"ocfetch": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer %[2]s"}}}}
-`, url, token, path)
+// bearer token kept in path. It names the file, never the token itself:
+// stderr of a server ends up in journals and CI logs, and the token is a
+// credential (the shell reads it from the file in the Claude Code line).
+func mcpClientSnippet(url, path string) string {
+	q := safetext.ShellQuote(path)
+	return fmt.Sprintf(`ocfetch mcp: every request needs "Authorization: Bearer TOKEN"; TOKEN is in %[2]s (mode 0600)
+  Claude Code: claude mcp add --transport http ocfetch %[1]s --header "Authorization: Bearer $(cat %[3]s)"
+  VS Code (.vscode/mcp.json): {"servers": {"ocfetch": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer TOKEN"}}}}
+`, url, path, q)
 }
