@@ -2,7 +2,12 @@ package main
 
 import (
 	"errors"
+	"net"
+	"net/netip"
+	"strconv"
 	"syscall"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Winsock's numbers for the listen failures (winerror.h); on Unix these
@@ -36,6 +41,31 @@ func listenError(flag, addr string, err error) *exitError {
 		return &exitError{code: exitInternal, err: err,
 			msg:  "cannot listen on " + addr + ": the address is not one of this machine's",
 			hint: "use " + flag + " 127.0.0.1:PORT"}
+	}
+	return nil
+}
+
+// checkListenFlag checks the loopback address a listener flag names
+// (flag is "--http" or "--listen") before anything is created for it: a
+// host:port whose host is localhost or a loopback IP literal and whose
+// port is a number from 0 to 65535. A bad one is a usage error (exit 2)
+// naming the address and the fix, never a Go error from the package that
+// would have failed.
+func checkListenFlag(flag, addr string) *exitError {
+	fix := "use " + flag + " 127.0.0.1:PORT (port 0 picks a free one)"
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf(fix, "%s %s is not HOST:PORT", flag, safetext.ShellQuote(addr))
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return usageErrorf(fix, "%s %s: the port must be a number from 0 to 65535", flag, safetext.ShellQuote(addr))
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Zone() != "" || !ip.Unmap().IsLoopback() {
+		return usageErrorf(fix, "%s %s is not a loopback address: ocfetch's listeners serve this machine only", flag, safetext.ShellQuote(addr))
 	}
 	return nil
 }

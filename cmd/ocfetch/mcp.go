@@ -71,6 +71,11 @@ Sessions idle for --session-timeout are closed (the client starts a new one).`,
 
 func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 	httpAddr := f.httpAddr
+	if httpAddr != "" {
+		if err := checkListenFlag("--http", httpAddr); err != nil {
+			return err
+		}
+	}
 	switch {
 	case f.sessionTimeout <= 0:
 		return usageErrorf("use --session-timeout 30m", "--session-timeout must be positive, not %s", f.sessionTimeout)

@@ -74,8 +74,8 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 }
 
 func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error {
-	if err := proxy.CheckListenAddr(listen); err != nil {
-		return usageErrorf("use --listen 127.0.0.1:PORT", "%v", err)
+	if err := checkListenFlag("--listen", listen); err != nil {
+		return err
 	}
 	if auth != "file" && auth != "none" {
 		return usageErrorf("use --auth file or --auth none", "--auth %s: want file or none", safetext.ShellQuote(auth))

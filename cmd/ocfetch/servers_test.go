@@ -84,6 +84,9 @@ func TestServersBadInput(t *testing.T) {
 		{"mcp", "--http", "192.0.2.1:8080"},
 		{"proxy", "--listen", "0.0.0.0:0"},
 		{"proxy", "--listen", ":3128"},
+		{"mcp", "--http", "127.0.0.1:99999"},
+		{"proxy", "--listen", "127.0.0.1:abc"},
+		{"mcp", "--http", "localhost"},
 		{"mcp", "--root", "/nonexistent/dir"},
 		{"proxy", "--root", "/nonexistent/dir", "--listen", "127.0.0.1:0"},
 		{"proxy", "--listen", "127.0.0.1:0", "--auth", "maybe"},
@@ -91,7 +94,11 @@ func TestServersBadInput(t *testing.T) {
 	} {
 		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
 		r.want(t, exitUsage, nil, []string{"\nhint: "})
-		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") && !strings.Contains(r.stderr, "--auth") {
+		if strings.Contains(r.stderr, "mcpserver:") || strings.Contains(r.stderr, "proxy:") {
+			t.Errorf("ocfetch %v: stderr %q names a Go package; want the address and the fix", args, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") && !strings.Contains(r.stderr, "--auth") &&
+			!strings.Contains(r.stderr, "0 to 65535") && !strings.Contains(r.stderr, "is not HOST:PORT") {
 			t.Errorf("ocfetch %v: stderr %q names neither loopback nor the root", args, r.stderr)
 		}
 	}
