@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,7 +71,11 @@ func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
 // it (every id mapped to itself), so that the command's root holds no
 // capability over the host's network namespace.
 func (p *platform) command(port uint16) (*exec.Cmd, error) {
-	args := append([]string{strconv.Itoa(int(port))}, p.argv...)
+	mode := modeUserNS
+	if !p.userns {
+		mode = modeNetNSOnly
+	}
+	args := append([]string{mode, strconv.Itoa(int(port))}, p.argv...)
 	cmd, err := reexec.Command(p.ctx, PartName, args...)
 	if err != nil {
 		return nil, err
@@ -202,23 +207,41 @@ const (
 
 func init() { reexec.Register(PartName, netnsMain) }
 
-// netnsMain is the namespace's first process: arguments PORT PATH ARGV...,
-// the control socket on descriptor 3. It raises lo, listens on
-// 127.0.0.1:PORT, sends the listener to the parent, drops its ambient
-// capabilities and executes PATH with ARGV and its environment. It returns
-// (exit 125) only when one of these fails, after telling the parent why.
+// The first argument of the namespace's first process: whether it runs in
+// a user namespace of its own, or (root where the kernel allows no user
+// namespace) in a network namespace alone.
+const (
+	modeUserNS    = "userns"
+	modeNetNSOnly = "netns"
+)
+
+// netnsMain is the namespace's first process: arguments MODE PORT PATH
+// ARGV..., the control socket on descriptor 3. It raises lo, listens on
+// 127.0.0.1:PORT, sends the listener to the parent, drops its capabilities
+// and executes PATH with ARGV and its environment. It returns (exit 125)
+// only when one of these fails, after telling the parent why.
+//
+// In a user namespace of its own the command's capabilities are over that
+// namespace only, and clearing the ambient set is enough. In a network
+// namespace alone (MODE netns) the process is root of the host's user
+// namespace: with CAP_SYS_ADMIN the command could setns(2) back into the
+// host's network namespace, with CAP_SYS_PTRACE borrow a host process's
+// network, with CAP_SYS_MODULE load a module. So there every capability is
+// dropped, from the bounding set too, before the exec: the command runs as
+// uid 0 with none, and no file capability or setuid binary gives one back.
 func netnsMain() int {
 	const ctl = 3
-	if len(os.Args) < 4 {
-		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: usage: PORT PATH ARGV...")
+	if len(os.Args) < 5 || (os.Args[1] != modeUserNS && os.Args[1] != modeNetNSOnly) {
+		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: usage: userns|netns PORT PATH ARGV...")
 		return 125
 	}
-	port, err := strconv.ParseUint(os.Args[1], 10, 16)
+	mode := os.Args[1]
+	port, err := strconv.ParseUint(os.Args[2], 10, 16)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: bad port")
 		return 125
 	}
-	path, argv := os.Args[2], os.Args[3:]
+	path, argv := os.Args[3], os.Args[4:]
 	fail := func(st stage, err error) int {
 		var errno syscall.Errno
 		errors.As(err, &errno)
@@ -240,6 +263,12 @@ func netnsMain() int {
 	unix.Close(ctl)
 	// The command keeps no capability of this process.
 	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	if mode == modeNetNSOnly {
+		if err := dropAllCapabilities(); err != nil {
+			fmt.Fprintf(os.Stderr, "ocfetch: sandbox: cannot drop root's capabilities: %v\n", err)
+			return 125
+		}
+	}
 	unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
 	err = syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "ocfetch: run: %s: %v\n", argv[0], err)
@@ -247,6 +276,38 @@ func netnsMain() int {
 		return 127
 	}
 	return 126
+}
+
+// dropAllCapabilities empties the bounding set (so that no exec can gain a
+// capability again) and then the effective, permitted and inheritable
+// sets of this thread. The caller execs next, with the goroutine locked
+// to its thread (the part runs on the main thread, before any other).
+func dropAllCapabilities() error {
+	last := lastCapability()
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
+
+// lastCapability is the kernel's highest capability number
+// (/proc/sys/kernel/cap_last_cap), or 63 when it cannot be read: dropping
+// numbers the kernel does not have fails with EINVAL, which is ignored.
+func lastCapability() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= 0 && n < 64 {
+			return n
+		}
+	}
+	return 63
 }
 
 // raiseLoopback sets lo up in the current network namespace.

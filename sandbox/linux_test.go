@@ -386,3 +386,49 @@ func TestTerminal(t *testing.T) {
 		t.Errorf("got %v, %q; want the command to find its streams on the terminal", werr, b[:n])
 	}
 }
+
+// TestRootWithoutUserNamespace: where root gets a network namespace alone
+// (a container that allows no user namespace), the command holds no
+// capability at all — none effective, permitted, inheritable or in the
+// bounding set — so it cannot setns(2) back into the host's network
+// namespace; and it is still confined.
+func TestRootWithoutUserNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the network-namespace-only path is root's")
+	}
+	script := "grep -E '^Cap(Eff|Prm|Inh|Bnd|Amb)' /proc/self/status; " +
+		"if command -v nsenter >/dev/null; then nsenter --net=/proc/1/ns/net true 2>/dev/null && echo ESCAPED || echo setns-refused; else echo setns-refused; fi"
+	cmd, err := Command(context.Background(), []string{"sh", "-c", script}, func(netip.AddrPort) []string { return os.Environ() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.plat.userns = false
+	if cmd.Cmd, err = cmd.plat.command(cmd.Proxy.Port()); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	ln, err := cmd.Start()
+	if err != nil {
+		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
+			t.Skipf("sandbox unavailable here: %v", r)
+		}
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("got %q; want five capability lines and the setns verdict", lines)
+	}
+	for _, l := range lines[:5] {
+		if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
+			t.Errorf("%q: want no capability for root's command without a user namespace", l)
+		}
+	}
+	if lines[5] != "setns-refused" {
+		t.Errorf("the command entered the host's network namespace (%q)", lines[5])
+	}
+}
