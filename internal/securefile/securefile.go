@@ -80,7 +80,9 @@ func openDir(dir string, create bool) (*os.Root, error) {
 }
 
 // openFile opens name in r after checking it is a regular file, not a
-// symlink, and re-checks that what was opened is that file. With O_CREATE
+// symlink, and re-checks that what was opened is that file (a name
+// replaced in between is looked at again, up to three times, so a reader
+// racing an atomic rewrite gets the old file or the new one). With O_CREATE
 // in flag a missing file is created exclusively (O_EXCL), which never
 // follows a symlink planted in the meantime. path names the file in errors.
 func openFile(r *os.Root, path, name string, flag int, perm fs.FileMode) (*os.File, error) {
@@ -114,11 +116,15 @@ func openFile(r *os.Root, path, name string, flag int, perm fs.FileMode) (*os.Fi
 			return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 		}
 		if !os.SameFile(fi, st) || !st.Mode().IsRegular() {
+			// Swapped between the check and the open: an atomic rewrite
+			// (rename over the name) does this legitimately, so look
+			// again; what is opened is always the file just checked.
 			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, ErrChanged)
+			continue
 		}
 		return f, nil
 	}
+	// Swapped three times in a row: somebody keeps replacing the name.
 	return nil, fmt.Errorf("%s: %w", path, ErrChanged)
 }
 
