@@ -64,6 +64,13 @@ func TestFlateBombChild(t *testing.T) {
 }
 
 func TestFlateBombBounded(t *testing.T) {
+	if raceEnabled {
+		// What this measures is the calling process's peak memory while a
+		// child inflates 256 MiB; under the race detector the child is
+		// instrumented too (40 s here) and memory is not comparable. The
+		// plain run (go test ./...) asserts it.
+		t.Skip("memory bound not measured under -race")
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFlateBombChild$", "-test.v")
 	cmd.Env = append(os.Environ(), bombChildEnv+"=1")
 	raw, err := cmd.Output()
