@@ -26,7 +26,7 @@ func ExampleFetch_PrepareCall() {
 	// Output:
 	// fetch [network docs.example.com:443] true
 	// <nil>
-	// invalid_host: invalid host: the host is spelled with look-alike characters that IDNA maps to "127.0.0.1"; write it in ASCII (look-alike host spelling)
+	// invalid_host: the host is spelled with look-alike characters that IDNA maps to "127.0.0.1"; write it in ASCII (look-alike host spelling)
 }
 
 func ExampleFetch_AuditSummary() {

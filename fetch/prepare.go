@@ -173,8 +173,10 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 	o, err := capability.OriginOf(u)
 	switch {
 	case errors.Is(err, capability.ErrInvalidHost):
-		return refusal.New(refusal.InvalidHost, err.Error()). // capability's errors name a sanitized host only
-									WithHint("use a host name in ASCII or a canonical IP address")
+		// capability's errors name a sanitized host only; the code already
+		// says "invalid host", so the message starts with what is wrong.
+		msg := strings.TrimPrefix(err.Error(), capability.ErrInvalidHost.Error()+": ")
+		return refusal.New(refusal.InvalidHost, msg).WithHint("use a host name in ASCII or a canonical IP address")
 	case err != nil:
 		return errArgs("the URL's " + strings.TrimPrefix(err.Error(), capability.ErrInvalidPort.Error()+": "))
 	}

@@ -195,7 +195,7 @@ func (s *server) instructions() string {
 		root = fmt.Sprintf("Workspace root: the client's first file:// root (MCP roots) when the client declares roots, else the current directory %s.", s.cwd.Root)
 	}
 	return "ocfetch serves one tool, fetch: a bounded HTTP GET or POST with least privilege. " +
-		"Public hosts need https; each new host:port needs the user's approval (asked by elicitation when the client supports it) or a saved rule (`ocfetch rules allow HOST:PORT`). " +
+		"Public hosts need https; each new host:port needs the user's approval (asked by elicitation when the client supports it) or a rule the user saves (ask the user to run `ocfetch rules allow HOST:PORT`; never run it yourself). " +
 		"A refusal is an error result whose text starts with a reason code such as not_approved or https_required; it is final for that call. " +
 		root + " Its .oc_chat/ holds the rules, the local-mode ports, the settings and the audit log."
 }
