@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
@@ -32,6 +33,7 @@ func BenchmarkDecide(b *testing.B) {
 			a := policy.Args{
 				Origin:    origin(b, "https://target.example/"),
 				Workspace: ws, Profile: risk.Standard,
+				Layers:    testlayers.New(b, ws).Layers,
 				LoadRules: func(workspace.Workspace) (*rules.Set, error) { return set, nil },
 			}
 			b.ReportAllocs()
@@ -48,7 +50,7 @@ func BenchmarkDecide(b *testing.B) {
 // (seed 000: no caching).
 func BenchmarkDecideLocal(b *testing.B) {
 	ws := testws.New(b, testws.Spec{LocalPorts: []uint16{3000}, Allow: []string{"localhost:3000"}})
-	a := policy.Args{Origin: origin(b, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive}
+	a := policy.Args{Origin: origin(b, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive, Layers: testlayers.New(b, ws).Layers}
 	b.ReportAllocs()
 	for b.Loop() {
 		if d := policy.Decide(context.Background(), a); d.Result != policy.Allow {

@@ -18,6 +18,12 @@ func RemoveCommand(target string) string {
 	return "ocfetch rules remove " + safetext.ShellQuote(target)
 }
 
+// RemoveUserCommand is [RemoveCommand] for a rule of the user's own rules
+// file (`ocfetch rules remove --user`).
+func RemoveUserCommand(target string) string {
+	return "ocfetch rules remove --user " + safetext.ShellQuote(target)
+}
+
 // ExplainCommand returns the command that explains the decision for a URL
 // of origin o; it names the origin only, never a path or query.
 func ExplainCommand(o capability.Origin) string {
