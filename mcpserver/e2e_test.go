@@ -71,7 +71,7 @@ func TestEndToEndStdio(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			var stderr testio.SyncBuffer
 			cmd := exec.Command(bin, "mcp", "--root", ws.Root)
-			cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
+			cmd.Env = append(append(os.Environ(), configEnv()...), "OCFETCH_DEBUG=4")
 			cmd.Stderr = &stderr
 			user := &elicitor{action: "accept", decision: "always"}
 			client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: user.handle})
@@ -111,6 +111,7 @@ func TestEndToEndHTTP(t *testing.T) {
 	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
 
 	cmd := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), configEnv()...)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +173,7 @@ func TestEndToEndHTTP(t *testing.T) {
 
 func TestEndToEndRefusesPublicBind(t *testing.T) {
 	bin := ocfetchBinary(t)
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	out, err := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "0.0.0.0:0").CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("ocfetch mcp --http 0.0.0.0:0: %v; want exit status 2\n%s", err, out)
@@ -190,7 +191,7 @@ func TestEndToEndStdoutIsProtocolOnly(t *testing.T) {
 	srv, port := pageServer(t)
 	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
 	cmd := exec.Command(bin, "mcp", "--root", ws.Root)
-	cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
+	cmd.Env = append(append(os.Environ(), configEnv()...), "OCFETCH_DEBUG=4")
 	var stderr testio.SyncBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

@@ -190,7 +190,7 @@ func Decide(ctx context.Context, a Args) Decision {
 		text := m.Rule.String()
 		if m.Decision == rules.Deny {
 			return deny(d, l.layer, l.file, text, audit.ByRule, refusal.Newf(refusal.DeniedByRule,
-				"%s is denied by the %s rule %q in %s", o.Target, l.layer, text, l.file).
+				"%s is denied by the rule %q in %s (the %s layer)", o.Target, text, l.file, l.layer).
 				WithHint(l.denyHint(strings.TrimPrefix(text, string(rules.Deny)+" "))))
 		}
 		ok2 := d

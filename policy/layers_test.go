@@ -141,7 +141,7 @@ func TestDecideUserLayer(t *testing.T) {
 		}
 	}
 	d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, "https://both.example/"), Workspace: trusted, Profile: risk.Standard, Layers: l.Layers})
-	if d.Result != policy.Deny || d.Layer != policy.LayerUser || d.File != userFile || !strings.Contains(d.Refusal.Message, "user rule") ||
+	if d.Result != policy.Deny || d.Layer != policy.LayerUser || d.File != userFile || !strings.Contains(d.Refusal.Message, "(the user layer)") ||
 		d.Refusal.Hint != "remove the rule with: ocfetch rules remove --user both.example:443" {
 		t.Errorf("user deny over a trusted workspace allow: %v (hint %q); want deny by the user layer", d, d.Refusal.Hint)
 	}
