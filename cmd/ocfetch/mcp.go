@@ -55,7 +55,12 @@ func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error 
 		root, rootWS = ws.Root, &ws
 	}
 	eopts := &egress.Options{}
-	if err := applyEgress(rootWS, ef, eopts); err != nil {
+	wsUpstream, err := applyEgress(rootWS, ef, eopts)
+	if err != nil {
+		return err
+	}
+	layers, err := a.policyLayers()
+	if err != nil {
 		return err
 	}
 	if a.egressOptions != nil {
@@ -70,13 +75,16 @@ func runMCP(ctx context.Context, a *app, httpAddr string, ef egressFlags) error 
 		Logger:   a.log(),
 		Version:  versionString(),
 		Egress:   eopts,
+		Layers:   layers,
+		// settings.json's upstream_proxy, read from --root only.
+		WorkspaceUpstream: wsUpstream,
 	}
 	if httpAddr != "" {
 		opts.Ready = func(addr net.Addr) {
 			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on http://%s/\n", addr)
 		}
 	}
-	err := mcpserver.Serve(ctx, opts)
+	err = mcpserver.Serve(ctx, opts)
 	switch {
 	case err == nil:
 		return nil
