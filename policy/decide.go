@@ -208,7 +208,7 @@ func Decide(ctx context.Context, a Args) Decision {
 		}
 		return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
 			"%s is not covered by an allow rule of the managed policy %s, which admits its own rules only (managed_rules_only); nobody is asked", o.Target, mp.File).
-			WithHint("ask your administrator to add a rule to " + mp.File))
+			WithHint("ask your administrator to add a rule to "+mp.File))
 	}
 	var ignored *Decision
 	for i, al := range allows {
