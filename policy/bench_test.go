@@ -58,3 +58,21 @@ func BenchmarkDecideLocal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideLayers is one decision with every layer present: a
+// managed policy with a rule, a user rules file with a rule, and the
+// deciding allow in the workspace, so that the trust store is read too
+// (all four files read on every call, nothing cached).
+func BenchmarkDecideLayers(b *testing.B) {
+	ws := testws.New(b, testws.Spec{Allow: []string{"target.example:443"}})
+	l := testlayers.New(b, ws)
+	l.WriteManaged(b, `{"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "managed.example", "port": 443}, "decision": "deny"}]}`)
+	l.AddUserRule(b, rules.Rule{Capability: "network", Target: rules.RuleTarget{Schema: "network.target.v1", Host: "user.example", Port: 443}, Decision: rules.Allow})
+	a := policy.Args{Origin: origin(b, "https://target.example/"), Workspace: ws, Profile: risk.Standard, Layers: l.Layers}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := policy.Decide(context.Background(), a); d.Result != policy.Allow || d.Layer != policy.LayerWorkspace {
+			b.Fatal(d)
+		}
+	}
+}
