@@ -134,7 +134,9 @@ func Decide(ctx context.Context, a Args) Decision {
 
 	// 2. Local mode.
 	if o.IsLocal() {
-		if a.Profile == risk.Permissive && !mp.Allows(risk.Permissive) {
+		if !mp.Allows(risk.Permissive) {
+			// Whatever the profile: no --profile or settings.json can
+			// lift the cap, so a hint to set permissive would mislead.
 			return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
 				"local mode is off for %s: the managed policy %s caps the profile at %s (max_profile)", o.Target, mp.File, mp.MaxProfile).
 				WithHint("ask your administrator; `ocfetch explain` shows the layers"))

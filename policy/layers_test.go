@@ -181,6 +181,7 @@ func TestDecideManagedLayer(t *testing.T) {
 		{"managed_rules_only asks nobody", denyDoc + `, "managed_rules_only": true}`, "https://new.example/", risk.Standard, policy.Deny, refusal.ManagedPolicyForbids, policy.LayerManaged},
 		{"managed_rules_only admits its own", denyDoc + `, "managed_rules_only": true}`, "https://managed.example/", risk.Standard, policy.Allow, "", policy.LayerManaged},
 		{"max_profile standard: no local mode, even --profile permissive", `{"max_profile": "standard"}`, "http://localhost:3000/", risk.Permissive, policy.Deny, refusal.ManagedPolicyForbids, policy.LayerManaged},
+		{"max_profile standard: local mode off whatever the profile", `{"max_profile": "standard"}`, "http://localhost:3000/", risk.Standard, policy.Deny, refusal.ManagedPolicyForbids, policy.LayerManaged},
 		{"a present file defaults to max_profile standard", `{}`, "http://localhost:3000/", risk.Permissive, policy.Deny, refusal.ManagedPolicyForbids, policy.LayerManaged},
 		{"max_profile permissive allows local mode", `{"max_profile": "permissive"}`, "http://localhost:3000/", risk.Permissive, policy.Allow, "", policy.LayerWorkspace},
 		{"max_profile strict: saved rules only", `{"max_profile": "strict"}`, "https://new.example/", risk.Standard, policy.Deny, refusal.NotApproved, policy.LayerManaged},
