@@ -1,5 +1,7 @@
 package main
 
+//lint:file-ignore SA1019 MCP roots are deprecated by SEP-2577 but still functional, and the issue asks for the repository as the client's root.
+
 import (
 	"context"
 	"fmt"
