@@ -15,6 +15,7 @@ import (
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -146,25 +147,25 @@ func (b *Broker) args(need capability.Requirement) policy.Args {
 }
 
 // ensureWorkspace creates .oc_chat/ if it is missing and then trusts the
-// workspace (trust.Store.EnsureWorkspace). It reports whether the workspace
-// is trusted afterwards; a failure is logged and leaves the workspace as
-// it was (untrusted unless it was trusted before).
-func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how string) (trusted bool, err error) {
+// workspace (trust.Store.EnsureWorkspace): what ocfetch itself created
+// holds nothing anyone else shipped. It returns the store and whether this
+// call created .oc_chat/; a failure is logged and leaves the workspace as it
+// was (untrusted unless it was trusted before).
+func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how string) (*trust.Store, bool, error) {
 	s, err := b.Layers.TrustStore()
 	if err != nil {
 		log.Log(ctx, diag.L1, "trust store unavailable", "err", err)
-		return false, err
+		return nil, false, err
 	}
 	created, err := s.EnsureWorkspace(ctx, b.Workspace, how)
 	if err != nil {
 		log.Log(ctx, diag.L1, "could not create and trust the workspace", "err", err)
-		return false, err
+		return s, false, err
 	}
 	if created {
 		log.Log(ctx, diag.L2, "created .oc_chat and trusted the workspace", "root", b.Workspace.Root)
-		return true, nil
 	}
-	return s.Trusted(b.Workspace.Root)
+	return s, created, nil
 }
 
 // decide settles every requirement of req with policy.Decide, asking the
@@ -218,7 +219,14 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		ruleText := rule.String()
 		// A workspace whose .oc_chat/ this answer creates is trusted then,
 		// before the rule is saved in it.
-		trusted, terr := b.ensureWorkspace(ctx, log, "an \"always\" answer")
+		trusted, terr := false, error(nil)
+		if s, created, err := b.ensureWorkspace(ctx, log, "an \"always\" answer"); err != nil {
+			terr = err
+		} else if created {
+			trusted = true
+		} else {
+			trusted, terr = s.Trusted(b.Workspace.Root)
+		}
 		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
 			// The user approved this call; only the saving failed. Run it
 			// once, and tell the user (the result's RuleNotSaved).
