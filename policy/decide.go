@@ -101,7 +101,8 @@ type Args struct {
 //     denied by name — it never falls through to the public path. Local
 //     mode needs permissive within max_profile (else
 //     managed_policy_forbids) and, since the ports are the workspace's
-//     grant, a trusted workspace (else workspace_untrusted);
+//     grant, a trusted workspace (else workspace_untrusted, once no layer
+//     denies the target);
 //  3. an IP literal that is not a local host must be public (built-in,
 //     address_not_public naming the IANA range);
 //  4. the scheme rule of the front: the Fetch tool reaches public hosts
@@ -146,16 +147,10 @@ func Decide(ctx context.Context, a Args) Decision {
 			return deny(d, LayerWorkspace, a.Workspace.LocalFetchPath(), "", audit.ByPolicy,
 				asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused "+o.Target.String()))
 		}
-		// Admitted by the workspace's own files: its ports, and its
-		// profile unless the user gave it.
-		if r := tc.need(a.Workspace.LocalFetchPath(), fmt.Sprintf("port %d", port)); r != nil {
-			return deny(d, LayerWorkspace, tc.file(a.Workspace.LocalFetchPath()), "", audit.ByPolicy, r)
-		}
-		if !a.ProfileExplicit {
-			if r := tc.need(a.Workspace.SettingsPath(), "profile permissive"); r != nil {
-				return deny(d, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
-			}
-		}
+		// Admitted by the workspace's own files — its ports, and its
+		// profile unless the user gave it — which count only in a trusted
+		// workspace: checked after the deny rules, so that a deny from any
+		// layer is what a denied target is told.
 		d.LoopbackPort = port
 	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
 		// 3. A non-local IP literal must be public.
@@ -198,6 +193,16 @@ func Decide(ctx context.Context, a Args) Decision {
 		ok2 := d
 		ok2.Result, ok2.Layer, ok2.File, ok2.Rule, ok2.DecidedBy = Allow, l.layer, l.file, text, audit.ByRule
 		allows[i] = &ok2
+	}
+	if d.LoopbackPort != 0 {
+		if r := tc.need(a.Workspace.LocalFetchPath(), fmt.Sprintf("port %d", d.LoopbackPort)); r != nil {
+			return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.LocalFetchPath()), "", audit.ByPolicy, r)
+		}
+		if !a.ProfileExplicit {
+			if r := tc.need(a.Workspace.SettingsPath(), "profile permissive"); r != nil {
+				return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
+			}
+		}
 	}
 	if a.WorkspaceUpstream != "" && d.LoopbackPort == 0 {
 		if r := tc.need(a.Workspace.SettingsPath(), "upstream_proxy "+a.WorkspaceUpstream); r != nil {

@@ -28,7 +28,8 @@ func TestDecideUntrustedWorkspace(t *testing.T) {
 		Profile:    "permissive",
 		LocalPorts: []uint16{6379},
 		Allow:      []string{"127.0.0.1:6379", "public.example:443"},
-		Deny:       []string{"tracker.example:443"},
+		Deny:       []string{"tracker.example:443", "127.0.0.1:6380"},
+		RawLocal:   `{"schema_version": 1, "ports": [6379, 6380]}`,
 	})
 	l := testlayers.New(t) // ws is not trusted
 	ctx := context.Background()
@@ -71,6 +72,10 @@ func TestDecideUntrustedWorkspace(t *testing.T) {
 	}
 	if d := decide("https://new.example/", policy.FrontFetchTool, risk.Strict, false); d.Result != policy.Deny || d.Refusal.Code != refusal.NotApproved {
 		t.Errorf("shipped strict, untrusted: %v; want deny not_approved", d)
+	}
+	// A denied local target is told the deny, not the trust.
+	if d := decide("http://127.0.0.1:6380/", policy.FrontFetchTool, risk.Permissive, false); d.Result != policy.Deny || d.Refusal.Code != refusal.DeniedByRule {
+		t.Errorf("shipped deny on a local target, untrusted: %v; want denied_by_rule", d)
 	}
 	// A target no grant touches is asked as before.
 	if d := decide("https://new.example/", policy.FrontFetchTool, risk.Permissive, false); d.Result != policy.Ask {
