@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/netrange"
@@ -120,6 +121,13 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 		return err
 	}
 	in := explainInput{ws: ws, profile: profile, explicit: a.profileFlag != "", layers: layers, front: front}
+	if !proxy {
+		// get would connect through settings.json's upstream_proxy: a
+		// workspace grant that Decide judges too.
+		if in.upstream, err = applyEgress(&ws, egressFlags{}, &egress.Options{}); err != nil {
+			return err
+		}
+	}
 	e := explain(ctx, in, rawURL)
 	e.Trusted, e.Layers = layerStates(ws, layers)
 	if asJSON {
@@ -136,6 +144,7 @@ type explainInput struct {
 	explicit bool
 	layers   *policy.Layers
 	front    policy.Front
+	upstream string // settings.json's upstream_proxy, as get would use it
 }
 
 // layerStates reads the layers' files as Decide reads them: the managed
@@ -199,7 +208,7 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 	o := need.Origin()
 	e.URL = o.String() + "/"
 	e.Target = &o.Target
-	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile, ProfileExplicit: in.explicit, Layers: in.layers})
+	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile, ProfileExplicit: in.explicit, Layers: in.layers, WorkspaceUpstream: in.upstream})
 	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
 	e.Layer = d.Layer.String()
 	if r := d.Refusal; r != nil {

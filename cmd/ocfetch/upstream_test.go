@@ -135,6 +135,8 @@ func TestGetUntrustedUpstreamProxy(t *testing.T) {
 	if got, _ := proxy.Seen(); len(got) != 0 {
 		t.Fatalf("the shipped proxy saw %v; want nothing", got)
 	}
+	ocfetch(t, o, "--root", root, "explain", "https://example.com/").
+		want(t, exitOK, []string{"decision:   deny", "reason:     workspace_untrusted", "file:       " + settings}, nil)
 	ocfetch(t, o, "--root", root, "get", "--upstream-proxy", "none", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
 	ocfetch(t, o, "--root", root, "trust", "--yes").want(t, exitOK, nil, nil)
 	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
