@@ -12,7 +12,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/ocfetch/ocfetch/managed"
@@ -58,10 +57,6 @@ func New(t testing.TB, trusted ...workspace.Workspace) *Files {
 	}
 	return f
 }
-
-// Admin is the managed policy's administrator check in tests: the test's
-// own user owns the files it writes.
-func Admin(owner string) bool { return owner == strconv.Itoa(os.Getuid()) }
 
 // Trust adds ws to the trust store.
 func (f *Files) Trust(t testing.TB, ws workspace.Workspace) {
