@@ -2,9 +2,14 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
@@ -45,5 +50,34 @@ func TestInstructionsSayWhetherTrusted(t *testing.T) {
 	}
 	if got := s.instructions(); !strings.Contains(got, "has not trusted this workspace") {
 		t.Errorf("after revoke: %q", got)
+	}
+}
+
+// An "always" answered by elicitation in a workspace the user has not
+// trusted saves the rule, and the result tells the model that it counts
+// only once the user trusts the workspace (never only the diagnostics).
+func TestAlwaysInAnUntrustedWorkspace(t *testing.T) {
+	public := netip.MustParseAddr("93.184.215.14")
+	pub := testnet.StartPublicTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s", r.Host)
+	}), &testnet.Options{Only: netip.AddrPortFrom(public, 443)})
+	eo := &egress.Options{Resolver: testnet.Resolver{"example.com": {public}}, Dial: pub.Dial, RootCAs: pub.RootCAs}
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			ws := testws.New(t, testws.Spec{}) // came with its .oc_chat/: not trusted
+			user := &elicitor{action: "accept", decision: "always"}
+			cs := connect(t, &Options{Root: ws.Root, Egress: eo}, clientSpec{protocol: proto, elicit: user})
+			res := callFetch(t, cs, `{"url": "https://example.com/"}`)
+			got := text(res)
+			if res.IsError || !strings.Contains(got, "hello from example.com") ||
+				!strings.Contains(got, `workspace_untrusted: the rule "allow example.com:443" was saved in `+ws.RulesPath()) ||
+				res.Meta["ocfetch/rule_not_saved"] != "workspace_untrusted" {
+				t.Fatalf("isError %v, meta %v, text:\n%s", res.IsError, res.Meta, got)
+			}
+			res = callFetch(t, cs, `{"url": "https://example.com/"}`)
+			if !res.IsError || !strings.HasPrefix(text(res), "workspace_untrusted: ") {
+				t.Errorf("next call: %q; want workspace_untrusted (the rule is the untrusted workspace's)", text(res))
+			}
+		})
 	}
 }
