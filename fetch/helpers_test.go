@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -88,6 +89,13 @@ func decide(ctx context.Context, f *Fetch, req tool.Request) error {
 	return nil
 }
 
+// noLayersDir is a directory that does not exist: no managed policy, no
+// user rules, an empty trust store, for the zero Workspace.
+var (
+	noLayersDir      = filepath.Join(os.TempDir(), "ocfetch-fetch-test-no-layers-"+uuid.NewString())
+	noLayersStore, _ = trust.Open(&trust.Options{Dir: noLayersDir})
+)
+
 // trustedRoots are the workspaces layersFor has trusted.
 var trustedRoots sync.Map
 
@@ -96,6 +104,15 @@ var trustedRoots sync.Map
 // no user rules and no managed policy — all under ws.Root/.test-layers,
 // never the real os.UserConfigDir() or /etc/ocfetch.
 func layersFor(ws workspace.Workspace) *policy.Layers {
+	if ws.Root == "" {
+		// The zero Workspace (a Fetch with no workspace): nothing trusted,
+		// and nothing written into the package directory.
+		return &policy.Layers{
+			Managed: &managed.Options{Path: filepath.Join(noLayersDir, "policy.json")},
+			Trust:   noLayersStore,
+			User:    &rules.Location{Dir: noLayersDir, Name: "rules.json"},
+		}
+	}
 	dir := filepath.Join(ws.Root, ".test-layers")
 	s, err := trust.Open(&trust.Options{Dir: dir})
 	if err != nil {
