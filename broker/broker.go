@@ -13,7 +13,9 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -40,6 +42,16 @@ type Broker struct {
 	UnansweredHint string
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
+
+	// Layers locate the managed policy, the trust store and the user's
+	// rules (policy.Layers). Nil: the platform's places.
+	Layers *policy.Layers
+	// ProfileExplicit says Profile was given by the user (--profile, the
+	// embedder), not read from settings.json (policy.Args.ProfileExplicit).
+	ProfileExplicit bool
+	// WorkspaceUpstream is settings.json's upstream_proxy when the calls
+	// go through it (policy.Args.WorkspaceUpstream); "" for none.
+	WorkspaceUpstream string
 }
 
 // decision is how a call's requirements were settled, for the audit line.
@@ -48,6 +60,9 @@ type decision struct {
 	decidedBy audit.DecidedBy
 	rule      string
 	err       *refusal.Error
+	// notSaved: an "always" answer's rule was not saved, or saved where
+	// it does not count yet; the call went ahead.
+	notSaved *refusal.Error
 }
 
 // Call prepares, decides, runs and audits one call of t. It never returns
@@ -72,6 +87,13 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: audit.ByPolicy}, res, start)
 		return res
 	}
+	if b.Audit != nil {
+		// The audit line is the first write into .oc_chat/. When it creates
+		// .oc_chat/, ocfetch made the directory, so the workspace is
+		// trusted then (as for the first `rules allow`): a new user's first
+		// `get` must not leave the next steps refused as untrusted.
+		b.ensureWorkspace(ctx, log, "ocfetch "+name+" (the first audit line)")
+	}
 	if err := b.Audit.Preflight(); err != nil {
 		log.Log(ctx, diag.L1, "audit log unavailable; call refused", "err", err)
 		return tool.ErrorResult(err)
@@ -93,6 +115,7 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 	if res == nil {
 		res = tool.ErrorResult(refusal.New(refusal.InternalError, name+" returned no result"))
 	}
+	res.RuleNotSaved = d.notSaved
 	b.audit(ctx, log, id, name, summary, primary, d, res, start)
 	return res
 }
@@ -119,19 +142,47 @@ func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (App
 }
 
 func (b *Broker) args(need capability.Requirement) policy.Args {
-	return policy.Args{Front: policy.FrontFetchTool, Origin: need.Origin(), Workspace: b.Workspace, Profile: b.Profile, ForModel: b.ForModel}
+	return policy.Args{Front: policy.FrontFetchTool, Origin: need.Origin(), Workspace: b.Workspace, Profile: b.Profile,
+		ProfileExplicit: b.ProfileExplicit, WorkspaceUpstream: b.WorkspaceUpstream, Layers: b.Layers, ForModel: b.ForModel}
+}
+
+// ensureWorkspace creates .oc_chat/ if it is missing and then trusts the
+// workspace (trust.Store.EnsureWorkspace): what ocfetch itself created
+// holds nothing anyone else shipped. It returns the store and whether this
+// call created .oc_chat/; a failure is logged and leaves the workspace as it
+// was (untrusted unless it was trusted before).
+func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how string) (*trust.Store, bool, error) {
+	s, err := b.Layers.TrustStore()
+	if err != nil {
+		log.Log(ctx, diag.L1, "trust store unavailable", "err", err)
+		return nil, false, err
+	}
+	created, err := s.EnsureWorkspace(ctx, b.Workspace, how)
+	if err != nil {
+		log.Log(ctx, diag.L1, "could not create and trust the workspace", "err", err)
+		return s, false, err
+	}
+	if created {
+		log.Log(ctx, diag.L2, "created .oc_chat and trusted the workspace", "root", b.Workspace.Root)
+	}
+	return s, created, nil
 }
 
 // decide settles every requirement of req with policy.Decide, asking the
 // Approver where it answers Ask; the first refusal wins.
 func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
+	var notSaved *refusal.Error
 	for _, need := range req.Requirements {
 		d = b.decideOne(ctx, log, name, summary, need)
 		if !d.allowed {
 			return d
 		}
+		if d.notSaved != nil {
+			notSaved = d.notSaved
+		}
 	}
+	d.notSaved = notSaved
 	return d
 }
 
@@ -166,13 +217,39 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 			Decision:   rules.Allow,
 		}
 		ruleText := rule.String()
-		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
-			// The user approved this call; only the saving failed. Run it,
-			// and say so where the operator looks.
-			log.Log(ctx, diag.L1, "approved always, but the rule was not saved", "target", target, "err", err)
-			return decision{allowed: true, decidedBy: audit.ByOnce}
+		// A workspace whose .oc_chat/ this answer creates is trusted then,
+		// before the rule is saved in it.
+		trusted, terr := false, error(nil)
+		if s, created, err := b.ensureWorkspace(ctx, log, "an \"always\" answer"); err != nil {
+			terr = err
+		} else if created {
+			trusted = true
+		} else {
+			trusted, terr = s.Trusted(b.Workspace.Root)
 		}
-		return decision{allowed: true, decidedBy: audit.ByAlways, rule: ruleText}
+		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
+			// The user approved this call; only the saving failed. Run it
+			// once, and tell the user (the result's RuleNotSaved).
+			log.Log(ctx, diag.L1, "approved always, but the rule was not saved", "target", target, "err", err)
+			r, ok := refusal.As(err)
+			if !ok {
+				r = refusal.New(refusal.RulesInvalid, "the rules file cannot be written").Wrap(err)
+			}
+			return decision{allowed: true, decidedBy: audit.ByOnce, notSaved: refusal.Newf(r.Code,
+				"approved once: the rule %q was not saved: %s", ruleText, r.Message).WithHint(r.Hint)}
+		}
+		d := decision{allowed: true, decidedBy: audit.ByAlways, rule: ruleText}
+		if !trusted {
+			// Saved, but a rule of an untrusted workspace grants nothing:
+			// the next call would be refused workspace_untrusted.
+			msg := "the rule %q was saved in %s, but the workspace is not trusted, so it counts only once you trust it"
+			if terr != nil {
+				msg += " (the trust store cannot be read)"
+			}
+			d.notSaved = refusal.Newf(refusal.WorkspaceUntrusted, msg, ruleText, b.Workspace.RulesPath()).
+				WithHint("run `ocfetch trust --root " + safetext.ShellQuote(b.Workspace.Root) + "` if you trust this workspace's files")
+		}
+		return d
 	case Deny:
 		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
 			"%s was denied by the user", target).WithHint(allowHint)}

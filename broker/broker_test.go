@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -186,7 +187,7 @@ func TestCallDecisions(t *testing.T) {
 				profile = risk.Standard
 			}
 			ft := &fakeTool{}
-			b := &broker.Broker{Workspace: ws, Profile: profile, Approver: approver, Audit: audit.Open(ws)}
+			b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: profile, Approver: approver, Audit: audit.Open(ws)}
 			res := b.Call(context.Background(), ft, tc.args)
 
 			if got, want := res.Reason, tc.wantReason; got != want {
@@ -216,7 +217,7 @@ func TestCallDecisions(t *testing.T) {
 func TestAlwaysSavesRule(t *testing.T) {
 	ws := testws.Bare(t)
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
 	if res := b.Call(context.Background(), ft, `{"target":"Bücher.example"}`); res.IsError {
 		t.Fatalf("first call: %s", res.Content)
@@ -245,7 +246,7 @@ func TestAlwaysSavesRule(t *testing.T) {
 
 func TestUnansweredNamesTheRuleCommand(t *testing.T) {
 	ws := testws.Bare(t)
-	b := &broker.Broker{Workspace: ws, Profile: risk.Standard}
+	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard}
 	res := b.Call(context.Background(), &fakeTool{}, `{"target":"[2001:4860::8888]:8443"}`)
 	if res.Reason != refusal.NotApproved {
 		t.Fatalf("reason = %q; want not_approved", res.Reason)
@@ -268,7 +269,7 @@ func TestCorruptRulesFailClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &fakeTool{}
-	b := &broker.Broker{Workspace: ws, Profile: risk.Standard, Approver: neverAsk(t), Audit: audit.Open(ws)}
+	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: neverAsk(t), Audit: audit.Open(ws)}
 	res := b.Call(context.Background(), ft, `{"target":"example.com"}`)
 	if res.Reason != refusal.RulesInvalid || ft.ran != 0 {
 		t.Fatalf("reason = %q, ran %d; want rules_invalid, 0", res.Reason, ft.ran)

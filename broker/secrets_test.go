@@ -21,6 +21,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/risk"
@@ -66,7 +67,7 @@ func TestAuditAndLogsHoldNoSecrets(t *testing.T) {
 	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second, Logger: logger})
 	defer client.CloseIdleConnections()
 	f := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: risk.Permissive, Logger: logger})
-	b := &broker.Broker{Workspace: ws, Profile: risk.Permissive, Audit: audit.Open(ws), Logger: logger}
+	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Permissive, Audit: audit.Open(ws), Logger: logger}
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	var secrets []string

@@ -251,7 +251,7 @@ func FuzzPrepareCall(f *testing.F) {
 		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host {
 			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host)
 		}
-		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: fe.opts.Workspace, Profile: fe.opts.Profile}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
+		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: fe.opts.Workspace, Profile: fe.opts.Profile, Layers: layersFor(fe.opts.Workspace)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
 			t.Fatalf("public target %v over %s: decided %v", p.target, p.scheme, d)
 		}
 		if s := fe.AuditSummary(in); strings.ContainsAny(s, "/?#@") && !strings.Contains(s, "<") {

@@ -164,6 +164,7 @@ func BenchmarkPrepareAndDecide(b *testing.B) {
 	ws := newWorkspace(b, 8080)
 	testws.Write(b, ws, testws.Spec{Allow: []string{"example.com:443", "localhost:8080"}})
 	f := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
+	layers := layersFor(ws)
 	for _, c := range []struct{ name, args string }{
 		{"public", `{"url": "https://example.com/some/path?q=1"}`},
 		{"local", `{"url": "http://localhost:8080/index.html"}`},
@@ -177,7 +178,7 @@ func BenchmarkPrepareAndDecide(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d := policy.Decide(ctx, policy.Args{Origin: req.Requirements[0].Origin(), Workspace: ws, Profile: risk.Permissive})
+				d := policy.Decide(ctx, policy.Args{Origin: req.Requirements[0].Origin(), Workspace: ws, Profile: risk.Permissive, Layers: layers})
 				if d.Result != policy.Allow {
 					b.Fatal(d)
 				}

@@ -4,9 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ocfetch/ocfetch/policy"
 	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
+
+	"github.com/ocfetch/ocfetch/managed"
+	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/trust"
 
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/internal/testws"
@@ -74,12 +81,54 @@ func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 // that use it play a user who approves.
 func decide(ctx context.Context, f *Fetch, req tool.Request) error {
 	for _, need := range req.Requirements {
-		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: f.opts.Workspace, Profile: f.opts.Profile})
+		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: f.opts.Workspace, Profile: f.opts.Profile, Layers: layersFor(f.opts.Workspace)})
 		if d.Result == policy.Deny {
 			return d.Refusal
 		}
 	}
 	return nil
+}
+
+// noLayersDir is a directory that does not exist: no managed policy, no
+// user rules, an empty trust store, for the zero Workspace.
+var (
+	noLayersDir      = filepath.Join(os.TempDir(), "ocfetch-fetch-test-no-layers-"+uuid.NewString())
+	noLayersStore, _ = trust.Open(&trust.Options{Dir: noLayersDir})
+)
+
+// trustedRoots are the workspaces layersFor has trusted.
+var trustedRoots sync.Map
+
+// layersFor returns the layers of a test workspace: its own trust store,
+// in which ws is trusted (these tests play a user whose files they are),
+// no user rules and no managed policy — all under ws.Root/.test-layers,
+// never the real os.UserConfigDir() or /etc/ocfetch.
+func layersFor(ws workspace.Workspace) *policy.Layers {
+	if ws.Root == "" {
+		// The zero Workspace (a Fetch with no workspace): nothing trusted,
+		// and nothing written into the package directory.
+		return &policy.Layers{
+			Managed: &managed.Options{Path: filepath.Join(noLayersDir, "policy.json")},
+			Trust:   noLayersStore,
+			User:    &rules.Location{Dir: noLayersDir, Name: "rules.json"},
+		}
+	}
+	dir := filepath.Join(ws.Root, ".test-layers")
+	s, err := trust.Open(&trust.Options{Dir: dir})
+	if err != nil {
+		panic(err)
+	}
+	once, _ := trustedRoots.LoadOrStore(ws.Root, new(sync.Once))
+	once.(*sync.Once).Do(func() {
+		if err := s.Trust(context.Background(), ws.Root, trust.Details{How: "test"}); err != nil {
+			panic(err)
+		}
+	})
+	return &policy.Layers{
+		Managed: &managed.Options{Path: filepath.Join(dir, "policy.json")},
+		Trust:   s,
+		User:    &rules.Location{Dir: dir, Name: "rules.json"},
+	}
 }
 
 // prepareAndDecide is PrepareCall followed by [decide]: the refusal a

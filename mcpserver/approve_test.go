@@ -237,7 +237,7 @@ func TestAnswerOf(t *testing.T) {
 }
 
 func TestApprovalMessage(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	req := broker.ApprovalRequest{
 		Tool:        "fetch",
 		Summary:     "POST api.example.com",

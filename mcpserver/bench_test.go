@@ -12,6 +12,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/risk"
 )
 
@@ -45,6 +46,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	b.Run("library", func(b *testing.B) {
 		client := egress.NewClient(&egress.Options{Timeout: DefaultFetchTimeout})
 		defer client.CloseIdleConnections()
+		layers := testlayers.New(b, ws).Layers
 		b.ReportAllocs()
 		for b.Loop() {
 			// As `ocfetch get` and the MCP server do for every call.
@@ -53,7 +55,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 				b.Fatal(err)
 			}
 			t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile})
-			br := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
+			br := &broker.Broker{Layers: layers, Workspace: ws, Profile: profile, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
 			if res := br.Call(ctx, t, args); res.IsError {
 				b.Fatalf("error result: %s", res.Content)
 			}

@@ -54,7 +54,7 @@ func structured(t *testing.T, res *mcp.CallToolResult) Output {
 // result says which came from the cache; every call is still audited.
 func TestCacheWindows(t *testing.T) {
 	eo, hits := cacheOrigin(t)
-	ws := testws.New(t, testws.Spec{Allow: []string{"example.com:443"}})
+	ws := trustedWS(t, testws.Spec{Allow: []string{"example.com:443"}})
 	cs := connect(t, &Options{Root: ws.Root, Egress: eo}, clientSpec{})
 	var got strings.Builder
 	for i, start := range []int{0, 100, 200, 300} {
@@ -89,7 +89,7 @@ func TestCacheWindows(t *testing.T) {
 		t.Errorf("origin saw %d requests after other headers; want 2", hits.Load())
 	}
 	// A denied target stays denied, cache or not.
-	ws2 := testws.New(t, testws.Spec{})
+	ws2 := trustedWS(t, testws.Spec{})
 	cs2 := connect(t, &Options{Root: ws2.Root, Egress: eo}, clientSpec{})
 	if res := callFetch(t, cs2, windowArgs("https://example.com/page", 0)); !res.IsError {
 		t.Errorf("uncovered target: %s; want not_approved", text(res))
@@ -100,7 +100,7 @@ func TestCacheWindows(t *testing.T) {
 // each time.
 func TestCacheNotKept(t *testing.T) {
 	eo, hits := cacheOrigin(t)
-	ws := testws.New(t, testws.Spec{Allow: []string{"example.com:443"}})
+	ws := trustedWS(t, testws.Spec{Allow: []string{"example.com:443"}})
 	cs := connect(t, &Options{Root: ws.Root, Egress: eo}, clientSpec{})
 	for _, tc := range []struct{ name, args string }{
 		{"no-store", windowArgs("https://example.com/no-store", 0)},

@@ -86,7 +86,7 @@ func TestElicitationFails(t *testing.T) {
 // TestServeStdioCancel: cancelling Serve's context ends it cleanly even
 // while it waits for input.
 func TestServeStdioCancel(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	c2sR, c2sW := io.Pipe()
 	defer c2sW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,7 +117,7 @@ func (f *fakeListener) Addr() net.Addr {
 }
 
 func TestServeRefusesNonLoopbackListener(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	ln := &fakeListener{closed: make(chan struct{})}
 	err := Serve(context.Background(), &Options{Root: ws.Root, Listener: ln})
 	if !errors.Is(err, ErrNotLoopback) {

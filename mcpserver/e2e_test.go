@@ -72,7 +72,7 @@ func TestEndToEndStdio(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			var stderr testio.SyncBuffer
 			cmd := exec.Command(bin, "mcp", "--root", ws.Root)
-			cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
+			cmd.Env = append(append(os.Environ(), configEnv()...), "OCFETCH_DEBUG=4")
 			cmd.Stderr = &stderr
 			user := &elicitor{action: "accept", decision: "always"}
 			client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, &mcp.ClientOptions{ElicitationHandler: user.handle})
@@ -113,6 +113,7 @@ func TestEndToEndHTTP(t *testing.T) {
 
 	tokenFile := filepath.Join(t.TempDir(), "cfg", "mcp-token")
 	cmd := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "127.0.0.1:0", "--token-file", tokenFile)
+	cmd.Env = append(os.Environ(), configEnv()...)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +201,7 @@ func TestEndToEndHTTP(t *testing.T) {
 
 func TestEndToEndRefusesPublicBind(t *testing.T) {
 	bin := ocfetchBinary(t)
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	out, err := exec.Command(bin, "mcp", "--root", ws.Root, "--http", "0.0.0.0:0",
 		"--token-file", filepath.Join(t.TempDir(), "mcp-token")).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
@@ -219,7 +220,7 @@ func TestEndToEndStdoutIsProtocolOnly(t *testing.T) {
 	srv, port := pageServer(t)
 	ws := localWorkspace(t, port, fmt.Sprintf("127.0.0.1:%d", port))
 	cmd := exec.Command(bin, "mcp", "--root", ws.Root)
-	cmd.Env = append(os.Environ(), "OCFETCH_DEBUG=4")
+	cmd.Env = append(append(os.Environ(), configEnv()...), "OCFETCH_DEBUG=4")
 	var stderr testio.SyncBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

@@ -51,7 +51,7 @@ func TestFailuresThroughMCP(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := testws.New(t, tc.spec)
+			ws := trustedWS(t, tc.spec)
 			cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 			res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, tc.url))
 			if !res.IsError || !strings.HasPrefix(text(res), tc.wantCode+": ") {

@@ -37,7 +37,7 @@ func FuzzHandleArguments(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	ws := testws.New(f, testws.Spec{Profile: "standard"})
+	ws := trustedWS(f, testws.Spec{Profile: "standard"})
 	s, err := newServer(&Options{Root: ws.Root})
 	if err != nil {
 		f.Fatal(err)

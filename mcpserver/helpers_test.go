@@ -65,7 +65,7 @@ func pageServer(t testing.TB) (*httptest.Server, uint16) {
 // localWorkspace is a permissive workspace whose local_fetch.json admits
 // port, with the given allow rules.
 func localWorkspace(t testing.TB, port uint16, allow ...string) workspace.Workspace {
-	return testws.New(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}, Allow: allow})
+	return trustedWS(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}, Allow: allow})
 }
 
 // elicitor is a scripted user: it answers every elicitation with answer

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -95,6 +96,15 @@ type Options struct {
 
 	// maxLine overrides [MaxLineBytes] for the stdio transport (tests).
 	maxLine int
+	// Layers locate the managed policy, the trust store and the user's
+	// rules (policy.Layers), read on every call. Nil: the platform's
+	// places. A workspace's own grants (a permissive profile, local ports,
+	// allow rules) count only when the user trusts it.
+	Layers *policy.Layers
+	// WorkspaceUpstream is the upstream_proxy of the --root workspace's
+	// settings.json when Egress.Upstream came from it ("" otherwise): a
+	// workspace grant, refused in an untrusted workspace.
+	WorkspaceUpstream string
 
 	// newTool builds the tool for one call; nil means the fetch tool. Tests
 	// set it (export_test.go) to exercise approval without a network.

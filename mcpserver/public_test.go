@@ -32,7 +32,7 @@ func TestFetchPublicHTTPS(t *testing.T) {
 		Dial:    pub.Dial,
 		RootCAs: pub.RootCAs,
 	}
-	ws := testws.New(t, testws.Spec{Allow: []string{"example.com:443", "internal.example:443", "metadata.example:443"}})
+	ws := trustedWS(t, testws.Spec{Allow: []string{"example.com:443", "internal.example:443", "metadata.example:443"}})
 	cs := connect(t, &Options{Root: ws.Root, Egress: eo}, clientSpec{})
 
 	// httptest's certificate covers example.com, so TLS verifies against

@@ -208,7 +208,7 @@ func TestServeHTTP(t *testing.T) {
 // TestServeHTTPRefusesBrowsers: a web page must not reach the server,
 // neither by DNS rebinding (a foreign Host header) nor cross-origin.
 func TestServeHTTPRefusesBrowsers(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	addr := serveHTTPForTest(t, &Options{Root: ws.Root})
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	tests := []struct {
@@ -292,7 +292,7 @@ func TestLoopbackListen(t *testing.T) {
 }
 
 func TestServeRefusesNonLoopback(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	err := Serve(context.Background(), &Options{Root: ws.Root, HTTPAddr: "0.0.0.0:0"})
 	if !errors.Is(err, ErrNotLoopback) {
 		t.Errorf("Serve(--http 0.0.0.0:0) = %v; want ErrNotLoopback", err)
@@ -300,7 +300,7 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 }
 
 func TestNewServerOptionErrors(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	tests := []struct {
 		name string
 		opts *Options
@@ -322,7 +322,7 @@ func TestNewServerOptionErrors(t *testing.T) {
 // TestExplicitProfile: --profile overrides settings.json.
 func TestExplicitProfile(t *testing.T) {
 	srv, port := pageServer(t)
-	ws := testws.New(t, testws.Spec{Profile: "standard", LocalPorts: []uint16{port}, Allow: []string{fmt.Sprintf("127.0.0.1:%d", port)}})
+	ws := trustedWS(t, testws.Spec{Profile: "standard", LocalPorts: []uint16{port}, Allow: []string{fmt.Sprintf("127.0.0.1:%d", port)}})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 	if res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL)); !strings.HasPrefix(text(res), "local_profile_not_permissive: ") {
 		t.Errorf("settings standard: text %q; want local_profile_not_permissive", text(res))
@@ -363,7 +363,7 @@ func (fakeTool) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 func (fakeTool) AuditSummary(string) string { return "GET example.com" }
 
 func TestPanicIsAnErrorResult(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	calls := 0
 	opts := &Options{Root: ws.Root, newTool: func(workspace.Workspace, risk.Profile, *http.Client) tool.Tool {
 		calls++

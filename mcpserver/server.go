@@ -17,8 +17,10 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -96,6 +98,9 @@ func newServer(opts *Options) (*server, error) {
 		s.log = diag.Discard()
 	}
 	s.log = diag.For(s.log, diag.DomainMCP)
+	if s.opts.Layers == nil {
+		s.opts.Layers = testLayers
+	}
 	if s.opts.Profile != "" {
 		if _, err := risk.Parse(s.opts.Profile); err != nil {
 			return nil, fmt.Errorf("mcpserver: --profile: %w", err)
@@ -184,20 +189,44 @@ func (s *server) cwdOrFixed() workspace.Workspace {
 	return s.cwd
 }
 
-// instructions says which workspace root is in use. They are sent at
-// initialization, before the client's roots can be listed, so without
-// --root they state the rule rather than a path that might change.
+// testLayers is the Layers of a server whose Options leave them nil: nil
+// (the platform's places) except in this package's tests, which set it in
+// TestMain so that no test reads the real trust store.
+var testLayers *policy.Layers
+
+// instructions says which workspace root is in use, and whether the user
+// trusts it. They are sent at initialization, before the client's roots
+// can be listed, so without --root they state the rule rather than a path
+// that might change.
 func (s *server) instructions() string {
 	var root string
 	if s.fixed != nil {
-		root = fmt.Sprintf("Workspace root: %s (from --root).", s.fixed.Root)
+		root = fmt.Sprintf("Workspace root: %s (from --root).", s.fixed.Root) + " " + s.trustSentence(*s.fixed)
 	} else {
-		root = fmt.Sprintf("Workspace root: the client's first file:// root (MCP roots) when the client declares roots, else the current directory %s.", s.cwd.Root)
+		root = fmt.Sprintf("Workspace root: the client's first file:// root (MCP roots) when the client declares roots, else the current directory %s.", s.cwd.Root) +
+			" Whether the user trusts that workspace is checked on every call: in an untrusted workspace what its .oc_chat/ files grant (a permissive profile, local ports, allow rules, an upstream proxy) is ignored, and a call that needs it is refused with workspace_untrusted; ask the user to run the `ocfetch trust --root DIR` its hint names."
 	}
 	return "ocfetch serves one tool, fetch: a bounded HTTP GET or POST with least privilege. " +
 		"Public hosts need https; each new host:port needs the user's approval (asked by elicitation when the client supports it) or a rule the user saves (ask the user to run `ocfetch rules allow HOST:PORT`; never run it yourself). " +
 		"A refusal is an error result whose text starts with a reason code such as not_approved or https_required; it is final for that call. " +
 		root + " Its .oc_chat/ holds the rules, the local-mode ports, the settings and the audit log."
+}
+
+// trustSentence says whether the user trusts ws, as of now (each call
+// checks again).
+func (s *server) trustSentence(ws workspace.Workspace) string {
+	st, err := s.opts.Layers.TrustStore()
+	var ok bool
+	if err == nil {
+		ok, err = st.Trusted(ws.Root)
+	}
+	switch {
+	case err != nil:
+		return "The trust store cannot be read, so this workspace is not trusted: its .oc_chat/ files' grants (a permissive profile, local ports, allow rules, an upstream proxy) are ignored, and a call that needs one is refused with workspace_untrusted."
+	case ok:
+		return "The user trusts this workspace: its .oc_chat/ files' grants count (checked again on every call)."
+	}
+	return "The user has not trusted this workspace: what its .oc_chat/ files grant (a permissive profile, local ports, allow rules, an upstream proxy) is ignored, and a call that needs it is refused with workspace_untrusted; ask the user to run `ocfetch trust --root " + safetext.ShellQuote(ws.Root) + "` if they trust its files. Its deny rules and profile strict always apply."
 }
 
 // handle serves tools/call. Every outcome is a CallToolResult: a refusal or
@@ -227,7 +256,11 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 		return errorResult(tool.ErrorResult(perr)), nil
 	}
 	t := s.newTool(ws, profile, s.client)
-	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger, ForModel: true}
+	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger, ForModel: true,
+		Layers: s.opts.Layers, ProfileExplicit: s.opts.Profile != ""}
+	if s.fixed != nil && ws.Root == s.fixed.Root {
+		b.WorkspaceUpstream = s.opts.WorkspaceUpstream
+	}
 
 	switch {
 	case !c.caps.elicitation:
@@ -274,6 +307,17 @@ func toCallToolResult(r *tool.Result) *mcp.CallToolResult {
 	if f := r.AuditFailure; f != nil {
 		out.Content = append(out.Content, &mcp.TextContent{Text: string(f.Code) + ": " + f.Message})
 		out.Meta = mcp.Meta{"ocfetch/audit": string(f.Code)}
+	}
+	if f := r.RuleNotSaved; f != nil {
+		text := string(f.Code) + ": " + f.Message
+		if f.Hint != "" {
+			text += "\nhint: " + f.Hint
+		}
+		out.Content = append(out.Content, &mcp.TextContent{Text: text})
+		if out.Meta == nil {
+			out.Meta = mcp.Meta{}
+		}
+		out.Meta["ocfetch/rule_not_saved"] = string(f.Code)
 	}
 	if o, ok := outputFrom(r.Structured); ok {
 		out.StructuredContent = o

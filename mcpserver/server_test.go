@@ -15,7 +15,7 @@ import (
 )
 
 func TestListToolsSchema(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -89,7 +89,7 @@ func TestListToolsSchema(t *testing.T) {
 }
 
 func TestInstructionsNameTheRoot(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: protoLegacy})
 	got := cs.InitializeResult().Instructions
 	if want := "Workspace root: " + ws.Root + " (from --root)"; !strings.Contains(got, want) {
@@ -204,7 +204,7 @@ func TestRefusals(t *testing.T) {
 					if tc.legacyOnly && proto != protoLegacy {
 						t.Skip("argument decoding does not depend on the protocol")
 					}
-					ws := testws.New(t, tc.spec)
+					ws := trustedWS(t, tc.spec)
 					cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: proto})
 					res := callFetch(t, cs, tc.args)
 					got := text(res)
@@ -260,7 +260,7 @@ func TestMalformedArgumentsThenSuccess(t *testing.T) {
 }
 
 func TestUnknownToolIsProtocolError(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := trustedWS(t, testws.Spec{})
 	cs := connect(t, &Options{Root: ws.Root}, clientSpec{})
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "shell", Arguments: map[string]any{}}); err == nil {
 		t.Fatal("CallTool(shell): no error; want the SDK's unknown-tool protocol error")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
@@ -32,6 +33,7 @@ func BenchmarkDecide(b *testing.B) {
 			a := policy.Args{
 				Origin:    origin(b, "https://target.example/"),
 				Workspace: ws, Profile: risk.Standard,
+				Layers:    testlayers.New(b, ws).Layers,
 				LoadRules: func(workspace.Workspace) (*rules.Set, error) { return set, nil },
 			}
 			b.ReportAllocs()
@@ -48,11 +50,29 @@ func BenchmarkDecide(b *testing.B) {
 // (seed 000: no caching).
 func BenchmarkDecideLocal(b *testing.B) {
 	ws := testws.New(b, testws.Spec{LocalPorts: []uint16{3000}, Allow: []string{"localhost:3000"}})
-	a := policy.Args{Origin: origin(b, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive}
+	a := policy.Args{Origin: origin(b, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive, Layers: testlayers.New(b, ws).Layers}
 	b.ReportAllocs()
 	for b.Loop() {
 		if d := policy.Decide(context.Background(), a); d.Result != policy.Allow {
 			b.Fatal(strings.TrimSpace(d.String()))
+		}
+	}
+}
+
+// BenchmarkDecideLayers is one decision with every layer present: a
+// managed policy with a rule, a user rules file with a rule, and the
+// deciding allow in the workspace, so that the trust store is read too
+// (all four files read on every call, nothing cached).
+func BenchmarkDecideLayers(b *testing.B) {
+	ws := testws.New(b, testws.Spec{Allow: []string{"target.example:443"}})
+	l := testlayers.New(b, ws)
+	l.WriteManaged(b, `{"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "managed.example", "port": 443}, "decision": "deny"}]}`)
+	l.AddUserRule(b, rules.Rule{Capability: "network", Target: rules.RuleTarget{Schema: "network.target.v1", Host: "user.example", Port: 443}, Decision: rules.Allow})
+	a := policy.Args{Origin: origin(b, "https://target.example/"), Workspace: ws, Profile: risk.Standard, Layers: l.Layers}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := policy.Decide(context.Background(), a); d.Result != policy.Allow || d.Layer != policy.LayerWorkspace {
+			b.Fatal(d)
 		}
 	}
 }

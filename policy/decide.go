@@ -2,16 +2,19 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/netrange"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -49,8 +52,24 @@ type Args struct {
 	// Workspace holds rules.json and local_fetch.json, both read on this
 	// call.
 	Workspace workspace.Workspace
-	// Profile is the resolved risk profile.
+	// Profile is the resolved risk profile (risk.Resolve: the flag, else
+	// settings.json, else standard).
 	Profile risk.Profile
+	// ProfileExplicit says Profile was chosen by the user (--profile, an
+	// embedder), not read from the workspace's settings.json. A permissive
+	// profile read from settings.json is a workspace grant: it counts only
+	// in a trusted workspace. The zero value treats Profile as the
+	// workspace's, the safe reading.
+	ProfileExplicit bool
+	// WorkspaceUpstream is the upstream_proxy of the workspace's
+	// settings.json when this call would connect through it ("" when there
+	// is none, or a flag chose the way out). It is a workspace grant: a
+	// public target is refused workspace_untrusted in an untrusted
+	// workspace.
+	WorkspaceUpstream string
+	// Layers locate the managed policy, the trust store and the user's
+	// rules. Nil: the platform's places (see [Layers]).
+	Layers *Layers
 	// LoadRules reads the workspace's rules for this call. If nil,
 	// rules.Load. It must read the file on every call, as rules.Load does
 	// (the proxy passes a loader that spares the parse of unchanged bytes,
@@ -65,41 +84,73 @@ type Args struct {
 // reached, and who said so. Every front end calls it — the broker (and then
 // its Approver when the result is Ask), the proxy (alone: Ask is refused),
 // the MCP server (to know whether the user must be asked) and `ocfetch
-// explain`. It sends nothing and resolves nothing; it reads rules.json and,
-// for a local host, local_fetch.json on every call (seed 000: no caching,
-// so an edit takes effect at once and a deletion closes the door at once).
+// explain`. It sends nothing and resolves nothing; it reads the managed
+// policy, rules.json, the user's rules.json and, for a local host,
+// local_fetch.json on every call, and the trust store when a workspace
+// grant is about to count (seed 000: no caching, so an edit takes effect
+// at once and a deletion closes the door at once).
 //
-// The order, first refusal wins:
+// The layers are the managed policy, then the workspace (its grants only
+// when the user trusts it), then the user; a deny from any layer wins. The
+// order, first refusal wins:
 //
-//  1. the managed layer (reserved for the managed policy);
+//  1. the managed policy: a file that exists but is malformed refuses every
+//     call (managed_policy_invalid); its max_profile caps the profile;
 //  2. local mode: a target on localhost, 127.0.0.1 or ::1 is admitted by
 //     local_fetch.json and the permissive profile (LoopbackPort set), or
-//     denied by name — it never falls through to the public path;
+//     denied by name — it never falls through to the public path. Local
+//     mode needs permissive within max_profile (else
+//     managed_policy_forbids) and, since the ports are the workspace's
+//     grant, a trusted workspace (else workspace_untrusted, once no layer
+//     denies the target);
 //  3. an IP literal that is not a local host must be public (built-in,
 //     address_not_public naming the IANA range);
 //  4. the scheme rule of the front: the Fetch tool reaches public hosts
 //     over https only (https_required); the proxy forwards any scheme a
 //     rule covers;
-//  5. the rule layers (workspace, then user): a deny from any layer wins;
-//     else the first allow;
-//  6. built-in: profile strict accepts saved rules only (deny), else Ask.
+//  5. the rule layers — managed, workspace, user: a deny from any layer
+//     wins (a workspace's deny counts trusted or not); the workspace's
+//     upstream_proxy needs trust; then the first allow in layer order,
+//     where a workspace allow counts only in a trusted workspace, and with
+//     managed_rules_only only a managed allow counts and nobody is asked;
+//     an allow that counted for nothing because the workspace is untrusted
+//     is refused workspace_untrusted naming the file and the rule;
+//  6. built-in: profile strict (the workspace's, or max_profile's) accepts
+//     saved rules only (deny); allow_once false forbids asking (deny,
+//     managed_policy_forbids); else Ask.
 //
-// ctx is for the layers that will do I/O beyond the two small files; Decide
-// itself never blocks on the network.
+// Every Deny names its layer and, where there is one, its file.
 func Decide(ctx context.Context, a Args) Decision {
 	_ = ctx
 	o := a.Origin
 	d := Decision{Target: o.Target}
 
-	// 1. Managed layer: consulted first when present (issue 12).
+	// 1. The managed policy, read on every call.
+	mp, err := a.Layers.LoadManaged()
+	if err != nil {
+		return deny(d, LayerManaged, a.Layers.ManagedPath(), "", audit.ByPolicy,
+			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
+	}
+	tc := trustCheck{a: &a}
 
 	// 2. Local mode.
 	if o.IsLocal() {
+		if !mp.Allows(risk.Permissive) {
+			// Whatever the profile: no --profile or settings.json can
+			// lift the cap, so a hint to set permissive would mislead.
+			return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
+				"local mode is off for %s: the managed policy %s caps the profile at %s (max_profile)", o.Target, mp.File, mp.MaxProfile).
+				WithHint("ask your administrator; `ocfetch explain` shows the layers"))
+		}
 		port, err := localfetch.Admit(o, a.Workspace, a.Profile)
 		if err != nil {
 			return deny(d, LayerWorkspace, a.Workspace.LocalFetchPath(), "", audit.ByPolicy,
 				asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused "+o.Target.String()))
 		}
+		// Admitted by the workspace's own files — its ports, and its
+		// profile unless the user gave it — which count only in a trusted
+		// workspace: checked after the deny rules, so that a deny from any
+		// layer is what a denied target is told.
 		d.LoopbackPort = port
 	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
 		// 3. A non-local IP literal must be public.
@@ -116,14 +167,18 @@ func Decide(ctx context.Context, a Args) Decision {
 			WithHint("use https://"))
 	}
 
-	// 5. Rule layers. A deny from any layer wins; the first allow is kept.
+	// 5. Rule layers. A deny from any layer wins; then the first allow in
+	// layer order that counts.
 	need := capability.Network(o.Target)
-	var allow *Decision
-	for _, l := range ruleLayers(a) {
-		set, err := l.load(a.Workspace)
+	var allows [3]*Decision
+	for i, l := range ruleLayers(a, mp) {
+		set, err := l.load()
 		if err != nil {
 			return deny(d, l.layer, l.file, "", audit.ByPolicy,
 				asRefusal(err, refusal.RulesInvalid, "cannot read "+l.file))
+		}
+		if set == nil {
+			continue
 		}
 		m, ok := set.Decide(need)
 		if !ok {
@@ -132,45 +187,155 @@ func Decide(ctx context.Context, a Args) Decision {
 		text := m.Rule.String()
 		if m.Decision == rules.Deny {
 			return deny(d, l.layer, l.file, text, audit.ByRule, refusal.Newf(refusal.DeniedByRule,
-				"%s is denied by the rule %q in %s", o.Target, text, l.file).
-				WithHint("remove the rule with: "+RemoveCommand(strings.TrimPrefix(text, string(rules.Deny)+" "))))
+				"%s is denied by the rule %q in %s (the %s layer)", o.Target, text, l.file, l.layer).
+				WithHint(l.denyHint(strings.TrimPrefix(text, string(rules.Deny)+" "))))
 		}
-		if allow == nil {
-			ok := d
-			ok.Result, ok.Layer, ok.File, ok.Rule, ok.DecidedBy = Allow, l.layer, l.file, text, audit.ByRule
-			allow = &ok
+		ok2 := d
+		ok2.Result, ok2.Layer, ok2.File, ok2.Rule, ok2.DecidedBy = Allow, l.layer, l.file, text, audit.ByRule
+		allows[i] = &ok2
+	}
+	if d.LoopbackPort != 0 {
+		if r := tc.need(a.Workspace.LocalFetchPath(), fmt.Sprintf("port %d", d.LoopbackPort)); r != nil {
+			return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.LocalFetchPath()), "", audit.ByPolicy, r)
+		}
+		if !a.ProfileExplicit {
+			if r := tc.need(a.Workspace.SettingsPath(), "profile permissive"); r != nil {
+				return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
+			}
 		}
 	}
-	if allow != nil {
-		return *allow
+	if a.WorkspaceUpstream != "" && d.LoopbackPort == 0 {
+		if r := tc.need(a.Workspace.SettingsPath(), "upstream_proxy "+a.WorkspaceUpstream); r != nil {
+			return deny(d, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
+		}
+	}
+	if mp.ManagedRulesOnly {
+		if allows[0] != nil {
+			return *allows[0]
+		}
+		return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
+			"%s is not covered by an allow rule of the managed policy %s, which admits its own rules only (managed_rules_only); nobody is asked", o.Target, mp.File).
+			WithHint("ask your administrator to add a rule to "+mp.File))
+	}
+	var ignored *Decision
+	for i, al := range allows {
+		if al == nil {
+			continue
+		}
+		if i == 1 {
+			if r := tc.need(al.File, al.Rule); r != nil {
+				if ignored == nil {
+					ig := deny(d, LayerWorkspace, tc.file(al.File), al.Rule, audit.ByPolicy, r)
+					ignored = &ig
+				}
+				continue
+			}
+		}
+		return *al
+	}
+	if ignored != nil {
+		return *ignored
 	}
 
 	// 6. Built-in: nothing covers the target.
 	hint := AllowHint(o.Target, a.ForModel)
+	if a.Profile != risk.Strict && mp.Cap(a.Profile) == risk.Strict {
+		return deny(d, LayerManaged, mp.File, "", audit.ByProfile, refusal.Newf(refusal.NotApproved,
+			"%s is not covered by a saved rule, and the managed policy %s caps the profile at strict (max_profile): saved rules only", o.Target, mp.File).WithHint(hint))
+	}
 	if a.Profile == risk.Strict {
 		return deny(d, LayerBuiltin, "", "", audit.ByProfile, refusal.Newf(refusal.NotApproved,
 			"%s is not covered by a saved rule, and profile strict accepts saved rules only", o.Target).WithHint(hint))
+	}
+	if mp.NoAllowOnce {
+		return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
+			"%s is not covered by a saved rule, and the managed policy %s forbids approving a call (allow_once: false): no --yes, no once or always answer", o.Target, mp.File).WithHint(hint))
 	}
 	d.Result, d.Layer = Ask, LayerBuiltin
 	d.Refusal = refusal.Newf(refusal.NotApproved, "%s is not covered by a saved rule", o.Target).WithHint(hint)
 	return d
 }
 
+// trustCheck asks the trust store, at most once per decision and only when
+// a workspace grant is about to count.
+type trustCheck struct {
+	a       *Args
+	done    bool
+	trusted bool
+	err     *refusal.Error // the store cannot be read: nothing is trusted
+	store   string
+}
+
+// need returns nil when the workspace is trusted, else the
+// workspace_untrusted refusal for grant in file.
+func (c *trustCheck) need(file, grant string) *refusal.Error {
+	if !c.done {
+		c.done = true
+		s, err := c.a.Layers.TrustStore()
+		if err == nil {
+			c.store = s.Path()
+			c.trusted, err = s.Trusted(c.a.Workspace.Root)
+		}
+		if err != nil {
+			c.trusted = false
+			c.err = asRefusal(err, refusal.WorkspaceUntrusted, "the trust store cannot be read; no workspace is trusted")
+		}
+	}
+	switch {
+	case c.trusted:
+		return nil
+	case c.err != nil:
+		return c.err
+	}
+	return trust.Untrusted(c.a.Workspace.Root, file, grant)
+}
+
+// file is the file a trust refusal names: the trust store when it is the
+// cause, else the workspace file whose grant was ignored.
+func (c *trustCheck) file(grantFile string) string {
+	if c.err != nil && c.store != "" {
+		return c.store
+	}
+	return grantFile
+}
+
 // ruleLayer is one layer of saved rules and the file it reads.
 type ruleLayer struct {
 	layer Layer
 	file  string
-	load  func(workspace.Workspace) (*rules.Set, error)
+	load  func() (*rules.Set, error)
 }
 
-// ruleLayers returns the rule layers in order. The user layer (the user's
-// own rules file) is added here after the workspace layer.
-func ruleLayers(a Args) [1]ruleLayer {
+func (l ruleLayer) denyHint(target string) string {
+	switch l.layer {
+	case LayerManaged:
+		return "the administrator's policy decides this; ask your administrator"
+	case LayerUser:
+		return "remove the rule with: " + RemoveUserCommand(target)
+	}
+	return "remove the rule with: " + RemoveCommand(target)
+}
+
+// ruleLayers returns the rule layers in order: the managed policy's rules
+// (already read), the workspace's rules.json, the user's rules.json.
+func ruleLayers(a Args, mp managed.Policy) [3]ruleLayer {
 	load := a.LoadRules
 	if load == nil {
 		load = rules.Load
 	}
-	return [1]ruleLayer{{layer: LayerWorkspace, file: a.Workspace.RulesPath(), load: load}}
+	ws := a.Workspace
+	user := ruleLayer{layer: LayerUser, load: func() (*rules.Set, error) { return nil, nil }}
+	if loc, err := a.Layers.UserRules(); err != nil {
+		user.load = func() (*rules.Set, error) { return nil, err }
+	} else {
+		user.file = loc.Path()
+		user.load = func() (*rules.Set, error) { return rules.LoadAt(loc) }
+	}
+	return [3]ruleLayer{
+		{layer: LayerManaged, file: mp.File, load: func() (*rules.Set, error) { return mp.Rules, nil }},
+		{layer: LayerWorkspace, file: ws.RulesPath(), load: func() (*rules.Set, error) { return load(ws) }},
+		user,
+	}
 }
 
 func deny(d Decision, l Layer, file, rule string, by audit.DecidedBy, r *refusal.Error) Decision {

@@ -10,11 +10,14 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -39,6 +42,7 @@ func TestDecide(t *testing.T) {
 		Allow:      []string{"allowed.example:443", "plain.example:80", "localhost:3000", "[::1]:3000", "*.wild.example:443"},
 		Deny:       []string{"denied.example:443", "[2606:4700::1111]:443", "x.wild.example:443"},
 	})
+	layers := testlayers.New(t, ws).Layers
 	tests := []struct {
 		name    string
 		front   policy.Front
@@ -76,7 +80,7 @@ func TestDecide(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := origin(t, tc.url)
-			d := policy.Decide(context.Background(), policy.Args{Front: tc.front, Origin: o, Workspace: ws, Profile: tc.profile})
+			d := policy.Decide(context.Background(), policy.Args{Front: tc.front, Origin: o, Workspace: ws, Profile: tc.profile, Layers: layers})
 			if d.Result != tc.result || d.Layer != tc.layer || d.DecidedBy != tc.by || d.Rule != tc.rule || d.File != tc.file || d.LoopbackPort != tc.port {
 				t.Fatalf("Decide(%s) = %+v\nwant result %v layer %v by %q rule %q file %q port %d", tc.url, d, tc.result, tc.layer, tc.by, tc.rule, tc.file, tc.port)
 			}
@@ -100,7 +104,7 @@ func TestDecide(t *testing.T) {
 // local_fetch.json or rules.json takes effect on the next decision.
 func TestDecideReadsFilesEveryCall(t *testing.T) {
 	ws := testws.New(t, testws.Spec{LocalPorts: []uint16{3000}, Allow: []string{"localhost:3000"}})
-	a := policy.Args{Origin: origin(t, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive}
+	a := policy.Args{Origin: origin(t, "http://localhost:3000/"), Workspace: ws, Profile: risk.Permissive, Layers: testlayers.New(t, ws).Layers}
 	if d := policy.Decide(context.Background(), a); d.Result != policy.Allow {
 		t.Fatalf("before the edit: %v; want allow", d)
 	}
@@ -122,7 +126,8 @@ func TestDecideReadsFilesEveryCall(t *testing.T) {
 // nothing but ocfetch, and the model-facing hint asks the user to run it.
 func TestHintsQuoteTheirArgument(t *testing.T) {
 	ws := testws.New(t, testws.Spec{Deny: []string{"[2606:4700::1111]:443"}})
-	d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, "https://[2606:4700::1111]/"), Workspace: ws})
+	layers := testlayers.New(t).Layers
+	d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, "https://[2606:4700::1111]/"), Workspace: ws, Layers: layers})
 	if want := "remove the rule with: ocfetch rules remove '[2606:4700::1111]:443'"; d.Refusal.Hint != want {
 		t.Errorf("deny hint %q; want %q", d.Refusal.Hint, want)
 	}
@@ -135,7 +140,7 @@ func TestHintsQuoteTheirArgument(t *testing.T) {
 			t.Errorf("AllowHint(forModel=%v) = %q; want %q", forModel, got, want)
 		}
 	}
-	d = policy.Decide(context.Background(), policy.Args{Origin: origin(t, "https://new.example:8443/"), Workspace: ws, ForModel: true})
+	d = policy.Decide(context.Background(), policy.Args{Origin: origin(t, "https://new.example:8443/"), Workspace: ws, ForModel: true, Layers: layers})
 	if d.Result != policy.Ask || !strings.HasPrefix(d.Refusal.Hint, "ask the user to run: ") {
 		t.Errorf("model-facing ask: %v hint %q", d, d.Refusal.Hint)
 	}
@@ -149,6 +154,14 @@ func ExampleDecide() {
 	defer os.RemoveAll(dir)
 	ws := workspace.Workspace{Root: dir}
 	_ = ws.EnsureDir()
+	// The layers around the workspace, in the example's own directory: no
+	// managed policy, no user rules, an empty trust store.
+	store, _ := trust.Open(&trust.Options{Dir: dir + "/config"})
+	layers := &policy.Layers{
+		Managed: &managed.Options{Path: dir + "/etc/policy.json"},
+		Trust:   store,
+		User:    &rules.Location{Dir: dir + "/config", Name: "rules.json"},
+	}
 	_ = rules.Add(context.Background(), ws, rules.Rule{
 		Capability: capability.KindNetwork,
 		Target:     rules.RuleTarget{Schema: capability.TargetSchemaV1, Host: "denied.example", Port: 443},
@@ -157,7 +170,7 @@ func ExampleDecide() {
 	for _, raw := range []string{"https://denied.example/", "http://example.com/", "https://10.0.0.1/"} {
 		u, _ := url.Parse(raw)
 		o, _ := capability.OriginOf(u)
-		d := policy.Decide(context.Background(), policy.Args{Origin: o, Workspace: ws})
+		d := policy.Decide(context.Background(), policy.Args{Origin: o, Workspace: ws, Layers: layers})
 		fmt.Println(d.Result, d.Layer, d.Refusal.Code)
 	}
 	// Output:

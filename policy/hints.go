@@ -18,6 +18,12 @@ func RemoveCommand(target string) string {
 	return "ocfetch rules remove " + safetext.ShellQuote(target)
 }
 
+// RemoveUserCommand is [RemoveCommand] for a rule of the user's own rules
+// file (`ocfetch rules remove --user`).
+func RemoveUserCommand(target string) string {
+	return "ocfetch rules remove --user " + safetext.ShellQuote(target)
+}
+
 // AllowHint is the hint of a not_approved refusal for t. A person is told
 // the command to run; a model (forModel: the MCP server) is told to ask the
 // user to run it, so that an agent with a shell is not handed the command

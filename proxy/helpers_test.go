@@ -23,6 +23,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -118,6 +119,7 @@ func newWorld(t *testing.T, o worldOpts) *world {
 	})
 	opts := &Options{
 		Workspace:        ws,
+		Layers:           testlayers.New(t, ws).Layers,
 		Profile:          o.profile,
 		Guard:            guard,
 		Audit:            audit.Open(ws),

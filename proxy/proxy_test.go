@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -497,7 +498,7 @@ func TestListenAddr(t *testing.T) {
 			}
 		})
 	}
-	s, err := New(&Options{Workspace: testws.Bare(t)})
+	s, err := New(&Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers})
 	if err != nil {
 		t.Fatal(err)
 	}

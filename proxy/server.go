@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -50,6 +51,15 @@ type Options struct {
 	// settings.json). Local mode needs [risk.Permissive]; the zero value
 	// admits no loopback target.
 	Profile risk.Profile
+	// ProfileExplicit says Profile was given by the user (--profile), not
+	// read from settings.json: a permissive profile from settings.json is
+	// a workspace grant, counted only in a trusted workspace.
+	ProfileExplicit bool
+
+	// Layers locate the managed policy, the trust store and the user's
+	// rules (policy.Layers), read on every request. Nil: the platform's
+	// places.
+	Layers *policy.Layers
 
 	// Guard dials every upstream connection. If nil, egress.NewGuard(nil)
 	// is used: the system resolver, public addresses only.
@@ -104,6 +114,8 @@ type Options struct {
 type Server struct {
 	ws        workspace.Workspace
 	profile   risk.Profile
+	explicit  bool
+	layers    *policy.Layers
 	guard     *egress.Guard
 	audit     *audit.Log
 	log       *slog.Logger
@@ -146,6 +158,8 @@ func New(opts *Options) (*Server, error) {
 	s := &Server{
 		ws:        opts.Workspace,
 		profile:   opts.Profile,
+		explicit:  opts.ProfileExplicit,
+		layers:    opts.Layers,
 		guard:     opts.Guard,
 		audit:     opts.Audit,
 		log:       opts.Logger,

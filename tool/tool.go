@@ -89,6 +89,12 @@ type Result struct {
 	// caller (the CLI on stderr and in its exit status, the MCP server in
 	// the result), never only in diagnostics.
 	AuditFailure *refusal.Error `json:"-"`
+	// RuleNotSaved is set when the user answered "always" and the call
+	// went ahead, but the rule was not saved (or was saved in a workspace
+	// that is not trusted, where it counts for nothing yet): the front end
+	// tells the user (the CLI on stderr, the MCP server in the result),
+	// never only in diagnostics.
+	RuleNotSaved *refusal.Error `json:"-"`
 }
 
 // ErrorResult turns a refusal into an error result. An error that is not a

@@ -51,9 +51,11 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -103,8 +105,20 @@ func serve(args []string) error {
 			return err
 		}
 	}
+	// The bench's own trust store and user rules, next to its workspace,
+	// in which the workspace is trusted (its ports and rules are the
+	// bench's); the machine's managed policy applies as everywhere.
+	layersDir := filepath.Join(ws.Root, ".bench-layers")
+	store, err := trust.Open(&trust.Options{Dir: layersDir})
+	if err != nil {
+		return err
+	}
+	if err := store.Trust(context.Background(), ws.Root, trust.Details{How: "proxybench"}); err != nil {
+		return err
+	}
 	opts := &proxy.Options{
 		Workspace:     ws,
+		Layers:        &policy.Layers{Trust: store, User: &rules.Location{Dir: layersDir, Name: "rules.json"}},
 		Profile:       risk.Permissive,
 		Audit:         audit.Open(ws),
 		MaxConcurrent: 4096,

@@ -16,6 +16,7 @@ func benchGet(b *testing.B, wantCode int, args ...string) {
 		a := newApp(strings.NewReader(""), io.Discard, io.Discard)
 		a.interactive = func() bool { return false }
 		a.progress = func() bool { return false }
+		a.layers = testLayers(b)
 		if code := execute(context.Background(), a, args); code != wantCode {
 			b.Fatalf("exit %d; want %d", code, wantCode)
 		}
@@ -27,7 +28,8 @@ func benchGet(b *testing.B, wantCode int, args ...string) {
 func BenchmarkGetLocal(b *testing.B) {
 	s := startSite()
 	defer s.Close()
-	root := b.TempDir()
+	root := newUntrustedRoot(b)
+	trustRoot(b, root)
 	localRoot2(b, root, s.port, true)
 	benchGet(b, exitOK, "--root", root, "--profile", "permissive", "get", s.url("/"))
 }

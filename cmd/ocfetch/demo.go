@@ -21,9 +21,12 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -174,9 +177,20 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 		return internalErrorf("demo: %v", err)
 	}
 	settings := []byte(`{"schema_version": 1, "risk_profile": "permissive"}` + "\n")
-	if err := ws.EnsureDir(); err != nil {
+	// The demo's own trust store and user rules, inside its temporary
+	// directory: the demo creates the workspace's .oc_chat/, so it trusts
+	// it (trust.Store.EnsureWorkspace), as the first `ocfetch local allow`
+	// would, without touching the user's trust store. The administrator's
+	// managed policy applies as everywhere.
+	demoConfig := filepath.Join(root, "demo-config")
+	store, err := trust.Open(&trust.Options{Dir: demoConfig})
+	if err != nil {
 		return internalErrorf("demo: %v", err)
 	}
+	if _, err := store.EnsureWorkspace(ctx, ws, "ocfetch demo"); err != nil {
+		return internalErrorf("demo: %v", err)
+	}
+	layers := &policy.Layers{Managed: a.layers.managed, Trust: store, User: &rules.Location{Dir: demoConfig, Name: workspace.RulesFile}}
 	if err := workspace.WriteFileAtomic(ws.SettingsPath(), settings, 0o644); err != nil {
 		return internalErrorf("demo: %v", err)
 	}
@@ -203,7 +217,7 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 	// The broker approves each uncovered target once, as `get --yes`
 	// would: what is refused below is refused by policy, not for want of
 	// an approval.
-	b := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.ApproveOnce(), Audit: audit.Open(ws), Logger: log}
+	b := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.ApproveOnce(), Audit: audit.Open(ws), Logger: log, Layers: layers}
 	call := func(rawURL string) *tool.Result {
 		args, _ := jsonArgs(fetchArgs{URL: rawURL, Format: "markdown"})
 		t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile, Timeout: 5 * time.Second, Logger: log})

@@ -13,12 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/netrange"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -63,6 +65,18 @@ type explanation struct {
 	Local     *localVerdict      `json:"local,omitempty"`
 	Address   *addressVerdict    `json:"address,omitempty"`
 	DecidedBy string             `json:"decided_by,omitempty"`
+	// Trusted says whether the user trusts the workspace (its grants
+	// count only then); Layers are the files Decide read, in order.
+	Trusted *bool        `json:"trusted,omitempty"`
+	Layers  []layerState `json:"layers,omitempty"`
+}
+
+// layerState is one layer as explain shows it: its file and what it holds.
+type layerState struct {
+	Layer string `json:"layer"`
+	File  string `json:"file"`
+	// State: "absent", "present", "invalid: …", "trusted", "untrusted".
+	State string `json:"state"`
 }
 
 // localVerdict is local mode's part: whether the host is one of the three,
@@ -102,7 +116,20 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	if proxy {
 		front = policy.FrontProxy
 	}
-	e := explain(ctx, ws, profile, front, rawURL)
+	layers, err := a.policyLayers()
+	if err != nil {
+		return err
+	}
+	in := explainInput{ws: ws, profile: profile, explicit: a.profileFlag != "", layers: layers, front: front}
+	if !proxy {
+		// get would connect through settings.json's upstream_proxy: a
+		// workspace grant that Decide judges too.
+		if in.upstream, err = applyEgress(&ws, egressFlags{}, &egress.Options{}); err != nil {
+			return err
+		}
+	}
+	e := explain(ctx, in, rawURL)
+	e.Trusted, e.Layers = layerStates(ws, layers)
 	if asJSON {
 		return writeJSON(a.stdout, e)
 	}
@@ -110,9 +137,57 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	return nil
 }
 
+// explainInput is what explain decides with, as get decides.
+type explainInput struct {
+	ws       workspace.Workspace
+	profile  risk.Profile
+	explicit bool
+	layers   *policy.Layers
+	front    policy.Front
+	upstream string // settings.json's upstream_proxy, as get would use it
+}
+
+// layerStates reads the layers' files as Decide reads them: the managed
+// policy, the workspace (trusted or not), the user's rules.
+func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState) {
+	var out []layerState
+	m := layerState{Layer: policy.LayerManaged.String(), File: l.ManagedPath(), State: "absent"}
+	if p, err := l.LoadManaged(); err != nil {
+		m.State = "invalid: every call is refused"
+	} else if p.Present() {
+		m.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v",
+			p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox)
+	}
+	out = append(out, m)
+	var trusted *bool
+	w := layerState{Layer: policy.LayerWorkspace.String(), File: ws.Dir(), State: "untrusted: its grants (profile permissive, local ports, allow rules, upstream_proxy) are ignored; its restrictions apply"}
+	if s, err := l.TrustStore(); err != nil {
+		w.State = "untrusted: the trust store cannot be opened"
+	} else if ok, err := s.Trusted(ws.Root); err != nil {
+		w.State = "untrusted: the trust store " + s.Path() + " cannot be read"
+	} else {
+		trusted = &ok
+		if ok {
+			w.State = "trusted (" + s.Path() + "): its grants and restrictions apply"
+		}
+	}
+	out = append(out, w)
+	u := layerState{Layer: policy.LayerUser.String(), State: "absent"}
+	if loc, err := l.UserRules(); err == nil {
+		u.File = loc.Path()
+		if set, err := rules.LoadAt(loc); err != nil {
+			u.State = "invalid: every call is refused"
+		} else if n := set.Len(); n > 0 {
+			u.State = fmt.Sprintf("present: %d rules, in any workspace", n)
+		}
+	}
+	return trusted, append(out, u)
+}
+
 // explain is what Decide says for rawURL, parsed exactly as get parses it
 // (the Fetch tool's PrepareCall), so its verdict is get's.
-func explain(ctx context.Context, ws workspace.Workspace, profile risk.Profile, front policy.Front, rawURL string) explanation {
+func explain(ctx context.Context, in explainInput, rawURL string) explanation {
+	ws, profile, front := in.ws, in.profile, in.front
 	e := explanation{Front: front.String(), Scheme: schemeRule(front)}
 	args, err := json.Marshal(map[string]string{"url": rawURL})
 	if err != nil {
@@ -133,7 +208,7 @@ func explain(ctx context.Context, ws workspace.Workspace, profile risk.Profile, 
 	o := need.Origin()
 	e.URL = o.String() + "/"
 	e.Target = &o.Target
-	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile})
+	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile, ProfileExplicit: in.explicit, Layers: in.layers, WorkspaceUpstream: in.upstream})
 	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
 	e.Layer = d.Layer.String()
 	if r := d.Refusal; r != nil {
@@ -186,6 +261,9 @@ func printExplanation(w io.Writer, e explanation) {
 	}
 	line("hint", e.Hint)
 	line("scheme", e.Scheme)
+	for _, l := range e.Layers {
+		line("layer "+l.Layer, l.File+": "+l.State)
+	}
 	if l := e.Local; l != nil {
 		if l.Admitted {
 			line("local mode", fmt.Sprintf("admits port %d (%s)", l.Port, l.File))

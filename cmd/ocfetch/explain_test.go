@@ -19,7 +19,8 @@ import (
 // explainWS is a permissive workspace with local port 3000, rules of
 // every kind, and nothing else.
 func explainWS(t testing.TB) string {
-	dir := t.TempDir()
+	dir := newUntrustedRoot(t)
+	trustRoot(t, dir)
 	ws := wsOf(t, dir)
 	if err := ws.EnsureDir(); err != nil {
 		t.Fatal(err)

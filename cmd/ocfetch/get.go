@@ -358,7 +358,12 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	log := a.log()
 
 	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
-	if err := applyEgress(&ws, f.egress, eopts); err != nil {
+	wsUpstream, err := applyEgress(&ws, f.egress, eopts)
+	if err != nil {
+		return a.getFailed(f, err)
+	}
+	layers, err := a.policyLayers()
+	if err != nil {
 		return a.getFailed(f, err)
 	}
 	if a.egressOptions != nil {
@@ -396,7 +401,10 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		Audit:     audit.Open(ws),
 		Logger:    log,
 		// Only the command line can approve one call up front.
-		UnansweredHint: "or pass --yes to approve this call once",
+		UnansweredHint:    "or pass --yes to approve this call once",
+		Layers:            layers,
+		ProfileExplicit:   a.profileFlag != "",
+		WorkspaceUpstream: wsUpstream,
 	}
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get", "root", ws.Root, "profile", string(profile),
 		"approver", approverName(f.yes, a.interactive()), "max_bytes", f.maxBytes, "timeout", f.timeout, "output_file", f.output != "")
@@ -406,6 +414,14 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	if res.IsError && ctx.Err() != nil {
 		// SIGINT or SIGTERM: exit as a shell reports an interrupted command.
 		return &exitError{code: exitInterrupted, msg: "interrupted"}
+	}
+	if r := res.RuleNotSaved; r != nil {
+		// "always" was answered, but the rule was not saved (or does not
+		// count yet): the user is told, not only the diagnostics.
+		fmt.Fprintf(a.stderr, "ocfetch: warning: %s: %s\n", r.Code, safetext.Line(r.Message))
+		if r.Hint != "" {
+			fmt.Fprintf(a.stderr, "  hint: %s\n", safetext.Line(r.Hint))
+		}
 	}
 	if res.IsError {
 		return a.getFailed(f, resultError(res))

@@ -717,6 +717,7 @@ func TestGetInterruptedAtPrompt(t *testing.T) {
 	var stdout, stderr testio.SyncBuffer
 	a := newApp(pr, &stdout, &stderr)
 	a.interactive = func() bool { return true }
+	a.layers = testLayers(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {

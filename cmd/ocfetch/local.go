@@ -82,7 +82,8 @@ func runLocalShow(_ context.Context, a *app, asJSON bool) error {
 	if out.Trusted, err = a.workspaceTrusted(ws); err != nil {
 		return err
 	}
-	out.LocalMode = profile == localfetch.Profile && len(out.Ports) > 0
+	// Local mode works only where the ports count: a trusted workspace.
+	out.LocalMode = profile == localfetch.Profile && len(out.Ports) > 0 && out.Trusted
 	if asJSON {
 		return writeJSON(a.stdout, out)
 	}

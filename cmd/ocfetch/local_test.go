@@ -56,8 +56,10 @@ func TestLocal(t *testing.T) {
 	}
 }
 
+// A workspace that came with its settings.json is not trusted: local show
+// says so, and that local mode is off.
 func TestLocalProfileFromSettings(t *testing.T) {
-	root := newRoot(t)
+	root := newUntrustedRoot(t)
 	ws := wsOf(t, root)
 	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "permissive"}`)
 	ocfetch(t, cliOptions{}, "--root", root, "local", "allow", "5173").want(t, exitOK, nil, nil)
@@ -66,7 +68,7 @@ func TestLocalProfileFromSettings(t *testing.T) {
 	diffKeys(t, keysOf(t, r.stdout), "file", "exists", "ports", "profile", "local_mode", "trusted")
 	var got localShowJSON
 	decodeStrict(t, r.stdout, &got)
-	want := localShowJSON{File: ws.LocalFetchPath(), Exists: true, Ports: []uint16{5173}, Profile: "permissive", LocalMode: true, Trusted: false}
+	want := localShowJSON{File: ws.LocalFetchPath(), Exists: true, Ports: []uint16{5173}, Profile: "permissive", LocalMode: false, Trusted: false}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("local show --json (-want +got):\n%s", d)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -73,17 +74,18 @@ type cliOptions struct {
 
 var (
 	testLayersMu sync.Mutex
-	testLayersOf = map[testing.TB]layerFiles{}
+	testLayersOf = map[string]layerFiles{}
 )
 
 // testLayers returns the test's own user configuration directory (trust
 // store, user rules) and a managed policy path that does not exist, the
-// same for every run of the CLI in one test: no test reads or writes the
-// real os.UserConfigDir() or /etc/ocfetch.
+// same for every run of the CLI in one test and its subtests: no test
+// reads or writes the real os.UserConfigDir() or /etc/ocfetch.
 func testLayers(t testing.TB) layerFiles {
 	testLayersMu.Lock()
 	defer testLayersMu.Unlock()
-	if l, ok := testLayersOf[t]; ok {
+	key, _, _ := strings.Cut(t.Name(), "/") // subtests share their test's files
+	if l, ok := testLayersOf[key]; ok {
 		return l
 	}
 	dir := t.TempDir()
@@ -91,10 +93,10 @@ func testLayers(t testing.TB) layerFiles {
 		configDir: filepath.Join(dir, "config", "ocfetch"),
 		managed:   &managed.Options{Path: filepath.Join(dir, "etc", "ocfetch", "policy.json"), Administrator: testAdmin},
 	}
-	testLayersOf[t] = l
+	testLayersOf[key] = l
 	t.Cleanup(func() {
 		testLayersMu.Lock()
-		delete(testLayersOf, t)
+		delete(testLayersOf, key)
 		testLayersMu.Unlock()
 	})
 	return l
@@ -139,8 +141,31 @@ func (r result) want(t *testing.T, code int, stdout, stderr []string) {
 	}
 }
 
-// newRoot returns a fresh workspace root directory.
+// newRoot returns a fresh workspace root directory that the test's user
+// trusts (in testLayers' trust store): its files, written by hand in the
+// tests as a user would, grant what they say.
 func newRoot(t *testing.T) string {
+	t.Helper()
+	dir := newUntrustedRoot(t)
+	trustRoot(t, dir)
+	return dir
+}
+
+// trustRoot adds root to the test's trust store (testLayers).
+func trustRoot(t testing.TB, root string) {
+	t.Helper()
+	s, err := trust.Open(&trust.Options{Dir: testLayers(t).configDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Trust(context.Background(), root, trust.Details{How: "test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newUntrustedRoot returns a fresh workspace root directory that is not
+// trusted: a clone, as far as ocfetch can tell.
+func newUntrustedRoot(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	// Resolve symlinks (macOS /var → /private/var) so paths in messages

@@ -99,7 +99,12 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		root, rootWS = ws.Root, &ws
 	}
 	eopts := &egress.Options{}
-	if err := applyEgress(rootWS, ef, eopts); err != nil {
+	wsUpstream, err := applyEgress(rootWS, ef, eopts)
+	if err != nil {
+		return err
+	}
+	layers, err := a.policyLayers()
+	if err != nil {
 		return err
 	}
 	if a.egressOptions != nil {
@@ -114,6 +119,9 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		Logger:   a.log(),
 		Version:  plainVersion(),
 		Egress:   eopts,
+		Layers:   layers,
+		// settings.json's upstream_proxy, read from --root only.
+		WorkspaceUpstream: wsUpstream,
 
 		FetchTimeout:     f.timeout,
 		MaxBodyBytes:     f.maxBytes,
@@ -148,7 +156,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 			fmt.Fprint(a.stderr, mcpClientSnippet(url, path))
 		}
 	}
-	err := mcpserver.Serve(ctx, opts)
+	err = mcpserver.Serve(ctx, opts)
 	switch {
 	case err == nil:
 		return nil

@@ -60,16 +60,22 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 	if err != nil {
 		return nil, err
 	}
+	layers, err := a.policyLayers()
+	if err != nil {
+		return nil, err
+	}
 	eopts := &egress.Options{Logger: a.log()}
 	if a.egressOptions != nil {
 		a.egressOptions(eopts)
 	}
 	return &proxy.Options{
-		Workspace: ws,
-		Profile:   profile,
-		Guard:     egress.NewGuard(eopts),
-		Audit:     audit.Open(ws),
-		Logger:    a.log(),
+		Workspace:       ws,
+		Profile:         profile,
+		ProfileExplicit: a.profileFlag != "",
+		Layers:          layers,
+		Guard:           egress.NewGuard(eopts),
+		Audit:           audit.Open(ws),
+		Logger:          a.log(),
 	}, nil
 }
 

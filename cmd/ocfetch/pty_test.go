@@ -43,6 +43,7 @@ func onTerminal(t *testing.T, cols uint16, stdin *os.File, args ...string) (stri
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = testLayersEnv(t)
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = tty, tty, tty
 	if stdin != nil {
 		cmd.Stdin = stdin
@@ -114,6 +115,7 @@ func onTerminalTyping(t *testing.T, typed string, args ...string) (string, int) 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = testLayersEnv(t)
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
 	if err != nil {
 		t.Skip("no pseudo-terminal:", err)
@@ -234,4 +236,12 @@ func TestTerminalProgressBar(t *testing.T) {
 			})
 		}
 	}
+}
+
+// testLayersEnv is the environment of an ocfetch child process whose
+// os.UserConfigDir()/ocfetch is the test's trust store (testLayers), where
+// newRoot trusted the workspace.
+func testLayersEnv(t *testing.T) []string {
+	cfg := filepath.Dir(testLayers(t).configDir)
+	return append(os.Environ(), "XDG_CONFIG_HOME="+cfg, "HOME="+filepath.Dir(cfg))
 }

@@ -38,8 +38,8 @@ type app struct {
 	// layers: where the user's and the administrator's files are (trust.go).
 	layers layerFiles
 	// requireSandbox makes ocfetch run refuse --no-sandbox with
-	// managed_policy_forbids: the managed policy's require_sandbox (to be
-	// set from it where the policy is read).
+	// managed_policy_forbids: set by runRun from the managed policy's
+	// require_sandbox, read when the command runs.
 	requireSandbox bool
 
 	ws        *workspace.Workspace

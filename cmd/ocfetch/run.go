@@ -55,6 +55,20 @@ func runRun(ctx context.Context, a *app, noSandbox bool, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The managed policy's require_sandbox forbids --no-sandbox; a
+	// malformed policy refuses the run as it refuses every call.
+	m, err := a.managedPolicy()
+	if err != nil {
+		return err
+	}
+	if m.RequireSandbox {
+		a.requireSandbox = true
+	}
+	if a.requireSandbox && noSandbox {
+		return refusalError(refusal.Newf(refusal.ManagedPolicyForbids,
+			"the managed policy %s requires the sandbox (require_sandbox): --no-sandbox is not allowed", m.File).
+			WithHint("run without --no-sandbox; `ocfetch explain URL` shows the layers"))
+	}
 	ro := &proxy.RunOptions{
 		NoSandbox:       noSandbox,
 		SandboxRequired: a.requireSandbox,

@@ -27,6 +27,7 @@ func TestMCPStdio(t *testing.T) {
 	outR, outW := io.Pipe()
 	var stderr testio.SyncBuffer
 	a := newApp(inR, outW, &stderr)
+	a.layers = testLayers(t)
 	done := make(chan int, 1)
 	go func() {
 		code := execute(context.Background(), a, []string{"--root", root, "--profile", "permissive", "mcp"})
@@ -114,6 +115,7 @@ func TestProxy(t *testing.T) {
 	root := localRoot(t, s)
 	var stdout, stderr testio.SyncBuffer
 	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	a.layers = testLayers(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	credFile := filepath.Join(t.TempDir(), "ocfetch", "proxy-credentials")

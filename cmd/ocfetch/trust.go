@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/managed"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -48,6 +49,21 @@ func (a *app) userRules() (rules.Location, error) {
 		return loc, internalErrorf("%v", err)
 	}
 	return loc, nil
+}
+
+// policyLayers returns the layers policy.Decide reads on every call: the
+// managed policy, the trust store and the user's rules, from a.layers (the
+// platform's places unless a test set them).
+func (a *app) policyLayers() (*policy.Layers, error) {
+	s, err := a.trustStore()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := a.userRules()
+	if err != nil {
+		return nil, err
+	}
+	return &policy.Layers{Managed: a.layers.managed, Trust: s, User: &loc}, nil
 }
 
 // managedPolicy loads the administrator's policy (the zero Policy when

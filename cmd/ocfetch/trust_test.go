@@ -19,7 +19,7 @@ const trustedNote = " (ocfetch created its .oc_chat/; `ocfetch trust --revoke` u
 // every grant file, a deny rule, and no trust.
 func maliciousClone(t *testing.T) string {
 	t.Helper()
-	root := newRoot(t)
+	root := newUntrustedRoot(t)
 	ws := wsOf(t, root)
 	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "permissive"}`)
 	writeFile(t, ws.LocalFetchPath(), `{"schema_version": 1, "ports": [6379]}`)
@@ -76,7 +76,7 @@ func TestTrustCommand(t *testing.T) {
 	ocfetch(t, cliOptions{}, "--root", root, "rules", "list").want(t, exitOK, []string{"workspace (ignored)"}, nil)
 
 	// --yes trusts at once; a deleted workspace is revoked by its path.
-	other := newRoot(t)
+	other := newUntrustedRoot(t)
 	ocfetch(t, cliOptions{}, "--root", other, "trust", "--yes").want(t, exitOK, []string{"its files grant nothing\n", "trusted: " + other}, nil)
 	if err := os.Remove(other); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestTrustCommand(t *testing.T) {
 }
 
 func TestTrustCommandErrors(t *testing.T) {
-	root := newRoot(t)
+	root := newUntrustedRoot(t)
 	for _, args := range [][]string{
 		{"trust", "--list", "--revoke"},
 		{"trust", "--list", "--yes"},
@@ -118,7 +118,7 @@ func TestFirstUseTrusts(t *testing.T) {
 		{"profile", "set", "permissive"},
 	} {
 		t.Run(strings.Join(first, " "), func(t *testing.T) {
-			root := newRoot(t)
+			root := newUntrustedRoot(t)
 			ocfetch(t, cliOptions{}, append([]string{"--root", root}, first...)...).want(t, exitOK, []string{"trusted: " + root + trustedNote}, nil)
 			ocfetch(t, cliOptions{}, "--root", root, "trust", "--list").want(t, exitOK, []string{root + "  ", "  " + strings.Join(append([]string{"ocfetch"}, first[:2]...), " ") + "\n"}, nil)
 			// The next write says nothing about trust.
@@ -130,7 +130,7 @@ func TestFirstUseTrusts(t *testing.T) {
 		})
 	}
 	// The whole sequence of the issue, then the files grant what they say.
-	root := newRoot(t)
+	root := newUntrustedRoot(t)
 	for _, args := range [][]string{{"local", "allow", "3000"}, {"rules", "allow", "example.com"}, {"profile", "set", "permissive"}} {
 		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...).want(t, exitOK, nil, nil)
 	}
@@ -152,7 +152,7 @@ func TestWriteIntoClonedWorkspaceDoesNotTrust(t *testing.T) {
 	if strings.Contains(r.stdout, "trusted:") {
 		t.Errorf("writing into a shipped .oc_chat/ trusted the workspace:\n%s", r.stdout)
 	}
-	fresh := newRoot(t)
+	fresh := newUntrustedRoot(t)
 	ocfetch(t, cliOptions{}, "--root", fresh, "profile", "set", "loose").want(t, exitUsage, nil, []string{"is not one of"})
 	ocfetch(t, cliOptions{}, "--root", fresh, "rules", "remove", "example.com").want(t, exitOK, []string{"unchanged: no rule for example.com:443"}, nil)
 	if _, err := os.Lstat(wsOf(t, fresh).Dir()); !errors.Is(err, fs.ErrNotExist) {
@@ -161,7 +161,7 @@ func TestWriteIntoClonedWorkspaceDoesNotTrust(t *testing.T) {
 }
 
 func TestProfileCommand(t *testing.T) {
-	root := newRoot(t)
+	root := newUntrustedRoot(t)
 	ws := wsOf(t, root)
 	ocfetch(t, cliOptions{}, "--root", root, "profile", "show").want(t, exitOK, []string{"profile: standard (the default: " + ws.SettingsPath() + " does not exist)\n"}, nil)
 	ocfetch(t, cliOptions{}, "--root", root, "--profile", "strict", "profile", "show").want(t, exitOK, []string{"profile: strict (from --profile)\n"}, nil)
@@ -195,7 +195,7 @@ func TestProfileCommand(t *testing.T) {
 func TestRulesUser(t *testing.T) {
 	l := testLayers(t)
 	userPath := filepath.Join(l.configDir, "rules.json")
-	a, b := newRoot(t), newRoot(t)
+	a, b := newUntrustedRoot(t), newUntrustedRoot(t)
 	ocfetch(t, cliOptions{}, "--root", a, "rules", "allow", "--user", "docs.example.org").want(t, exitOK, []string{"added: allow docs.example.org:443 to " + userPath + "\n"}, nil)
 	ocfetch(t, cliOptions{}, "--root", a, "rules", "deny", "--user", "*.ads.example").want(t, exitOK, []string{"added: deny *.ads.example:443 to " + userPath}, nil)
 	if _, err := os.Lstat(wsOf(t, a).Dir()); !errors.Is(err, fs.ErrNotExist) {
@@ -239,7 +239,7 @@ func TestUserFilesSymlinksRefused(t *testing.T) {
 			if err := os.Symlink(outside, filepath.Join(l.configDir, name)); err != nil {
 				t.Fatal(err)
 			}
-			root := newRoot(t)
+			root := newUntrustedRoot(t)
 			args := []string{"--root", root, "trust", "--yes"}
 			if strings.HasPrefix(name, "rules") {
 				args = []string{"--root", root, "rules", "allow", "--user", "example.com"}

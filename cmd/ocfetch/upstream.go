@@ -35,8 +35,19 @@ func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 // proxy is --upstream-proxy, else the upstream_proxy of ws's settings.json
 // (ws nil: no settings are read); --upstream-proxy-auth adds credentials,
 // --ca-file the CAs. A bad flag is a usage error naming the flag; a bad
-// settings value is settings_invalid naming the file.
-func applyEgress(ws *workspace.Workspace, f egressFlags, o *egress.Options) error {
+// settings value is settings_invalid naming the file. It returns the
+// settings.json proxy in use ("" when none, or the flag's): a workspace
+// grant that policy.Decide counts only in a trusted workspace
+// (policy.Args.WorkspaceUpstream).
+func applyEgress(ws *workspace.Workspace, f egressFlags, o *egress.Options) (fromWorkspace string, err error) {
+	err = applyEgressTo(ws, f, o)
+	if err == nil && f.upstreamProxy == "" && o.Upstream != nil {
+		fromWorkspace = o.Upstream.Addr
+	}
+	return fromWorkspace, err
+}
+
+func applyEgressTo(ws *workspace.Workspace, f egressFlags, o *egress.Options) error {
 	raw, from := f.upstreamProxy, "--upstream-proxy"
 	if raw == "" && ws != nil {
 		s, err := risk.ReadSettings(*ws)

@@ -111,3 +111,36 @@ func TestGetJSONBodyTruncated(t *testing.T) {
 	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--max-bytes", "10", s.url("/long"))
 	r.want(t, exitOK, []string{"[body cut at 10 bytes"}, nil)
 }
+
+// An upstream_proxy shipped in an untrusted workspace's settings.json is a
+// grant: the call is refused workspace_untrusted naming settings.json, and
+// the shipped proxy sees nothing; --upstream-proxy (the user's own) or
+// trusting the workspace lets it through.
+func TestGetUntrustedUpstreamProxy(t *testing.T) {
+	pub := testnet.StartPublicTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello via "+r.Host)
+	}), nil)
+	proxy := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	o := cliOptions{egress: func(eo *egress.Options) {
+		eo.Resolver = testnet.Resolver{"example.com": {publicAddr}}
+		eo.RootCAs = pub.RootCAs
+		eo.Dial = pub.Dial
+	}}
+	root := newUntrustedRoot(t)
+	settings := filepath.Join(root, ".oc_chat", "settings.json")
+	writeFile(t, settings, `{"schema_version": 1, "upstream_proxy": "`+proxy.URL()+`"}`)
+	ocfetch(t, o, "rules", "allow", "--user", "example.com").want(t, exitOK, nil, nil)
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").
+		want(t, exitRefused, nil, []string{"ocfetch: workspace_untrusted: workspace " + root + " is not trusted, so \"upstream_proxy ", settings})
+	if got, _ := proxy.Seen(); len(got) != 0 {
+		t.Fatalf("the shipped proxy saw %v; want nothing", got)
+	}
+	ocfetch(t, o, "--root", root, "explain", "https://example.com/").
+		want(t, exitOK, []string{"decision:   deny", "reason:     workspace_untrusted", "file:       " + settings}, nil)
+	ocfetch(t, o, "--root", root, "get", "--upstream-proxy", "none", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
+	ocfetch(t, o, "--root", root, "trust", "--yes").want(t, exitOK, nil, nil)
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
+	if got, _ := proxy.Seen(); len(got) != 1 {
+		t.Errorf("trusted: the proxy saw %v; want one CONNECT", got)
+	}
+}
