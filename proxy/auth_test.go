@@ -4,10 +4,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -146,5 +148,45 @@ func TestAuthSocks(t *testing.T) {
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+publicHost+"\r\nConnection: close\r\n\r\n")
 	if b, _ := io.ReadAll(br); !strings.HasSuffix(string(b), "hello from "+publicHost) {
 		t.Errorf("response through the authenticated tunnel: %q", b)
+	}
+}
+
+// TestSilentClientsCannotLockOut: local clients without the credentials
+// that open connections and send nothing fill every slot, but once they
+// have been silent for evictAge, a client with the credentials displaces
+// the oldest of them and is served instead of getting 503.
+func TestSilentClientsCannotLockOut(t *testing.T) {
+	const limit = 4
+	creds := Credentials{User: "ocfetch", Password: "s3cret"}
+	w := newWorld(t, worldOpts{profile: risk.Standard, tune: func(o *Options) { o.Auth = &creds; o.MaxConcurrent = limit }})
+	w.rule(rules.Allow, publicHost, 80)
+	var silent []net.Conn
+	for range limit {
+		c, err := net.Dial("tcp", w.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		silent = append(silent, c)
+	}
+	waitFor(t, func() bool { return len(w.srv.sem) == limit })
+	time.Sleep(evictAge + 100*time.Millisecond)
+
+	c := w.client()
+	c.Transport.(*http.Transport).Proxy = http.ProxyURL(&url.URL{Scheme: "http", User: creds.Userinfo(), Host: w.addr})
+	resp, err := c.Get("http://" + publicHost + "/echo")
+	if err != nil {
+		t.Fatalf("GET with the credentials while silent clients hold every slot: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("got %d %q; want 200 (a silent client evicted to make room)", resp.StatusCode, resp.Header.Get(ReasonHeader))
+	}
+	// The oldest silent client is the one closed to make room (the others
+	// may meet the handshake timeout later; that is not what this checks).
+	silent[0].SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := silent[0].Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("the oldest silent client: read gave %v; want EOF (closed to make room)", err)
 	}
 }

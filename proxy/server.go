@@ -264,9 +264,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			return fmt.Errorf("proxy: accept: %w", err)
 		}
 		backoff = 0
-		select {
-		case s.sem <- struct{}{}:
-		default:
+		if !s.acquireSlot() {
 			s.refuseBusy(c)
 			continue
 		}
@@ -279,6 +277,63 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.wg.Add(1)
 		go s.serveConn(cc)
 	}
+}
+
+// acquireSlot takes a connection slot for a newly accepted client. When
+// every slot is taken, the oldest connection still in its handshake (not
+// yet authenticated: it holds a slot without having proved anything) is
+// closed to make room, and the new client waits up to slotWait for the
+// slot it frees. So clients without the credentials, however many, cannot
+// keep a client with them out: they can only displace each other. It
+// reports false when no slot could be had (every slot is serving an
+// authenticated client): the caller answers 503.
+func (s *Server) acquireSlot() bool {
+	select {
+	case s.sem <- struct{}{}:
+		return true
+	default:
+	}
+	if !s.evictOldestHandshake() {
+		return false
+	}
+	t := time.NewTimer(slotWait)
+	defer t.Stop()
+	select {
+	case s.sem <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// slotWait is how long a new client waits for the slot an eviction frees.
+const slotWait = 100 * time.Millisecond
+
+// evictAge is how long a connection must have been in its handshake to be
+// evicted: a real client sends its request (or SOCKS greeting and
+// credentials) within milliseconds, so one still silent after a second is
+// holding its slot, and one that young is left to finish.
+const evictAge = time.Second
+
+// evictOldestHandshake closes the connection that has been in its
+// handshake longest, if that is at least evictAge, and reports whether
+// there was one.
+func (s *Server) evictOldestHandshake() bool {
+	s.mu.Lock()
+	var oldest *clientConn
+	for cc := range s.conns {
+		if cc.handshaking.Load() && (oldest == nil || cc.accepted.Before(oldest.accepted)) {
+			oldest = cc
+		}
+	}
+	s.mu.Unlock()
+	if oldest == nil || s.now().Sub(oldest.accepted) < evictAge {
+		return false
+	}
+	oldest.handshaking.Store(false) // evicted once
+	s.log.Log(context.Background(), diag.L2, "connection limit reached: closing the oldest unauthenticated connection", "age", s.now().Sub(oldest.accepted).String())
+	oldest.close()
+	return true
 }
 
 // retryableAccept reports whether an accept error is one after which the
@@ -323,11 +378,20 @@ type clientConn struct {
 	mu       sync.Mutex
 	upstream net.Conn // the tunnel's upstream, closed with c on force close
 	closed   bool
+
+	// accepted is when the connection was accepted; handshaking is true
+	// until it has authenticated (or, without authentication, sent its
+	// first request), so that [Server.acquireSlot] can tell a client
+	// that is still to prove itself from one being served.
+	accepted    time.Time
+	handshaking atomic.Bool
 }
 
 func (s *Server) newClientConn(c net.Conn) *clientConn {
 	head := &headLimitReader{r: c}
-	cc := &clientConn{c: c, head: head, br: bufio.NewReaderSize(head, 4<<10), bw: bufio.NewWriterSize(&deadlineWriter{c: c, idle: s.idle, now: s.now}, 4<<10)}
+	cc := &clientConn{c: c, head: head, br: bufio.NewReaderSize(head, 4<<10), bw: bufio.NewWriterSize(&deadlineWriter{c: c, idle: s.idle, now: s.now}, 4<<10),
+		accepted: s.now()}
+	cc.handshaking.Store(true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {

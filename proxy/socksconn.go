@@ -58,6 +58,9 @@ func (s *Server) serveSocks(cc *clientConn) {
 			return
 		}
 	}
+	if s.auth == nil || method == socksMethodUserPass {
+		cc.handshaking.Store(false) // proved itself (or nothing is asked): no longer evictable
+	}
 
 	req, err := readSocksRequest(cc.br)
 	var se *socksError
