@@ -60,6 +60,7 @@ const (
 	ByRule       DecidedBy = "rule"       // a saved rule
 	ByOnce       DecidedBy = "once"       // the user approved this call
 	ByAlways     DecidedBy = "always"     // the user approved and saved an allow rule
+	BySession    DecidedBy = "session"    // the user approved for the rest of the MCP session
 	ByDenied     DecidedBy = "denied"     // the user denied
 	ByUnanswered DecidedBy = "unanswered" // nobody could be asked
 	ByProfile    DecidedBy = "profile"    // the risk profile refused
@@ -114,9 +115,9 @@ func (e Entry) Validate() error {
 		return bad("decision must be %q, %q or %q", DecisionAllow, DecisionDeny, DecisionRefused)
 	}
 	switch e.DecidedBy {
-	case ByRule, ByOnce, ByAlways, ByDenied, ByUnanswered, ByProfile, ByPolicy:
+	case ByRule, ByOnce, ByAlways, BySession, ByDenied, ByUnanswered, ByProfile, ByPolicy:
 	default:
-		return bad("decided_by is not one of rule, once, always, denied, unanswered, profile, policy")
+		return bad("decided_by is not one of rule, once, always, session, denied, unanswered, profile, policy")
 	}
 	if e.Rule != "" {
 		d, target, ok := strings.Cut(e.Rule, " ")

@@ -27,9 +27,13 @@ const (
 	Once
 	// Always approves this call and saves an allow rule for the target.
 	Always
+	// Session approves this call, and the front end that asked (the MCP
+	// server) remembers the approval for the rest of its session; nothing
+	// is saved. Audited as decided by "session".
+	Session
 )
 
-// String returns "unanswered", "deny", "once" or "always".
+// String returns "unanswered", "deny", "once", "always" or "session".
 func (a Answer) String() string {
 	switch a {
 	case Deny:
@@ -38,6 +42,8 @@ func (a Answer) String() string {
 		return "once"
 	case Always:
 		return "always"
+	case Session:
+		return "session"
 	}
 	return "unanswered"
 }

@@ -210,6 +210,8 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	switch answer {
 	case Once:
 		return decision{allowed: true, decidedBy: audit.ByOnce}
+	case Session:
+		return decision{allowed: true, decidedBy: audit.BySession}
 	case Always:
 		rule := rules.Rule{
 			Capability: need.Kind,

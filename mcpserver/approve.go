@@ -61,8 +61,8 @@ func elicitParams(req broker.ApprovalRequest, ws workspace.Workspace) *mcp.Elici
 }
 
 // answerOf maps the user's response onto the broker's answers. Only an
-// accepted form naming once, session or always approves (session is Once
-// to the broker; the server remembers it, [isSessionAnswer]); an accepted
+// accepted form naming once, session or always approves (session is
+// broker.Session; the server remembers it for the session); an accepted
 // "deny", a decline, a cancel and any other value are Deny: the call is
 // refused with not_approved. A nil result (nobody answered) and an accept
 // without a decision (the question left unanswered, [isEmptyAccept]) are
@@ -75,8 +75,10 @@ func answerOf(res *mcp.ElicitResult) broker.Answer {
 		return broker.Deny
 	}
 	switch v, _ := res.Content[decisionField].(string); v {
-	case choiceOnce, choiceSession:
+	case choiceOnce:
 		return broker.Once
+	case choiceSession:
+		return broker.Session
 	case choiceAlways:
 		return broker.Always
 	}

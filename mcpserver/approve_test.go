@@ -220,7 +220,7 @@ func TestAnswerOf(t *testing.T) {
 		{"accept deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny"}}, broker.Deny},
 		{"accept, other value", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "ALWAYS"}}, broker.Deny},
 		{"accept, wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": true}}, broker.Deny},
-		{"accept session", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "session"}}, broker.Once},
+		{"accept session", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "session"}}, broker.Session},
 		{"accept, no content: the question is unanswered", &mcp.ElicitResult{Action: "accept"}, broker.Unanswered},
 		{"accept, empty content", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, broker.Unanswered},
 		{"decline", &mcp.ElicitResult{Action: "decline", Content: map[string]any{"decision": "always"}}, broker.Deny},

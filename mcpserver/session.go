@@ -63,17 +63,17 @@ func (a *sessionApprovals) sessions() int {
 	return len(a.set)
 }
 
-// wrap returns an approver that answers Once, without asking, for a target
-// approved for this session, and otherwise asks inner, recording a
-// "session" answer (which inner reports as Once) for later calls.
+// wrap returns an approver that answers Session, without asking, for a
+// target approved for this session, and otherwise asks inner, recording a
+// Session answer for later calls.
 func (a *sessionApprovals) wrap(ss *mcp.ServerSession, ws workspace.Workspace, inner broker.Approver, answeredSession func() bool) broker.Approver {
 	return broker.ApproverFunc(func(ctx context.Context, req broker.ApprovalRequest) (broker.Answer, error) {
 		target := req.Requirement.Target.String()
 		if a.approved(ss, ws, target) {
-			return broker.Once, nil
+			return broker.Session, nil
 		}
 		ans, err := inner.Approve(ctx, req)
-		if err == nil && ans == broker.Once && answeredSession() {
+		if err == nil && ans == broker.Session && answeredSession() {
 			a.add(ss, ws, target)
 		}
 		return ans, err
@@ -99,7 +99,7 @@ func (s *server) coveredApprover(ctx context.Context, c *call, t tool.Tool, ws w
 	}
 	return broker.ApproverFunc(func(_ context.Context, r broker.ApprovalRequest) (broker.Answer, error) {
 		if s.sessionOK.approved(c.session, ws, r.Requirement.Target.String()) {
-			return broker.Once, nil
+			return broker.Session, nil
 		}
 		return broker.Unanswered, nil
 	}), true

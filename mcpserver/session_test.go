@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/workspace"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,7 @@ func TestSessionApproval(t *testing.T) {
 		if got := len(user.asked()); got != 1 {
 			t.Errorf("asked %d times in one session; want 1", got)
 		}
+		assertDecidedBy(t, ws, "session", "session", "session")
 		other := &elicitor{action: "accept", decision: "once"}
 		callFetch(t, connectTo(t, ms, clientSpec{protocol: protoLegacy, elicit: other}), args)
 		if got := len(other.asked()); got != 1 {
@@ -86,6 +88,7 @@ func TestSessionApproval(t *testing.T) {
 		if got := ruleTargets(t, ws); len(got) != 0 {
 			t.Errorf("rules %v; want none saved", got)
 		}
+		assertDecidedBy(t, ws, "session", "session", "session") // a question put back to the client is no call yet
 		// The session ends: its approvals are freed.
 		cs.Close()
 		for deadline := time.Now().Add(5 * time.Second); s.sessionOK.sessions() != 0 && time.Now().Before(deadline); {
@@ -113,5 +116,20 @@ func TestEmptyAcceptAsksAgain(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: raw, InputResponses: empty, RequestState: first.RequestState})
 	if err != nil || !res.NeedsInput() {
 		t.Errorf("empty accept: %v, %s; want the question again", err, text(res))
+	}
+}
+
+// assertDecidedBy checks the decided_by of the workspace's audit lines, in
+// order: a call approved for the session is audited as "session", not as
+// a one-off approval.
+func assertDecidedBy(t *testing.T, ws workspace.Workspace, want ...string) {
+	t.Helper()
+	var got []string
+	for _, l := range auditLines(t, ws) {
+		s, _ := l["decided_by"].(string)
+		got = append(got, s)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("audit decided_by %v; want %v", got, want)
 	}
 }
