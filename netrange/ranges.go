@@ -193,8 +193,20 @@ func notPublic(addr netip.Addr, r Range) *refusal.Error {
 	if !addr.IsValid() {
 		return refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public").WithHint(PublicHint)
 	}
-	// A zone is whatever a resolver or caller wrote: quote it sanitized.
-	return refusal.Newf(refusal.AddressNotPublic, "%s is %s", safetext.Short(addr.String()), Describe(r)).WithHint(PublicHint)
+	if addr.Zone() != "" || !r.Prefix.IsValid() || r.Name == zoneName {
+		// A zone is whatever a resolver or caller wrote: quote it sanitized.
+		return refusal.Newf(refusal.AddressNotPublic, "%s is %s", safetext.Short(addr.String()), Describe(r)).WithHint(PublicHint)
+	}
+	// The common case, built in one buffer: a refusal at dial time costs
+	// two allocations (the message and the error).
+	var buf [96]byte
+	b := addr.AppendTo(buf[:0])
+	b = append(b, " is in "...)
+	b = r.Prefix.AppendTo(b)
+	b = append(b, " ("...)
+	b = append(b, r.Name...)
+	b = append(b, ')')
+	return &refusal.Error{Code: refusal.AddressNotPublic, Message: string(b), Hint: PublicHint}
 }
 
 // Describe returns "in 169.254.0.0/16 (link local)", or a phrase for the
