@@ -143,25 +143,21 @@ var (
 
 // buildIndex returns, for each first byte, the spans (sorted, disjoint) that
 // overlap it. bytes returns the first byte of span i's first and last
-// address.
+// address. It runs at package initialisation, so it makes one pass over
+// the spans (a few hundred steps), not one per byte: the spans overlapping
+// a byte are a contiguous run, from the first that reaches it to the last.
 func buildIndex(n int, bytes func(i int) (first, last uint8)) [256]spanIndex {
 	if n > 255 {
 		panic("netrange: span table too long for a uint8 index")
 	}
 	var ix [256]spanIndex
-	for b := 0; b < 256; b++ {
-		start, end := -1, -1
-		for i := 0; i < n; i++ {
-			f, l := bytes(i)
-			if int(f) <= b && b <= int(l) {
-				if start < 0 {
-					start = i
-				}
-				end = i + 1
+	for i := 0; i < n; i++ {
+		f, l := bytes(i)
+		for b := int(f); b <= int(l); b++ {
+			if ix[b].end == 0 { // the first span to reach b
+				ix[b].start = uint8(i)
 			}
-		}
-		if start >= 0 {
-			ix[b] = spanIndex{uint8(start), uint8(end)}
+			ix[b].end = uint8(i + 1)
 		}
 	}
 	return ix
