@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ocfetch/ocfetch/content/internal/htmlparse"
@@ -101,6 +102,18 @@ func BenchmarkPaginate(b *testing.B) {
 				break
 			}
 			start = p.NextStartIndex
+		}
+	}
+}
+
+// BenchmarkPaginateFits is the usual fetch: a 10 KB page, mostly ASCII,
+// that fits the window whole and is still counted for Total.
+func BenchmarkPaginateFits(b *testing.B) {
+	text := strings.Repeat("Plain words of a page, and one é. ", 300)[:10_000]
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if p := Paginate(text, 0, 1_000_000); p.Truncated {
+			b.Fatal("truncated")
 		}
 	}
 }

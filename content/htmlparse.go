@@ -172,6 +172,14 @@ func tokenText(src []byte) string {
 
 // rawTitle finds the <title> of a page without building a tree.
 func rawTitle(src []byte) string {
+	if t, ok := scanTitle(src); ok {
+		return t
+	}
+	return tokenTitle(src)
+}
+
+// tokenTitle is rawTitle by the tokenizer, for what scanTitle leaves.
+func tokenTitle(src []byte) string {
 	z := html.NewTokenizer(bytes.NewReader(src))
 	for {
 		switch z.Next() {

@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ocfetch/ocfetch/capability"
@@ -110,7 +109,7 @@ func NewGuard(opts *Options) *Guard {
 		d := &net.Dialer{
 			Timeout:        o.timeout(),
 			KeepAlive:      30 * time.Second,
-			ControlContext: controlContext,
+			ControlContext: ControlContext,
 		}
 		g.dial = d.DialContext
 	}
@@ -118,32 +117,6 @@ func NewGuard(opts *Options) *Guard {
 		g.upstream = newUpstreamDialer(o.Upstream, o.timeout())
 	}
 	return g
-}
-
-// admittedKey carries, for one dial of the default dialer, the loopback
-// address and port local mode admitted: controlContext lets exactly that
-// through. It is unexported, so only the Guard can set it.
-type admittedKey struct{}
-
-var (
-	loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})
-	loopback6 = netip.IPv6Loopback()
-)
-
-// controlContext is the default dialer's last check, run on the address
-// the socket is about to connect to. Because it sees the connected address
-// itself, it holds whatever resolved the name (cgo or pure-Go resolver) and
-// however the address was reached.
-func controlContext(ctx context.Context, network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return refusal.Newf(refusal.AddressNotPublic, "cannot check the address being connected to (%s)", safetext.Short(address)).Wrap(err)
-	}
-	if want, ok := ctx.Value(admittedKey{}).(netip.AddrPort); ok &&
-		ap.Addr().Unmap() == want.Addr() && ap.Addr().Zone() == "" && ap.Port() == want.Port() {
-		return nil
-	}
-	return CheckPublic(ap.Addr())
 }
 
 // DialContext connects to address ("host:port") on network, which must be
@@ -258,9 +231,7 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 	for i, ap := range cands {
 		last = ap.String()
 		dctx, cancel := attemptContext(ctx, len(cands)-i)
-		if admitted {
-			dctx = context.WithValue(dctx, admittedKey{}, ap)
-		}
+		dctx = withDialing(dctx, last, ap, admitted)
 		conn, err := g.dialOne(dctx, network, last, admitted)
 		cancel()
 		if err == nil {

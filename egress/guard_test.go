@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -423,7 +424,8 @@ func TestDefaultDialerControl(t *testing.T) {
 	other := newCountingListener(t)
 	g := NewGuard(nil)
 	admit := func(port uint16) context.Context {
-		return context.WithValue(context.Background(), admittedKey{}, netip.AddrPortFrom(loopback4, port))
+		ap := netip.AddrPortFrom(loopback4, port)
+		return withDialing(context.Background(), ap.String(), ap, true)
 	}
 
 	_, err := g.dial(context.Background(), "tcp", target.Addr)
@@ -444,31 +446,121 @@ func TestDefaultDialerControl(t *testing.T) {
 	}
 }
 
+// TestControlContext holds the dial-time check to its contract: only a
+// public address, or the exact loopback address and port admitted for
+// this attempt, passes; the literal a Guard's dial carries never admits
+// another address.
 func TestControlContext(t *testing.T) {
-	admitted := context.WithValue(context.Background(), admittedKey{}, netip.MustParseAddrPort("127.0.0.1:3000"))
+	lit := func(s string, admitted bool) context.Context {
+		ap := netip.MustParseAddrPort(s)
+		return withDialing(context.Background(), ap.String(), ap, admitted)
+	}
+	admitted := lit("127.0.0.1:3000", true)
+	public4 := lit("93.184.216.34:443", false)
+	public6 := lit("[2606:4700:4700::1111]:443", false)
+	bg := context.Background()
 	for _, tc := range []struct {
+		name    string
 		ctx     context.Context
 		address string
 		ok      bool
 	}{
-		{context.Background(), "93.184.216.34:443", true},
-		{context.Background(), "[2606:4700:4700::1111]:443", true},
-		{context.Background(), "127.0.0.1:3000", false},
-		{context.Background(), "[::ffff:169.254.169.254]:80", false},
-		{context.Background(), "not an address", false},
-		{admitted, "127.0.0.1:3000", true},
-		{admitted, "[::ffff:127.0.0.1]:3000", true}, // how a dual-stack socket may report it
-		{admitted, "127.0.0.1:3001", false},
-		{admitted, "127.0.0.2:3000", false},
-		{admitted, "[::1]:3000", false},
+		{"public v4", bg, "93.184.216.34:443", true},
+		{"public v6", bg, "[2606:4700:4700::1111]:443", true},
+		{"public v4 port 0", bg, "93.184.216.34:0", true},
+		{"loopback", bg, "127.0.0.1:3000", false},
+		{"mapped link local", bg, "[::ffff:169.254.169.254]:80", false},
+		{"private v4", bg, "10.1.2.3:80", false},
+		{"private v6", bg, "[fd00:ec2::254]:80", false},
+		{"zoned", bg, "[fe80::1%eth0]:80", false},
+		{"garbage", bg, "not an address", false},
+		{"leading zero octet", bg, "010.0.0.1:80", false},
+		{"name", bg, "example.com:443", false},
+		{"admitted", admitted, "127.0.0.1:3000", true},
+		{"admitted mapped", admitted, "[::ffff:127.0.0.1]:3000", true}, // how a dual-stack socket may report it
+		{"admitted other port", admitted, "127.0.0.1:3001", false},
+		{"admitted other address", admitted, "127.0.0.2:3000", false},
+		{"admitted other family", admitted, "[::1]:3000", false},
+		{"carried public v4", public4, "93.184.216.34:443", true},
+		{"carried public v6", public6, "[2606:4700:4700::1111]:443", true},
+		{"carried public, other address loopback", public4, "127.0.0.1:443", false},
+		{"carried public, other address private v6", public6, "[fd00::1]:443", false},
+		{"carried public, other port still public", public4, "93.184.216.34:80", true},
 	} {
-		err := controlContext(tc.ctx, "tcp", tc.address, nil)
-		if (err == nil) != tc.ok {
-			t.Errorf("controlContext(%s) = %v; want ok = %t", tc.address, err, tc.ok)
+		t.Run(tc.name, func(t *testing.T) {
+			err := ControlContext(tc.ctx, "tcp", tc.address, nil)
+			if (err == nil) != tc.ok {
+				t.Errorf("ControlContext(%s) = %v; want ok = %t", tc.address, err, tc.ok)
+			}
+			if err != nil && refusal.CodeOf(err) != refusal.AddressNotPublic {
+				t.Errorf("ControlContext(%s) code = %s; want %s", tc.address, refusal.CodeOf(err), refusal.AddressNotPublic)
+			}
+		})
+	}
+}
+
+// TestControlContextCarriedNonPublic: were a non-public literal ever
+// carried without admission, the check still refuses it.
+func TestControlContextCarriedNonPublic(t *testing.T) {
+	ap := netip.MustParseAddrPort("169.254.169.254:80")
+	ctx := withDialing(context.Background(), ap.String(), ap, false)
+	err := ControlContext(ctx, "tcp", "169.254.169.254:80", nil)
+	wantRefusal(t, err, refusal.AddressNotPublic, "169.254.169.254 is in 169.254.0.0/16 (link local)")
+}
+
+// TestControlContextAllocs: admitting allocates nothing, on the carried
+// path and on the parsing path.
+func TestControlContextAllocs(t *testing.T) {
+	ap := netip.MustParseAddrPort("[2606:4700:4700::1111]:443")
+	carried := withDialing(context.Background(), ap.String(), ap, false)
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		address string
+	}{
+		{"carried v6", carried, "[2606:4700:4700::1111]:443"},
+		{"parsed v4", context.Background(), "93.184.216.34:443"},
+		{"parsed v6", context.Background(), "[2606:4700:4700::1111]:443"},
+	} {
+		n := testing.AllocsPerRun(100, func() {
+			if err := ControlContext(tc.ctx, "tcp", tc.address, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != 0 {
+			t.Errorf("%s: %v allocs per admitted check; want 0", tc.name, n)
 		}
-		if err != nil && refusal.CodeOf(err) != refusal.AddressNotPublic {
-			t.Errorf("controlContext(%s) code = %s; want %s", tc.address, refusal.CodeOf(err), refusal.AddressNotPublic)
-		}
+	}
+}
+
+func TestParseAddrPort4(t *testing.T) {
+	for _, s := range []string{
+		"0.0.0.0:0", "93.184.216.34:443", "255.255.255.255:65535", "1.2.3.4:0443",
+		"256.0.0.1:80", "1.2.3:80", "1.2.3.4", "1.2.3.4:", "1.2.3.4:65536", "01.2.3.4:80",
+		"1.2.3.4:+80", "1.2.3.4:8a", "1..3.4:80", "[::1]:80", "", "1.2.3.4.5:80", " 1.2.3.4:80",
+	} {
+		checkParseAddrPort4(t, s)
+	}
+}
+
+// FuzzParseAddrPort4 holds the fast IPv4 parser to netip.ParseAddrPort:
+// whatever it accepts, netip accepts as the same address and port, and
+// it accepts every dotted IPv4 "a.b.c.d:port" netip accepts.
+func FuzzParseAddrPort4(f *testing.F) {
+	for _, s := range []string{"93.184.216.34:443", "1.2.3.4:0443", "01.2.3.4:1", "255.255.255.255:65535", "[::ffff:1.2.3.4]:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkParseAddrPort4)
+}
+
+func checkParseAddrPort4(t *testing.T, s string) {
+	got, ok := parseAddrPort4(s)
+	want, err := netip.ParseAddrPort(s)
+	if ok && (err != nil || got != want) {
+		t.Errorf("parseAddrPort4(%q) = %v; netip says %v, %v", s, got, want, err)
+	}
+	if !ok && err == nil && want.Addr().Is4() {
+		t.Errorf("parseAddrPort4(%q) refused what netip parses as %v", s, want)
 	}
 }
 
@@ -647,4 +739,47 @@ func TestLoopbackOtherFamilyNeverReached(t *testing.T) {
 		t.Fatalf("127.0.0.1:%d reached the IPv6-only listener", port)
 	}
 	wantRefusal(t, err, refusal.ConnectionFailed)
+}
+
+// TestControlSeesCarriedLiteral: on a real socket, the address the net
+// package hands the Control function is the very literal the Guard
+// carried, for IPv4 and IPv6, so the check compares instead of parsing.
+func TestControlSeesCarriedLiteral(t *testing.T) {
+	for _, network := range []string{"tcp4", "tcp6"} {
+		t.Run(network, func(t *testing.T) {
+			host := "127.0.0.1"
+			if network == "tcp6" {
+				host = "::1"
+			}
+			ln, err := net.Listen(network, net.JoinHostPort(host, "0"))
+			if err != nil {
+				t.Skipf("no %s loopback: %v", network, err)
+			}
+			defer ln.Close()
+			go func() {
+				if c, err := ln.Accept(); err == nil {
+					c.Close()
+				}
+			}()
+			port := uint16(ln.Addr().(*net.TCPAddr).Port)
+			var seen, carried string
+			d := &net.Dialer{ControlContext: func(ctx context.Context, network, address string, c syscall.RawConn) error {
+				seen = address
+				if v, ok := ctx.Value(dialingKey{}).(*dialing); ok {
+					carried = v.literal
+				}
+				return ControlContext(ctx, network, address, c)
+			}}
+			g := NewGuard(&Options{Resolver: failResolver{t}, Dial: d.DialContext})
+			ctx := WithLoopback(context.Background(), capability.Target{Host: host, Port: port})
+			conn, err := g.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(int(port))))
+			if err != nil {
+				t.Fatalf("DialContext: %v", err)
+			}
+			conn.Close()
+			if seen == "" || seen != carried {
+				t.Errorf("Control saw %q; the Guard carried %q; want them equal", seen, carried)
+			}
+		})
+	}
 }

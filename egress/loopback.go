@@ -9,6 +9,11 @@ import (
 
 type loopbackKey struct{}
 
+var (
+	loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	loopback6 = netip.IPv6Loopback()
+)
+
 // WithLoopback returns a context carrying local mode's admission of t (one
 // of localhost, 127.0.0.1 or ::1, on an admitted port): a Guard given this
 // context dials, for that host and port only, the loopback address written

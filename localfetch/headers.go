@@ -1,7 +1,6 @@
 package localfetch
 
 import (
-	"net/textproto"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -27,16 +26,24 @@ const MaxHeaderValueBytes = 512
 // h is an http.Header or any map of the same shape: the package does not
 // import net/http, so that the policy core that imports it stays pure.
 func BoundedResponseHeaders(h map[string][]string) map[string]string {
-	out := make(map[string]string)
-	for _, name := range ResponseHeaders {
-		// The canonical key is what net/http produces; a hand-built header
-		// may hold other spellings, whose values follow.
-		canon := textproto.CanonicalMIMEHeaderKey(name)
-		vals, found := h[canon]
-		for k, vv := range h {
-			if k != canon && strings.EqualFold(k, name) {
-				vals, found = append(slices.Clip(vals), vv...), true
+	out := make(map[string]string, len(ResponseHeaders))
+	// Other spellings than net/http's canonical key, found in one pass
+	// over h (a hand-built header); their values follow the canonical ones.
+	var extra [len(ResponseHeaders)][]string
+	for k, vv := range h {
+		if isCanonicalResponseHeader(k) {
+			continue
+		}
+		for i, name := range ResponseHeaders {
+			if strings.EqualFold(k, name) {
+				extra[i] = append(extra[i], vv...)
 			}
+		}
+	}
+	for i, name := range ResponseHeaders {
+		vals, found := h[canonicalResponseHeaders[i]]
+		if extra[i] != nil {
+			vals, found = append(slices.Clip(vals), extra[i]...), true
 		}
 		if found {
 			out[name] = bound(join(vals))
@@ -45,10 +52,27 @@ func BoundedResponseHeaders(h map[string][]string) map[string]string {
 	return out
 }
 
+// canonicalResponseHeaders are [ResponseHeaders] as
+// textproto.CanonicalMIMEHeaderKey writes them (a test checks), spelled
+// out so that no call canonicalises them again.
+var canonicalResponseHeaders = [len(ResponseHeaders)]string{"Content-Type", "Content-Length", "Location", "Last-Modified", "Etag", "Server"}
+
+func isCanonicalResponseHeader(k string) bool {
+	for _, c := range canonicalResponseHeaders {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
 // join joins vals with ", ", stopping once the result is longer than the
 // bound (the rest would be cut anyway), so a flood of values costs no more
 // than one bounded string.
 func join(vals []string) string {
+	if len(vals) == 1 {
+		return vals[0][:min(len(vals[0]), MaxHeaderValueBytes+1)]
+	}
 	var b strings.Builder
 	for i, v := range vals {
 		if b.Len() > MaxHeaderValueBytes {
@@ -66,6 +90,9 @@ func join(vals []string) string {
 // MaxHeaderValueBytes on a rune boundary.
 func bound(s string) string {
 	const mark = "…"
+	if len(s) <= MaxHeaderValueBytes && printableASCII(s) {
+		return s // the usual value: nothing to replace or cut
+	}
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
@@ -80,4 +107,13 @@ func bound(s string) string {
 		cut--
 	}
 	return s[:cut] + mark
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -45,6 +46,7 @@ func TestBoundedResponseHeaders(t *testing.T) {
 		{"absent omitted, empty kept", http.Header{"Server": {""}}, map[string]string{"server": ""}},
 		{"repeated values joined", http.Header{"Server": {"a", "b", "c"}}, map[string]string{"server": "a, b, c"}},
 		{"non-canonical key", http.Header{"ETag": {`"x"`}, "content-type": {"text/plain"}}, map[string]string{"etag": `"x"`, "content-type": "text/plain"}},
+		{"canonical first, other spelling after", http.Header{"Etag": {"a"}, "ETag": {"b"}}, map[string]string{"etag": "a, b"}},
 		{"control characters", http.Header{"Server": {"a\x00b\x1bc\td\x7f"}}, map[string]string{"server": "a b c d "}},
 		{"invalid UTF-8", http.Header{"Server": {"a\xffb"}}, map[string]string{"server": "a\uFFFDb"}},
 		{"long value cut", http.Header{"Location": {long}}, map[string]string{"location": strings.Repeat("a", MaxHeaderValueBytes-len("…")) + "…"}},
@@ -132,4 +134,14 @@ func ExampleBoundedResponseHeaders() {
 	h.Add("Server", "vite")
 	fmt.Println(BoundedResponseHeaders(h))
 	// Output: map[content-type:text/html server:vite]
+}
+
+// TestCanonicalResponseHeaders: the spelled-out canonical keys are what
+// net/http's canonicalisation writes.
+func TestCanonicalResponseHeaders(t *testing.T) {
+	for i, name := range ResponseHeaders {
+		if got, want := canonicalResponseHeaders[i], textproto.CanonicalMIMEHeaderKey(name); got != want {
+			t.Errorf("canonicalResponseHeaders[%d] = %q; want %q", i, got, want)
+		}
+	}
 }

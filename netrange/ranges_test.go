@@ -465,3 +465,42 @@ func ExampleNonPublicRange() {
 	fmt.Println(r, ok)
 	// Output: 100.64.0.0/10 (CGNAT shared address space) true
 }
+
+// TestBuildIndex: the one-pass index is the per-byte scan it replaced,
+// for every table.
+func TestBuildIndex(t *testing.T) {
+	naive := func(n int, bytes func(i int) (uint8, uint8)) [256]spanIndex {
+		var ix [256]spanIndex
+		for b := 0; b < 256; b++ {
+			start, end := -1, -1
+			for i := 0; i < n; i++ {
+				if f, l := bytes(i); int(f) <= b && b <= int(l) {
+					if start < 0 {
+						start = i
+					}
+					end = i + 1
+				}
+			}
+			if start >= 0 {
+				ix[b] = spanIndex{uint8(start), uint8(end)}
+			}
+		}
+		return ix
+	}
+	v4 := func(i int) (uint8, uint8) { return uint8(v4Spans[i].first >> 24), uint8(v4Spans[i].last >> 24) }
+	g6 := func(i int) (uint8, uint8) {
+		return uint8(v6GlobalSpans[i].firstHi >> 56), uint8(v6GlobalSpans[i].lastHi >> 56)
+	}
+	o6 := func(i int) (uint8, uint8) {
+		return uint8(v6OtherSpans[i].firstHi >> 56), uint8(v6OtherSpans[i].lastHi >> 56)
+	}
+	for _, tc := range []struct {
+		name  string
+		n     int
+		bytes func(int) (uint8, uint8)
+	}{{"v4", len(v4Spans), v4}, {"v6 global", len(v6GlobalSpans), g6}, {"v6 other", len(v6OtherSpans), o6}} {
+		if got, want := buildIndex(tc.n, tc.bytes), naive(tc.n, tc.bytes); got != want {
+			t.Errorf("%s: buildIndex differs from the per-byte scan", tc.name)
+		}
+	}
+}
