@@ -172,7 +172,7 @@ func mergeIndex(global, other [256]spanIndex) [256]spanIndex {
 }
 
 // PublicHint is the hint of every address_not_public refusal.
-const PublicHint = "ocfetch fetches only public internet addresses; a service on this machine can be reached only through local mode (permissive profile and the port listed in .oc_chat/local_fetch.json)"
+const PublicHint = "ocfetch fetches only public internet addresses: private, link-local, metadata and other special addresses are never reached; your own dev server on localhost, 127.0.0.1 or ::1 is reachable through local mode (permissive profile and the port listed in .oc_chat/local_fetch.json)"
 
 // CheckPublic returns nil if addr is public, else an [*refusal.Error] with
 // code address_not_public, a message naming the address and its range

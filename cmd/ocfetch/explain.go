@@ -37,7 +37,7 @@ file and port, the scheme rule, and for an IP literal the address check
 naming the IANA range. --proxy explains the proxy's decision instead (it
 forwards http to a rule on port 80, and never asks). Exit 0 whatever the
 decision; --json prints one object.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplain(cmd.Context(), a, args[0], asJSON, proxy)
 		},

@@ -381,10 +381,15 @@ func urlRuleTarget(s string) (target, note string, err error) {
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}
+	var notes []string
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-		note = "a rule covers the whole host and port; the URL's path and query are not part of it"
+		notes = append(notes, "a rule covers the whole host and port; the URL's path and query are not part of it")
 	}
-	return host + ":" + port, note, nil
+	if strings.EqualFold(u.Scheme, "http") && !capability.IsLocalHost(strings.ToLower(u.Hostname())) {
+		// The rule is right for the proxy; say what it does not do.
+		notes = append(notes, "ocfetch get and the MCP server reach public hosts over https only, so this rule serves shell tools through the proxy (ocfetch run); for get, allow "+safetext.ShellQuote(u.Hostname())+" (port 443)")
+	}
+	return host + ":" + port, strings.Join(notes, "; "), nil
 }
 
 // checkAllowable refuses an allow rule for an address the egress guard
