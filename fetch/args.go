@@ -66,7 +66,7 @@ var argsDoc = strictjson.Walker{
 // name a field or a header NAME, never a value: values may be secrets.
 func errArgs(msg string) *refusal.Error {
 	return refusal.New(refusal.InvalidArguments, msg).
-		WithHint(`pass one JSON object: {"url": "https://…", "method": "GET", "headers": {…}, "body": "…", "format": "markdown", "max_length": 20000, "start_index": 0}`)
+		WithHint(`pass one JSON object: {"url": "https://…", "method": "GET", "headers": {…}, "body": "…", "format": "markdown", "max_length": 20000, "start_index": 0, "timeout": 30, "max_bytes": 5242880} (timeout in seconds and max_bytes at most the server's caps)`)
 }
 
 // decodeArgs decodes argsJSON strictly, in one pass of argsDoc: valid

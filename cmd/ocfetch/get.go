@@ -83,7 +83,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` bytes of the response body (after decompression)")
 	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline (`DUR`, like 10s or 2m) for the whole call, redirects and body included")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve this call's target once (never over a deny rule, the guard or local mode)")
-	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message"}}`)
+	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message", "hint"}}`)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "text", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{"GET", "POST"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to `FILE` (a progress bar on a terminal above 1 MiB)")
