@@ -87,13 +87,6 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: audit.ByPolicy}, res, start)
 		return res
 	}
-	if b.Audit != nil {
-		// The audit line is the first write into .oc_chat/. When it creates
-		// .oc_chat/, ocfetch made the directory, so the workspace is
-		// trusted then (as for the first `rules allow`): a new user's first
-		// `get` must not leave the next steps refused as untrusted.
-		b.ensureWorkspace(ctx, log, "ocfetch "+name+" (the first audit line)")
-	}
 	if err := b.Audit.Preflight(); err != nil {
 		log.Log(ctx, diag.L1, "audit log unavailable; call refused", "err", err)
 		return tool.ErrorResult(err)

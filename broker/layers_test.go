@@ -41,7 +41,7 @@ func TestAlwaysInAFreshWorkspaceTrustsIt(t *testing.T) {
 // but it counts for nothing until the user trusts the workspace: the
 // result says so (RuleNotSaved, workspace_untrusted), and the call ran.
 func TestAlwaysInAnUntrustedWorkspaceSaysSo(t *testing.T) {
-	ws := testws.New(t, testws.Spec{})
+	ws := testws.New(t, testws.Spec{Profile: "standard"}) // came with its .oc_chat/settings.json
 	l := testlayers.New(t)
 	var asked []broker.ApprovalRequest
 	b := &broker.Broker{Layers: l.Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}

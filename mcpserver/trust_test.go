@@ -64,7 +64,7 @@ func TestAlwaysInAnUntrustedWorkspace(t *testing.T) {
 	eo := &egress.Options{Resolver: testnet.Resolver{"example.com": {public}}, Dial: pub.Dial, RootCAs: pub.RootCAs}
 	for _, proto := range protocols {
 		t.Run(proto, func(t *testing.T) {
-			ws := testws.New(t, testws.Spec{}) // came with its .oc_chat/: not trusted
+			ws := testws.New(t, testws.Spec{Profile: "standard"}) // came with its .oc_chat/settings.json: not trusted
 			user := &elicitor{action: "accept", decision: "always"}
 			cs := connect(t, &Options{Root: ws.Root, Egress: eo}, clientSpec{protocol: proto, elicit: user})
 			res := callFetch(t, cs, `{"url": "https://example.com/"}`)

@@ -73,9 +73,6 @@ func (s *Server) sniffSocks(cc *clientConn) bool {
 // of the proxy (HTTP, CONNECT and SOCKS5), so that they cannot decide
 // differently.
 func (s *Server) admitTarget(ctx context.Context, x *exchange) bool {
-	if s.audit != nil {
-		s.ensureWorkspace(ctx)
-	}
 	if err := s.audit.Preflight(); err != nil {
 		// Nothing is dialled for a call that cannot be recorded.
 		rerr, _ := refusal.As(err)

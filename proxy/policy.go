@@ -8,7 +8,6 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -70,21 +69,6 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	}
 	v.decidedBy, v.rule = d.DecidedBy, d.Rule
 	return v
-}
-
-// ensureWorkspace: the first audit line is the first write into .oc_chat/;
-// when it would create .oc_chat/, ocfetch creates it and trusts the
-// workspace (trust.Store.EnsureWorkspace), as the broker does, so that a
-// new user's next steps are not refused as untrusted. A failure is logged;
-// the workspace stays as it was.
-func (s *Server) ensureWorkspace(ctx context.Context) {
-	st, err := s.layers.TrustStore()
-	if err == nil {
-		_, err = st.EnsureWorkspace(ctx, s.ws, "ocfetch proxy (the first audit line)")
-	}
-	if err != nil {
-		s.log.Log(ctx, diag.L1, "could not create and trust the workspace", "err", err)
-	}
 }
 
 // ownPort reports whether port is the port of one of the server's

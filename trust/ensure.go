@@ -4,34 +4,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
-// EnsureWorkspace creates the workspace's .oc_chat/ if it does not exist
-// and, when this call created it, trusts the workspace: a directory whose
-// .oc_chat/ ocfetch itself made holds nothing anyone else shipped, so a
-// new user's first `rules allow`, `local allow`, `profile set` or
-// "always" answer needs no trust command. how is recorded ("ocfetch rules
-// allow").
+// EnsureWorkspace is called by the user's own writes into .oc_chat/ (the
+// first `rules allow`, `local allow`, `profile set`, an "always" answer):
+// it creates the workspace's .oc_chat/ if it does not exist and trusts the
+// workspace when ocfetch made what is there — a .oc_chat/ this call
+// created, or one that holds nothing but ocfetch's own audit log and lock
+// files (an earlier call's audit line made it) — so a new user's first
+// steps need no trust command. how is recorded ("ocfetch rules allow").
+// It reports whether it trusted the workspace.
 //
-// Call it before the first write into .oc_chat/. When .oc_chat already
-// exists (as anything: a directory, a file, a symlink) it does nothing and
-// returns false: an existing .oc_chat/ may have come with a clone. The
-// store is checked before anything is created, and if trusting fails the
-// new, empty .oc_chat/ is removed again, so a failure leaves the
-// workspace as it was. The directory is created through an os.Root at the
-// workspace root, never through a symlink.
+// It never trusts a .oc_chat/ that holds a grant file (settings.json,
+// local_fetch.json, rules.json) or anything else it does not know, nor
+// one that is not a plain directory: those may have come with a clone.
+// The audit line itself never calls it: a call that a model or a page
+// chose must not trust a checkout whose next `git pull` may bring grant
+// files. The store is checked before anything is created, and if trusting
+// fails a .oc_chat/ created by this call is removed again, so a failure
+// leaves the workspace as it was. The directory is created through an
+// os.Root at the workspace root, never through a symlink.
 func (s *Store) EnsureWorkspace(ctx context.Context, ws workspace.Workspace, how string) (created bool, err error) {
 	root, err := os.OpenRoot(ws.Root)
 	if err != nil {
 		return false, fmt.Errorf("workspace %s: %w", ws.Root, err)
 	}
 	defer root.Close()
-	if _, err := root.Lstat(workspace.DirName); err == nil {
-		return false, nil
+	if fi, err := root.Lstat(workspace.DirName); err == nil {
+		if !fi.IsDir() || !onlyOcfetchFiles(root) {
+			return false, nil
+		}
+		if ok, err := s.Trusted(ws.Root); err != nil || ok {
+			return false, err
+		}
+		if err := s.Trust(ctx, ws.Root, Details{How: how}); err != nil {
+			return false, fmt.Errorf("trust the workspace %s: %w", ws.Root, err)
+		}
+		return true, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("workspace %s: %w", ws.Dir(), err)
 	}
@@ -49,4 +64,30 @@ func (s *Store) EnsureWorkspace(ctx context.Context, ws workspace.Workspace, how
 		return false, fmt.Errorf("trust the new workspace %s: %w", ws.Root, err)
 	}
 	return true, nil
+}
+
+// onlyOcfetchFiles reports whether the .oc_chat/ directory in root holds
+// regular files ocfetch writes for itself only: the audit log and lock
+// files. Anything else (a grant file, a subdirectory, a symlink, a file it
+// does not know) may have been shipped, and makes it false.
+func onlyOcfetchFiles(root *os.Root) bool {
+	d, err := root.Open(workspace.DirName)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(64)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	if len(entries) == 64 {
+		return false // more than ocfetch's own files
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name != "audit.jsonl" && !strings.HasSuffix(name, ".lock") {
+			return false
+		}
+	}
+	return true
 }

@@ -209,14 +209,37 @@ func TestEnsureWorkspace(t *testing.T) {
 		t.Errorf("EnsureWorkspace again = %v, %v; want false, nil", created, err)
 	}
 
-	// A cloned .oc_chat is not trusted by a later write.
-	clone := workspace.Workspace{Root: mkdir(t, t.TempDir(), "clone")}
-	mkdir(t, clone.Dir())
-	if created, err := s.EnsureWorkspace(ctx, clone, "x"); created || err != nil {
-		t.Errorf("EnsureWorkspace(existing .oc_chat) = %v, %v; want false, nil", created, err)
+	// A cloned .oc_chat (one holding a grant file, or anything ocfetch
+	// does not write for itself) is not trusted by a later write.
+	for _, shipped := range []string{"settings.json", "local_fetch.json", "rules.json", "README"} {
+		clone := workspace.Workspace{Root: mkdir(t, t.TempDir(), "clone")}
+		mkdir(t, clone.Dir())
+		if err := os.WriteFile(filepath.Join(clone.Dir(), shipped), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if created, err := s.EnsureWorkspace(ctx, clone, "x"); created || err != nil {
+			t.Errorf("EnsureWorkspace(.oc_chat with %s) = %v, %v; want false, nil", shipped, created, err)
+		}
+		if trusted(t, s, clone.Root) {
+			t.Errorf("a workspace that came with .oc_chat/%s became trusted", shipped)
+		}
 	}
-	if trusted(t, s, clone.Root) {
-		t.Error("a workspace that came with its .oc_chat became trusted")
+
+	// A .oc_chat/ that holds only what ocfetch writes for itself (an
+	// earlier call's audit line made it) is trusted by the user's first
+	// write: the first-use path that starts with a get.
+	audited := workspace.Workspace{Root: mkdir(t, t.TempDir(), "audited")}
+	mkdir(t, audited.Dir())
+	for _, name := range []string{"audit.jsonl", "audit.jsonl.lock"} {
+		if err := os.WriteFile(filepath.Join(audited.Dir(), name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := s.EnsureWorkspace(ctx, audited, "ocfetch local allow"); !ok || err != nil {
+		t.Errorf("EnsureWorkspace(.oc_chat with only the audit log) = %v, %v; want true, nil", ok, err)
+	}
+	if !trusted(t, s, audited.Root) {
+		t.Error("a .oc_chat/ holding only ocfetch's audit log was not trusted by the user's first write")
 	}
 
 	// A store that cannot be written leaves the workspace as it was.

@@ -229,6 +229,38 @@ func TestFirstUse(t *testing.T) {
 	}
 }
 
+// TestAuditLineTrustsNothing: a call's audit line that creates .oc_chat/
+// (a call a model or a page chose) does not trust the workspace, so grant
+// files that arrive later — a `git pull` bringing .oc_chat/local_fetch.json,
+// settings.json and rules.json — count for nothing, and the site is never
+// reached (review: the first audit line used to trust the checkout).
+func TestAuditLineTrustsNothing(t *testing.T) {
+	s := newSite(t)
+	root := newUntrustedRoot(t)
+	ocfetch(t, cliOptions{}, "--root", root, "get", s.url("/")).want(t, exitRefused, nil, []string{"local_profile_not_permissive"})
+	if _, err := os.Stat(filepath.Join(root, ".oc_chat", "audit.jsonl")); err != nil {
+		t.Fatalf("the get wrote no audit line: %v", err)
+	}
+	if r := ocfetch(t, cliOptions{}, "trust", "--list"); strings.Contains(r.stdout, root) {
+		t.Fatalf("the audit line trusted the workspace:\n%s", r.stdout)
+	}
+	// The pull: grant files written by someone else.
+	dir := filepath.Join(root, ".oc_chat")
+	for name, data := range map[string]string{
+		"settings.json":    `{"schema_version": 1, "risk_profile": "permissive"}`,
+		"local_fetch.json": fmt.Sprintf(`{"schema_version": 1, "ports": [%d]}`, s.port),
+		"rules.json":       fmt.Sprintf(`{"schema_version": 1, "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": %d}, "decision": "allow"}]}`, s.port),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ocfetch(t, cliOptions{}, "--root", root, "get", "--yes", s.url("/")).want(t, exitRefused, nil, []string{"workspace_untrusted"})
+	if n := len(s.requests()); n != 0 {
+		t.Errorf("the site got %d requests; want none", n)
+	}
+}
+
 // TestManagedLayerCLI: the administrator's policy holds over a trusted
 // workspace, --yes, --profile and the terminal, and every refusal names
 // the managed layer's file.
