@@ -158,7 +158,9 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 		s.writeAuthRequired(cc, r)
 		return false
 	}
-	cc.handshaking.Store(false) // proved itself: no longer evictable
+	if !cc.handshaking.CompareAndSwap(true, false) && cc.isClosed() {
+		return false // evicted while its head was read: it is gone
+	}
 	if !s.admitTarget(s.base, x) {
 		x.status = statusFor(x.v.err)
 		s.writeRefusal(cc, x.status, x.v.err)

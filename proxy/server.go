@@ -293,7 +293,9 @@ func (s *Server) acquireSlot() bool {
 		return true
 	default:
 	}
-	if !s.evictOldestHandshake() {
+	if s.auth == nil || !s.evictOldestHandshake() {
+		// Without authentication every client is alike: none is evicted
+		// for another, and the new one is answered 503.
 		return false
 	}
 	t := time.NewTimer(slotWait)
@@ -330,7 +332,9 @@ func (s *Server) evictOldestHandshake() bool {
 	if oldest == nil || s.now().Sub(oldest.accepted) < evictAge {
 		return false
 	}
-	oldest.handshaking.Store(false) // evicted once
+	if !oldest.handshaking.CompareAndSwap(true, false) {
+		return false // it authenticated meanwhile: it keeps its slot
+	}
 	s.log.Log(context.Background(), diag.L2, "connection limit reached: closing the oldest unauthenticated connection", "age", s.now().Sub(oldest.accepted).String())
 	oldest.close()
 	return true
@@ -415,6 +419,14 @@ func (cc *clientConn) setUpstream(up net.Conn) bool {
 
 // close closes the client connection and the tunnel's upstream, if any. It
 // is safe to call more than once and from any goroutine.
+// isClosed reports whether cc was closed (by its own end, a shutdown, or
+// an eviction).
+func (cc *clientConn) isClosed() bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.closed
+}
+
 func (cc *clientConn) close() {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()

@@ -59,7 +59,9 @@ func (s *Server) serveSocks(cc *clientConn) {
 		}
 	}
 	if s.auth == nil || method == socksMethodUserPass {
-		cc.handshaking.Store(false) // proved itself (or nothing is asked): no longer evictable
+		if !cc.handshaking.CompareAndSwap(true, false) && cc.isClosed() {
+			return // evicted during its handshake: it is gone
+		}
 	}
 
 	req, err := readSocksRequest(cc.br)
