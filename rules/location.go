@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ocfetch/ocfetch/safetext"
 	"io/fs"
 	"slices"
 
-	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/rootfile"
 	"github.com/ocfetch/ocfetch/refusal"
 )
@@ -59,35 +57,21 @@ func LoadAt(l Location) (*Set, error) {
 
 // AddAt is [Add] for the rules file at l.
 func AddAt(ctx context.Context, l Location, r Rule) error {
-	nr, _, err := normalize(r)
+	change, err := adding(r)
 	if err != nil {
-		code := refusal.InvalidArguments
-		if errorIsHost(err) {
-			code = refusal.InvalidHost
-		}
-		return refusal.Newf(code, "rule %s: %v", safetext.Short(r.String()), err).Wrap(err)
+		return err
 	}
-	return updateAt(ctx, l, func(rules []Rule) []Rule {
-		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, nr) })
-		return append(rules, nr)
-	})
+	return updateAt(ctx, l, change)
 }
 
 // RemoveAt is [Remove] for the rules file at l.
 func RemoveAt(ctx context.Context, l Location, host string, port uint16) (bool, error) {
-	p, err := capability.ParseHostPattern(host)
+	change, removed, err := removing(host, port)
 	if err != nil {
-		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
+		return false, err
 	}
-	target := NewRule(Allow, p, port)
-	removed := false
-	err = updateAt(ctx, l, func(rules []Rule) []Rule {
-		n := len(rules)
-		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, target) })
-		removed = len(rules) != n
-		return rules
-	})
-	return removed, err
+	err = updateAt(ctx, l, change)
+	return *removed, err
 }
 
 // updateAt is one locked read-modify-write cycle of the file at l; it

@@ -28,18 +28,28 @@ const filePerm = 0o644
 // rules) is refused with rules_invalid. A rules.json that is a symlink is
 // replaced by a regular file; the link's target is left alone.
 func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
+	change, err := adding(r)
+	if err != nil {
+		return err
+	}
+	return update(ctx, ws, change)
+}
+
+// adding validates r and returns the change that puts it in a rule list in
+// place of any rule for the same target: the one Add of every store.
+func adding(r Rule) (func([]Rule) []Rule, error) {
 	nr, _, err := normalize(r)
 	if err != nil {
 		code := refusal.InvalidArguments
 		if errorIsHost(err) {
 			code = refusal.InvalidHost
 		}
-		return refusal.Newf(code, "rule %s: %v", safetext.Short(r.String()), err).Wrap(err)
+		return nil, refusal.Newf(code, "rule %s: %v", safetext.Short(r.String()), err).Wrap(err)
 	}
-	return update(ctx, ws, func(rules []Rule) []Rule {
+	return func(rules []Rule) []Rule {
 		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, nr) })
 		return append(rules, nr)
-	})
+	}, nil
 }
 
 // Remove deletes every rule (allow or deny) for host and port, where host
@@ -47,19 +57,30 @@ func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
 // existed. When none did, the file is not written. Locking, atomicity and
 // failing closed are as for [Add].
 func Remove(ctx context.Context, ws workspace.Workspace, host string, port uint16) (bool, error) {
+	change, removed, err := removing(host, port)
+	if err != nil {
+		return false, err
+	}
+	err = update(ctx, ws, change)
+	return *removed, err
+}
+
+// removing validates host and returns the change that deletes every rule
+// for host and port from a rule list, and where it reports whether one
+// existed: the one Remove of every store.
+func removing(host string, port uint16) (func([]Rule) []Rule, *bool, error) {
 	p, err := capability.ParseHostPattern(host)
 	if err != nil {
-		return false, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
+		return nil, nil, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
 	}
 	target := NewRule(Allow, p, port)
-	removed := false
-	err = update(ctx, ws, func(rules []Rule) []Rule {
+	removed := new(bool)
+	return func(rules []Rule) []Rule {
 		n := len(rules)
 		rules = slices.DeleteFunc(rules, func(x Rule) bool { return sameTarget(x, target) })
-		removed = len(rules) != n
+		*removed = len(rules) != n
 		return rules
-	})
-	return removed, err
+	}, removed, nil
 }
 
 // sameTarget reports whether a and b (both normalised) are for the same
