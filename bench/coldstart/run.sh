@@ -12,6 +12,11 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+# The workspace this script makes is trusted by its first `local allow`:
+# keep that trust store (and anything else of the user's configuration
+# directory) in the temporary directory, never the user's own.
+export XDG_CONFIG_HOME="$tmp/config" HOME="$tmp/home"
+mkdir -p "$XDG_CONFIG_HOME" "$HOME"
 flags=(-trimpath -ldflags "-s -w")
 [ "${RELEASE:-1}" = 0 ] && flags=()
 (cd "$repo" && go build "${flags[@]}" -o "$tmp/ocfetch" ./cmd/ocfetch &&
