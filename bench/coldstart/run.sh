@@ -12,17 +12,17 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-# The workspace this script makes is trusted by its first `local allow`:
-# keep that trust store (and anything else of the user's configuration
-# directory) in the temporary directory, never the user's own.
-export XDG_CONFIG_HOME="$tmp/config" HOME="$tmp/home"
-mkdir -p "$XDG_CONFIG_HOME" "$HOME"
 flags=(-trimpath -ldflags "-s -w")
 [ "${RELEASE:-1}" = 0 ] && flags=()
 (cd "$repo" && go build "${flags[@]}" -o "$tmp/ocfetch" ./cmd/ocfetch &&
 	CGO_ENABLED=0 go build "${flags[@]}" -o "$tmp/ocfetch-static" ./cmd/ocfetch &&
 	go build -o "$tmp/coldstart" ./bench/coldstart)
-"$tmp/coldstart" -ocfetch "$tmp/ocfetch,$tmp/ocfetch-static" "$@"
+# The workspace the timing makes is trusted by its first `local allow`:
+# that trust store (the user's configuration directory) lives in the
+# temporary directory, never the user's own. (After the builds: go keeps
+# its caches under HOME.)
+mkdir -p "$tmp/config" "$tmp/home"
+XDG_CONFIG_HOME="$tmp/config" HOME="$tmp/home" "$tmp/coldstart" -ocfetch "$tmp/ocfetch,$tmp/ocfetch-static" "$@"
 echo
 echo "package init of 'ocfetch version' (GODEBUG=inittrace=1), top 12 by clock:"
 GODEBUG=inittrace=1 "$tmp/ocfetch" version 2>&1 >/dev/null |
