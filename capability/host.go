@@ -106,12 +106,14 @@ func NormalizeHost(host string) (string, error) {
 		// (full-width or ideographic digits and dots, circled letters, a
 		// soft hyphen, a letter that case folding maps to ASCII) names
 		// what it does not show: refused, and the user asked for ASCII.
-		if _, err := netip.ParseAddr(ascii); err == nil || IsLocalHost(ascii) || endsInNumber(ascii) {
+		if isIPv4Literal(ascii) || IsLocalHost(ascii) || endsInNumber(ascii) {
 			return "", fmt.Errorf("%w: the host is spelled with look-alike characters that IDNA maps to %q; write it in ASCII (%w)", ErrInvalidHost, safetext.Short(ascii), ErrLookAlike)
 		}
 	}
-	if addr, err := netip.ParseAddr(ascii); err == nil {
-		return addr.String(), nil
+	if mayBeIPv4(ascii) {
+		if addr, err := netip.ParseAddr(ascii); err == nil {
+			return addr.String(), nil
+		}
 	}
 	if endsInNumber(ascii) {
 		// WHATWG URL parsing, browsers and glibc's resolver read such a host
@@ -148,6 +150,24 @@ func endsInNumber(host string) bool {
 
 // hostByte reports whether c may appear in a host name after mapping:
 // a lowercase letter, a digit, '-', '_' or '.'.
+// mayBeIPv4 reports whether a host of hostByte characters could be an IPv4
+// literal at all: one starts with a digit (and holds no ':', which
+// hostByte already excludes). A name is not parsed as an address, which
+// spares it the error netip.ParseAddr allocates.
+func mayBeIPv4(h string) bool {
+	return h != "" && h[0] >= '0' && h[0] <= '9'
+}
+
+// isIPv4Literal reports whether a host of hostByte characters is an IP
+// literal (after hostByte, only IPv4 can be).
+func isIPv4Literal(h string) bool {
+	if !mayBeIPv4(h) {
+		return false
+	}
+	_, err := netip.ParseAddr(h)
+	return err == nil
+}
+
 func hostByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
 }
