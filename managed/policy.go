@@ -203,7 +203,7 @@ func Parse(data []byte) (Policy, error) {
 		return Policy{}, err
 	}
 	if rulesStart >= 0 {
-		rs, err := rules.DecodeRules(arrayAt(data, rulesStart))
+		rs, err := rules.DecodeRules(strictjson.Span(data, rulesStart))
 		if err != nil {
 			return Policy{}, fmt.Errorf("rules: %v", err)
 		}
@@ -214,34 +214,4 @@ func Parse(data []byte) (Policy, error) {
 		p.Rules = set
 	}
 	return p, nil
-}
-
-// arrayAt returns the JSON array starting at data[start], which the Walker
-// has validated: the text up to its matching bracket, skipping strings.
-func arrayAt(data []byte, start int) []byte {
-	depth, inString, escaped := 0, false, false
-	for i := start; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-			if depth == 0 {
-				return data[start : i+1]
-			}
-		}
-	}
-	return data[start:]
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"io"
 	"sync"
 
@@ -140,7 +141,7 @@ func (g *lineGuard) check(line []byte) (code int64, msg string, id json.RawMessa
 	if !json.Valid(line) {
 		return jsonrpc.CodeParseError, "parse error: the line is not one JSON value", nil
 	}
-	if nestingDepth(line) > MaxNesting {
+	if strictjson.Depth(line) > MaxNesting {
 		return jsonrpc.CodeInvalidRequest, "invalid request: nested deeper than the limit", topLevelID(line)
 	}
 	if line[0] != '[' {
@@ -190,36 +191,6 @@ func (g *lineGuard) reject(id json.RawMessage, code int64, msg string) {
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
 	g.out.Write(append(data, '\n')) // a failed write ends the session through the SDK's next write
-}
-
-// nestingDepth returns the deepest nesting of arrays and objects in the
-// valid JSON text data, without recursion.
-func nestingDepth(data []byte) int {
-	depth, max := 0, 0
-	inString, escaped := false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			if depth > max {
-				max = depth
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return max
 }
 
 // topLevelID returns the "id" member of the JSON object data when it is a
