@@ -306,20 +306,7 @@ func TestIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	ln, err := cmd.Start()
-	if err != nil {
-		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
-			t.Skipf("sandbox unavailable here: %v", r)
-		}
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v: %s", err, out.String())
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := outputLines(t, cmd)
 	if len(lines) != 4 || lines[0] != fmt.Sprint(os.Getuid()) || lines[1] != fmt.Sprint(os.Getgid()) {
 		t.Fatalf("got %q; want uid %d, gid %d and the capability lines", lines, os.Getuid(), os.Getgid())
 	}
@@ -406,6 +393,25 @@ func TestRootWithoutUserNamespace(t *testing.T) {
 	if cmd.Cmd, err = cmd.plat.command(cmd.Proxy.Port()); err != nil {
 		t.Fatal(err)
 	}
+	lines := outputLines(t, cmd)
+	if len(lines) != 6 {
+		t.Fatalf("got %q; want five capability lines and the setns verdict", lines)
+	}
+	for _, l := range lines[:5] {
+		if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
+			t.Errorf("%q: want no capability for root's command without a user namespace", l)
+		}
+	}
+	if lines[5] != "setns-refused" {
+		t.Errorf("the command entered the host's network namespace (%q)", lines[5])
+	}
+}
+
+// outputLines starts cmd in the sandbox (skipping the test where the
+// sandbox is unavailable), waits for it, and returns the lines it wrote to
+// standard output and error.
+func outputLines(t *testing.T, cmd *Cmd) []string {
+	t.Helper()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	ln, err := cmd.Start()
@@ -419,16 +425,5 @@ func TestRootWithoutUserNamespace(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 6 {
-		t.Fatalf("got %q; want five capability lines and the setns verdict", lines)
-	}
-	for _, l := range lines[:5] {
-		if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
-			t.Errorf("%q: want no capability for root's command without a user namespace", l)
-		}
-	}
-	if lines[5] != "setns-refused" {
-		t.Errorf("the command entered the host's network namespace (%q)", lines[5])
-	}
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
 }
