@@ -56,19 +56,7 @@ func onTerminal(t *testing.T, cols uint16, stdin *os.File, args ...string) (stri
 	var out bytes.Buffer
 	copied := make(chan struct{})
 	go func() { io.Copy(&out, ptmx); close(copied) }()
-	err = cmd.Wait()
-	select {
-	case <-copied:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the terminal's output did not end")
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), code
+	return waitTerminal(t, cmd, copied, &out)
 }
 
 // TestTerminalStdinDevNull: `ocfetch get URL </dev/null` typed at a
@@ -146,19 +134,7 @@ func onTerminalTyping(t *testing.T, typed string, args ...string) (string, int) 
 	case <-time.After(20 * time.Second):
 		t.Fatal("no prompt shown")
 	}
-	err = cmd.Wait()
-	select {
-	case <-copied:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the terminal's output did not end")
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), code
+	return waitTerminal(t, cmd, copied, &out)
 }
 
 // trickle serves 3 MiB in 64 KiB chunks 15 ms apart (about 0.75 s), so the
@@ -244,4 +220,24 @@ func TestTerminalProgressBar(t *testing.T) {
 func testLayersEnv(t *testing.T) []string {
 	cfg := filepath.Dir(testLayers(t).configDir)
 	return append(os.Environ(), "XDG_CONFIG_HOME="+cfg, "HOME="+filepath.Dir(cfg))
+}
+
+// waitTerminal waits for cmd and for the copy of its terminal's output
+// (copied is closed when it ends), and returns that output and cmd's exit
+// code.
+func waitTerminal(t *testing.T, cmd *exec.Cmd, copied <-chan struct{}, out *bytes.Buffer) (string, int) {
+	t.Helper()
+	err := cmd.Wait()
+	select {
+	case <-copied:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the terminal's output did not end")
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), code
 }
