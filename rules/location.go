@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 
 	"github.com/ocfetch/ocfetch/internal/rootfile"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -87,16 +86,9 @@ func updateAt(ctx context.Context, l Location, change func([]Rule) []Rule) error
 	if err != nil {
 		return err
 	}
-	old := set.Rules()
-	rules := change(set.Rules())
-	slices.SortStableFunc(rules, compareRules)
-	if slices.Equal(old, rules) {
-		return nil
-	}
-	data := encode(rules)
-	if len(data) > MaxFileSize {
-		return refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
-			l.Path(), len(data), len(rules), MaxFileSize)
+	data, err := applyChange(l.Path(), set, change)
+	if err != nil || data == nil {
+		return err
 	}
 	if err := d.WriteAtomic(l.Name, data, filePerm); err != nil {
 		return refusal.Newf(refusal.RulesInvalid, "rules file %v: nothing was saved", err).Wrap(err)

@@ -89,6 +89,26 @@ func sameTarget(a, b Rule) bool {
 	return a.Capability == b.Capability && a.Target.Host == b.Target.Host && a.Target.Port == b.Target.Port
 }
 
+// applyChange applies change to the rules of set (the file at path, as
+// just read under its lock) and returns the file to write, or nil when the
+// rules did not change: the middle of every store's read-modify-write. A
+// result over MaxFileSize is refused with rules_invalid naming path.
+func applyChange(path string, set *Set, change func([]Rule) []Rule) ([]byte, error) {
+	old := set.Rules()
+	rules := change(set.Rules())
+	slices.SortStableFunc(rules, compareRules)
+	if slices.Equal(old, rules) {
+		return nil, nil
+	}
+	data := encode(rules)
+	if len(data) > MaxFileSize {
+		return nil, refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
+			path, len(data), len(rules), MaxFileSize).
+			WithHint("remove rules you no longer need (`ocfetch rules list`, `ocfetch rules remove HOST[:PORT]`), or cover subdomains with one \"*.domain\" rule")
+	}
+	return data, nil
+}
+
 // update runs one locked read-modify-write cycle of rules.json. It writes
 // only if change altered the rules.
 func update(ctx context.Context, ws workspace.Workspace, change func([]Rule) []Rule) error {
@@ -102,17 +122,9 @@ func update(ctx context.Context, ws workspace.Workspace, change func([]Rule) []R
 	if err != nil {
 		return err // rules_invalid: refuse to write over what we cannot read
 	}
-	old := set.Rules()
-	rules := change(set.Rules())
-	slices.SortStableFunc(rules, compareRules)
-	if slices.Equal(old, rules) {
-		return nil
-	}
-	data := encode(rules)
-	if len(data) > MaxFileSize {
-		return refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
-			path, len(data), len(rules), MaxFileSize).
-			WithHint("remove rules you no longer need (`ocfetch rules list`, `ocfetch rules remove HOST[:PORT]`), or cover subdomains with one \"*.domain\" rule")
+	data, err := applyChange(path, set, change)
+	if err != nil || data == nil {
+		return err
 	}
 	if err := workspace.WriteFileAtomic(path, data, filePerm); err != nil {
 		return fmt.Errorf("rules: save: %w", err)
