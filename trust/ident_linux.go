@@ -12,7 +12,7 @@ import (
 // identify returns what the file system says about the directory at path
 // (a real path; symlinks are followed), in one statx(2): its device and
 // inode, and its birth time when the file system records one (statx's
-// returned mask says so: ext4, xfs, btrfs, tmpfs since Linux 6.9 do; some
+// returned mask says so: ext4, xfs, btrfs and recent tmpfs do; some
 // network file systems and older tmpfs do not). A kernel without statx
 // (before 4.11) or a seccomp filter that refuses it gets stat(2): no
 // birth time.
