@@ -60,4 +60,6 @@ func (c *Cmd) Start() (net.Listener, error) {
 
 // Mechanism names the filesystem confinement on macOS: the Seatbelt
 // profile's file rules.
-func Mechanism(*Plan) string { return "Seatbelt (sandbox-exec profile: file-write* allowed only under the writable roots, denied on the read-only paths; file-read* denied on the hidden ones)" }
+func Mechanism(*Plan) string {
+	return "Seatbelt (sandbox-exec profile: file-write* allowed only under the writable roots, denied on the read-only paths; file-read* denied on the hidden ones)"
+}
