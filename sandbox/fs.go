@@ -243,7 +243,7 @@ func (f *Filesystem) Resolve(home string) *Plan {
 	// the command could write: renaming it away and putting another in
 	// its place would replace the island.
 	for _, m := range ro {
-		for a := filepath.Dir(m.Path); a != "/" && a != "."; a = filepath.Dir(a) {
+		for a := filepath.Dir(m.Path); a != "/" && a != "." && m.Why != "kernel"; a = filepath.Dir(a) {
 			if writable(filepath.Dir(a)) {
 				p.add(Pin, a, "pin")
 			}
