@@ -46,7 +46,6 @@ and the mechanism without running COMMAND. --allow-write / lifts the write
 allow-list (the protected files stay read-only).`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
-  ocfetch run -- go mod download
   ocfetch run --allow-write ~/go/pkg/mod -- go mod download
   ocfetch run --deny-read ~/.aws -- ./configure
   ocfetch run --explain -- make

@@ -59,10 +59,10 @@ func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 	return fsys, nil
 }
 
-// defaultDenyRead is what a confined command cannot read unless the user
-// says otherwise... and they cannot: keys and ocfetch's own secrets.
-// ~/.ssh and ~/.gnupg hold keys; proxy-credentials and mcp-token
-// authenticate to ocfetch's own listeners.
+// defaultDenyRead is what a confined command never reads, whatever the
+// flags: ~/.ssh and ~/.gnupg hold the user's keys; proxy-credentials and
+// mcp-token authenticate to ocfetch's own listeners. A path that does not
+// exist is left out by the sandbox.
 func defaultDenyRead(a *app) []string {
 	var out []string
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
