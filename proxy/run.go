@@ -38,6 +38,10 @@ type RunOptions struct {
 	// SandboxRequired refuses NoSandbox with managed_policy_forbids: the
 	// managed policy's require_sandbox.
 	SandboxRequired bool
+	// DenyUnixSockets refuses the sandboxed command creating Unix domain
+	// sockets (sandbox.Options.DenyUnixSockets); it has no meaning with
+	// NoSandbox, and Run refuses the two together.
+	DenyUnixSockets bool
 	// Stdin, Stdout and Stderr are the command's streams; nil means the
 	// process's own (so a terminal stays the command's terminal). Stderr
 	// also receives Run's warning and one line per refusal, concurrently
@@ -98,6 +102,9 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 	if len(cmd) == 0 {
 		return 2, errors.New("proxy: run: no command given")
 	}
+	if ro.NoSandbox && ro.DenyUnixSockets {
+		return 2, errors.New("proxy: run: DenyUnixSockets needs the sandbox; it has no effect with NoSandbox")
+	}
 	if ro.NoSandbox && ro.SandboxRequired {
 		return 3, refusal.New(refusal.ManagedPolicyForbids, "the managed policy requires the sandbox; --no-sandbox is not allowed").
 			WithHint("run without --no-sandbox")
@@ -130,7 +137,7 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 	sigs := make(chan os.Signal, 4)
 	notifySignals(sigs)
 	defer signal.Stop(sigs)
-	c, ln, err := startCommand(ctx, ro, cmd, &creds, stderr)
+	c, ln, err := startCommand(ctx, ro, o.Workspace.Root, cmd, &creds, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled while the command was starting (Ctrl-C, SIGTERM
@@ -182,8 +189,9 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 }
 
 // startCommand starts cmd, confined unless ro.NoSandbox, and returns the
-// listener the proxy serves it on.
-func startCommand(ctx context.Context, ro *RunOptions, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
+// listener the proxy serves it on. workspace is the workspace's root, the
+// directory the sandbox checks the command can use.
+func startCommand(ctx context.Context, ro *RunOptions, workspace string, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
 	prepare := func(c *exec.Cmd) {
 		c.Stdin, c.Stdout, c.Stderr = ro.Stdin, ro.Stdout, ro.Stderr
 		c.Cancel = func() error { return terminate(c.Process) }
@@ -204,7 +212,8 @@ func startCommand(ctx context.Context, ro *RunOptions, cmd []string, creds *Cred
 		}
 		return c, ln, nil
 	}
-	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) })
+	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) },
+		&sandbox.Options{Workspace: workspace, DenyUnixSockets: ro.DenyUnixSockets})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 func newRunCmd(a *app) *cobra.Command {
-	var noSandbox bool
+	var noSandbox, denyUnix bool
 	cmd := &cobra.Command{
-		Use:   "run [--root DIR] [--no-sandbox] -- COMMAND [ARG...]",
+		Use:   "run [--root DIR] [--no-sandbox | --deny-unix-sockets] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
 		Long: `run starts the egress proxy, runs COMMAND with HTTP_PROXY and HTTPS_PROXY
 (http://) and ALL_PROXY (socks5h://), both cases, pointing at it with
@@ -23,13 +23,18 @@ stderr as it happens.
 
 COMMAND runs in a sandbox whose only route out is the proxy: on Linux a new
 network namespace (and user namespace when not root), on macOS sandbox-exec.
-A program that ignores the proxy variables gets "network unreachable". Where
-no sandbox is possible, run refuses with sandbox_unavailable and says why;
---no-sandbox then runs COMMAND as before, its network only advised to use
-the proxy.`,
+A program that ignores the proxy variables gets "network unreachable". On
+Linux COMMAND also runs as an ordinary user (as root: the user who ran sudo,
+else the workspace's owner, else uid 2147483646) with its own host name, no
+descriptor but stdin, stdout and stderr, and sockets of the families
+AF_INET, AF_INET6, AF_UNIX and AF_NETLINK (route) only; --deny-unix-sockets
+refuses it Unix sockets too (Docker's, an SSH agent's). Where no sandbox is
+possible, run refuses with sandbox_unavailable and says why; --no-sandbox
+then runs COMMAND as before, its network only advised to use the proxy.`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
   ocfetch run -- go mod download
+  ocfetch run --deny-unix-sockets -- npm install
   ocfetch run --no-sandbox -- npm install`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -38,10 +43,14 @@ the proxy.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), a, noSandbox, args)
+			if noSandbox && denyUnix {
+				return usageErrorf("drop --deny-unix-sockets, or --no-sandbox", "--deny-unix-sockets needs the sandbox; it has no effect with --no-sandbox")
+			}
+			return runRun(cmd.Context(), a, noSandbox, denyUnix, args)
 		},
 	}
 	cmd.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
+	cmd.Flags().BoolVar(&denyUnix, "deny-unix-sockets", false, "refuse COMMAND creating Unix domain sockets too, so it cannot reach a host daemon through one (Linux: socket(AF_UNIX) fails with EPERM; macOS: connecting is denied)")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
@@ -50,7 +59,7 @@ the proxy.`,
 // runRun runs the command and exits with its status. SIGINT and SIGTERM go
 // to the command (proxy.Run forwards them), not to this process's context,
 // so the command decides how to stop.
-func runRun(ctx context.Context, a *app, noSandbox bool, args []string) error {
+func runRun(ctx context.Context, a *app, noSandbox, denyUnix bool, args []string) error {
 	opts, err := proxyOptions(a)
 	if err != nil {
 		return err
@@ -72,6 +81,7 @@ func runRun(ctx context.Context, a *app, noSandbox bool, args []string) error {
 	ro := &proxy.RunOptions{
 		NoSandbox:       noSandbox,
 		SandboxRequired: a.requireSandbox,
+		DenyUnixSockets: denyUnix,
 		Stdin:           a.stdin,
 		Stdout:          a.stdout,
 		Stderr:          a.stderr,
