@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -21,6 +22,11 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			// As root the sandbox runs a command as the workspace's
+			// owner: $WORK is given to an ordinary user.
+			if err := testws.GiveToSandboxUser(env.WorkDir); err != nil {
+				return err
+			}
 			s, other := startSite(), startSite()
 			env.Defer(s.Close)
 			env.Defer(other.Close)
