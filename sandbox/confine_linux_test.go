@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,6 +96,8 @@ func confineProbe(verb, arg string) int {
 	case "hostname":
 		err := unix.Sethostname([]byte(arg))
 		fmt.Println("sethostname:", err)
+		name, _ := os.Hostname()
+		fmt.Println(name)
 		if !errors.Is(err, unix.EPERM) {
 			return 1
 		}
@@ -262,9 +265,16 @@ func TestHostname(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out := probe(t, "hostname ocfetch-sandbox-probe", nil)
-	if code != 0 {
-		t.Errorf("sethostname inside: exit %d, %q; want EPERM", code, out)
+	cmd, err := Command(context.Background(), []string{"/proc/self/exe"}, func(netip.AddrPort) []string {
+		return append(os.Environ(), "OCFETCH_SANDBOX_PROBE=hostname ocfetch-sandbox-probe")
+	}, &Options{Workspace: testWorkspace(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command's UTS namespace starts with the host's name, and keeps it.
+	lines := outputLines(t, cmd)
+	if want := []string{"sethostname: operation not permitted", before}; !slices.Equal(lines, want) {
+		t.Errorf("inside: got %q; want %q", lines, want)
 	}
 	if after, _ := os.Hostname(); after != before {
 		t.Errorf("the host's name changed from %q to %q", before, after)

@@ -18,8 +18,9 @@ const SandboxUser = 54321
 // sandbox runs the command as an ordinary user — the workspace's owner
 // when that is not root — and refuses a workspace that user cannot enter
 // and write (a t.TempDir is root's, 0700), so the directory is given to
-// [SandboxUser] and the temporary directories above it are opened for
-// search. For an ordinary user it does nothing.
+// [SandboxUser], made writable by all (for a test run through sudo, whose
+// command runs as the user who ran it), and the temporary directories
+// above it are opened for search. For an ordinary user it does nothing.
 func SandboxReady(t testing.TB, ws workspace.Workspace) workspace.Workspace {
 	t.Helper()
 	if err := GiveToSandboxUser(ws.Root); err != nil {
@@ -35,6 +36,11 @@ func GiveToSandboxUser(dir string) error {
 		return nil
 	}
 	if err := os.Chown(dir, SandboxUser, SandboxUser); err != nil {
+		return err
+	}
+	// Open to every user too, for a test run through sudo: the command
+	// then runs as the user who ran sudo (SUDO_UID), not the owner.
+	if err := os.Chmod(dir, 0o777); err != nil {
 		return err
 	}
 	tmp := filepath.Clean(os.TempDir())
