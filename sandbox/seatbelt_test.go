@@ -39,3 +39,15 @@ func TestSeatbeltArgv(t *testing.T) {
 		t.Errorf("argv (-want +got)\n%s", diff)
 	}
 }
+
+// TestSeatbeltDenyUnixSockets: with --deny-unix-sockets the profile ends
+// with a deny of every Unix socket connection, after the allow it
+// overrides (the last matching rule wins).
+func TestSeatbeltDenyUnixSockets(t *testing.T) {
+	p := SeatbeltProfile(3128) + SeatbeltDenyUnixSockets
+	allow := strings.Index(p, "(allow network-outbound (remote unix-socket))")
+	deny := strings.Index(p, "(deny network-outbound (remote unix-socket))")
+	if allow < 0 || deny < allow || !strings.HasSuffix(p, "(deny network-outbound (remote unix-socket))\n") {
+		t.Errorf("the Unix socket deny must follow the allow and end the profile:\n%s", p)
+	}
+}
