@@ -78,6 +78,9 @@ func parseID(s string) (uint32, bool) {
 // with sandbox_unavailable, a workspace that identity cannot enter, read
 // and write: the command would fail on it in ways harder to read.
 func prepareIdentity(workspace string) (identity, error) {
+	if os.Geteuid() != 0 {
+		return chooseIdentity(os.Geteuid(), os.Getenv, nil), nil
+	}
 	if workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
