@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
@@ -49,6 +50,11 @@ type RunOptions struct {
 	// must be safe for concurrent use.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Filesystem confines what the sandboxed command may write and read
+	// (Linux, macOS); [PolicyFiles] are added to its Protected paths
+	// whatever it says. Nil: the workspace and the temporary directory
+	// are writable, everything is readable.
+	Filesystem *sandbox.Filesystem
 }
 
 // Run starts a proxy for opts that accepts only fresh random credentials,
@@ -137,7 +143,7 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 	sigs := make(chan os.Signal, 4)
 	notifySignals(sigs)
 	defer signal.Stop(sigs)
-	c, ln, err := startCommand(ctx, ro, o.Workspace.Root, cmd, &creds, stderr)
+	c, ln, err := startCommand(ctx, &o, s.log, ro, cmd, &creds, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled while the command was starting (Ctrl-C, SIGTERM
@@ -189,9 +195,8 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 }
 
 // startCommand starts cmd, confined unless ro.NoSandbox, and returns the
-// listener the proxy serves it on. workspace is the workspace's root, the
-// directory the sandbox checks the command can use.
-func startCommand(ctx context.Context, ro *RunOptions, workspace string, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
+// listener the proxy serves it on.
+func startCommand(ctx context.Context, opts *Options, log *slog.Logger, ro *RunOptions, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
 	prepare := func(c *exec.Cmd) {
 		c.Stdin, c.Stdout, c.Stderr = ro.Stdin, ro.Stdout, ro.Stderr
 		c.Cancel = func() error { return terminate(c.Process) }
@@ -213,14 +218,20 @@ func startCommand(ctx context.Context, ro *RunOptions, workspace string, cmd []s
 		return c, ln, nil
 	}
 	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) },
-		&sandbox.Options{Workspace: workspace, DenyUnixSockets: ro.DenyUnixSockets})
+		&sandbox.Options{Workspace: opts.Workspace.Root, DenyUnixSockets: ro.DenyUnixSockets})
 	if err != nil {
+		return nil, nil, err
+	}
+	if sc.Filesystem, err = SandboxFilesystem(opts, ro.Filesystem); err != nil {
 		return nil, nil, err
 	}
 	prepare(sc.Cmd)
 	ln, err := sc.Start()
 	if err != nil {
 		return nil, nil, err
+	}
+	if conf := sc.Confinement(); conf != "" {
+		log.Info("sandbox filesystem", "confinement", conf, "writable", strings.Join(sc.Filesystem.Writable, ","), "write_anywhere", sc.Filesystem.WriteAnywhere)
 	}
 	return sc.Cmd, ln, nil
 }

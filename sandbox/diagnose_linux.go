@@ -16,6 +16,7 @@ const (
 	stageClone   stage = iota // clone(2) of the namespace's first process
 	stageLo                   // raising lo inside
 	stageListen               // listening on 127.0.0.1:PORT inside
+	stageMount                // the filesystem confinement (fs_linux.go)
 	stageFDs                  // marking the inherited descriptors close-on-exec
 	stageSeccomp              // loading the socket filter
 )
@@ -83,6 +84,9 @@ func diagnose(st stage, err error, root bool, sysctl sysctlFunc) *refusal.Error 
 	case stageSeccomp:
 		return unavailable("the filter that limits the command's socket families could not be loaded ("+errnoText(errno)+"): the kernel lacks seccomp filters, or a seccomp profile around ocfetch forbids them",
 			"use a kernel with CONFIG_SECCOMP_FILTER, or allow seccomp(2) and prctl(PR_SET_NO_NEW_PRIVS) in the container's security profile")
+	case stageMount:
+		return unavailable("the sandbox's filesystem confinement could not be set up ("+errnoText(errno)+"; the line above names the path)",
+			"check that the path can be bind-mounted (a FUSE or network file system may refuse it), or leave it out of --allow-write/--deny-read")
 	}
 	return unavailable("the proxy's port could not be opened inside the network namespace ("+errnoText(errno)+")",
 		"retry; if it persists, report it")
