@@ -173,11 +173,12 @@ func apply(m Mount, mounts []string) error {
 	return nil
 }
 
-// A path this process may not reach (EACCES: a directory on the way it
-// may not search, as root's home is to the ordinary user root's command
-// runs as) is skipped too, whatever it protects: this process runs as
-// the command's identity and holds no capability over those files, so the
-// command cannot reach the path either.
+// skipGone passes over a mount whose path has gone since the plan was
+// made (except a policy path), and one whose path this process may not
+// reach (EACCES: a directory on the way it may not search, as root's home
+// is to the ordinary user root's command runs as), whatever it protects:
+// this process runs as the command's identity and holds no capability
+// over those files, so the command cannot reach the path either.
 func skipGone(m Mount, err error) error {
 	if errors.Is(err, unix.ENOENT) && m.Why != "policy" || errors.Is(err, unix.EACCES) {
 		return nil

@@ -43,8 +43,21 @@ func GiveToSandboxUser(dir string) error {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		return err
 	}
+	return OpenForSearch(filepath.Dir(dir))
+}
+
+// OpenForSearch lets every user search dir and the directories above it
+// up to the system temporary directory (a test's temporary directories
+// are 0700), when the test runs as root: the sandbox's command, an
+// ordinary user then, can reach what is in them (a workspace, the
+// ocfetch binary a testscript puts on PATH). Directories outside the
+// temporary directory are left alone.
+func OpenForSearch(dir string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
 	tmp := filepath.Clean(os.TempDir())
-	for d := filepath.Dir(dir); strings.HasPrefix(d, tmp+string(filepath.Separator)); d = filepath.Dir(d) {
+	for d := filepath.Clean(dir); strings.HasPrefix(d, tmp+string(filepath.Separator)); d = filepath.Dir(d) {
 		fi, err := os.Stat(d)
 		if err != nil {
 			return err
