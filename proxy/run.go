@@ -39,6 +39,10 @@ type RunOptions struct {
 	// SandboxRequired refuses NoSandbox with managed_policy_forbids: the
 	// managed policy's require_sandbox.
 	SandboxRequired bool
+	// DenyUnixSockets refuses the sandboxed command creating Unix domain
+	// sockets (sandbox.Options.DenyUnixSockets); it has no meaning with
+	// NoSandbox, and Run refuses the two together.
+	DenyUnixSockets bool
 	// Stdin, Stdout and Stderr are the command's streams; nil means the
 	// process's own (so a terminal stays the command's terminal). Stderr
 	// also receives Run's warning and one line per refusal, concurrently
@@ -103,6 +107,9 @@ func (l *lockedWriter) line(s string) {
 func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int, error) {
 	if len(cmd) == 0 {
 		return 2, errors.New("proxy: run: no command given")
+	}
+	if ro.NoSandbox && ro.DenyUnixSockets {
+		return 2, errors.New("proxy: run: DenyUnixSockets needs the sandbox; it has no effect with NoSandbox")
 	}
 	if ro.NoSandbox && ro.SandboxRequired {
 		return 3, refusal.New(refusal.ManagedPolicyForbids, "the managed policy requires the sandbox; --no-sandbox is not allowed").
@@ -210,7 +217,8 @@ func startCommand(ctx context.Context, opts *Options, log *slog.Logger, ro *RunO
 		}
 		return c, ln, nil
 	}
-	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) })
+	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) },
+		&sandbox.Options{Workspace: opts.Workspace.Root, DenyUnixSockets: ro.DenyUnixSockets})
 	if err != nil {
 		return nil, nil, err
 	}

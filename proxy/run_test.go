@@ -78,7 +78,7 @@ func TestRunExitStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code, err := run(context.Background(), &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
+			code, err := run(context.Background(), &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
 			if code != tc.wantCode || (err != nil) != tc.wantErr {
 				t.Errorf("run(%q): got %d, %v; want %d, error %v", tc.cmd, code, err, tc.wantCode, tc.wantErr)
 			}
@@ -98,7 +98,7 @@ func TestRunCurl(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
 	}
-	ws := testws.Bare(t)
+	ws := testws.SandboxReady(t, testws.Bare(t))
 	w := &world{t: t, ws: ws}
 	if err := ws.EnsureDir(); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestRunForwardsSignals(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			go func() {
-				code, err := run(ctx, &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
+				code, err := run(ctx, &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
 					[]string{"sh", "-c", `trap 'exit 42' TERM; trap 'exit 43' INT; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
 				pw.Close()
 				done <- result{code, err}
@@ -182,7 +182,7 @@ func TestRunForwardsSignals(t *testing.T) {
 func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	code, err := run(ctx, &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
+	code, err := run(ctx, &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("cancelled run: got %d, %v; want %d (SIGTERM)", code, err, 128+int(syscall.SIGTERM))
 	}
@@ -203,7 +203,7 @@ func TestRunSandboxed(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
 	}
-	ws := testws.Bare(t)
+	ws := testws.SandboxReady(t, testws.Bare(t))
 	w := &world{t: t, ws: ws}
 	if err := ws.EnsureDir(); err != nil {
 		t.Fatal(err)
@@ -286,6 +286,30 @@ func TestRunRefusesWithoutSandbox(t *testing.T) {
 	}
 	if got := errOut.String(); !strings.HasPrefix(got, "ocfetch: warning: --no-sandbox: ") || strings.Count(got, "\n") != 1 {
 		t.Errorf("stderr: got %q; want one warning line", got)
+	}
+}
+
+// TestRunDenyUnixSockets: DenyUnixSockets goes with the sandbox (the
+// command runs, as usual) and is refused with NoSandbox, where it could
+// not be kept, before the command runs.
+func TestRunDenyUnixSockets(t *testing.T) {
+	dir := t.TempDir()
+	marker := dir + "/ran"
+	code, err := run(context.Background(), &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers},
+		&RunOptions{NoSandbox: true, DenyUnixSockets: true, Stderr: io.Discard}, []string{"touch", marker})
+	if code != 2 || err == nil || !strings.Contains(err.Error(), "NoSandbox") {
+		t.Errorf("with NoSandbox: got %d, %v; want 2 and an error naming NoSandbox", code, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran")
+	}
+	code, err = run(context.Background(), &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers},
+		&RunOptions{DenyUnixSockets: true, Stdout: io.Discard, Stderr: io.Discard}, []string{"sh", "-c", "exit 4"})
+	if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
+		t.Skipf("sandbox unavailable here: %v", r)
+	}
+	if code != 4 || err != nil {
+		t.Errorf("in the sandbox: got %d, %v; want 4, nil", code, err)
 	}
 }
 

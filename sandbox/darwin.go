@@ -22,9 +22,11 @@ type platform struct {
 
 // Command prepares argv (argv[0] looked up in PATH) to run under
 // sandbox-exec with [SeatbeltProfile] for the port of a new listener on
-// 127.0.0.1, returned by [Cmd.Start]. env is called once with its
-// address. This path is not tested on a Mac by the project's CI.
-func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
+// 127.0.0.1, returned by [Cmd.Start] ([SeatbeltDenyUnixSockets] appended
+// with opts.DenyUnixSockets). env is called once with its address.
+// opts.Workspace is not used: the command runs as the caller. This path
+// is not tested on a Mac by the project's CI.
+func Command(ctx context.Context, argv []string, env EnvFunc, opts *Options) (*Cmd, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: no command")
 	}
@@ -43,6 +45,9 @@ func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
 	proxy := ln.Addr().(*net.TCPAddr).AddrPort()
 	proxy = netip.AddrPortFrom(proxy.Addr().Unmap(), proxy.Port())
 	full := SeatbeltArgv(proxy.Port(), append([]string{path}, argv[1:]...))
+	if opts != nil && opts.DenyUnixSockets {
+		full[2] += SeatbeltDenyUnixSockets
+	}
 	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
 	cmd.Env = env(proxy)
 	return &Cmd{Cmd: cmd, Proxy: proxy, plat: platform{ln: ln}}, nil
@@ -52,10 +57,10 @@ func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
 // listener.
 func (c *Cmd) Start() (net.Listener, error) {
 	if c.Filesystem != nil {
-		// The profile is [SeatbeltProfile] and the file rules:
-		// sandbox-exec -p PROFILE PATH ARGV...
+		// The profile is [SeatbeltProfile] (and [SeatbeltDenyUnixSockets]),
+		// then the file rules: sandbox-exec -p PROFILE PATH ARGV...
 		home, _ := os.UserHomeDir()
-		c.Cmd.Args[2] = SeatbeltProfile(c.Proxy.Port()) + SeatbeltFileRules(c.Filesystem.Resolve(home))
+		c.Cmd.Args[2] += SeatbeltFileRules(c.Filesystem.Resolve(home))
 		c.Cmd.Env = append(c.Cmd.Env, MarkerEnv+"=seatbelt")
 		c.confinement = "seatbelt"
 	}

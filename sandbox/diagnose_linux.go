@@ -13,10 +13,12 @@ import (
 type stage int
 
 const (
-	stageClone  stage = iota // clone(2) of the namespace's first process
-	stageLo                  // raising lo inside
-	stageListen              // listening on 127.0.0.1:PORT inside
-	stageMount               // the filesystem confinement (fs_linux.go)
+	stageClone   stage = iota // clone(2) of the namespace's first process
+	stageLo                   // raising lo inside
+	stageListen               // listening on 127.0.0.1:PORT inside
+	stageMount                // the filesystem confinement (fs_linux.go)
+	stageFDs                  // marking the inherited descriptors close-on-exec
+	stageSeccomp              // loading the socket filter
 )
 
 // sysctlFunc reads a file under /proc/sys ("kernel/unprivileged_userns_clone")
@@ -48,8 +50,12 @@ func diagnose(st stage, err error, root bool, sysctl sysctlFunc) *refusal.Error 
 	switch st {
 	case stageClone:
 		if root {
-			return unavailable("the kernel refused a new network namespace ("+errnoText(errno)+"): ocfetch runs as root without CAP_SYS_ADMIN, as in an unprivileged container",
-				"run the container with CAP_SYS_ADMIN (docker run --cap-add SYS_ADMIN), or run ocfetch as an ordinary user where user namespaces are allowed")
+			if sysctl("user/max_user_namespaces") == "0" {
+				return unavailable("user namespaces are switched off (user.max_user_namespaces=0): as root, ocfetch needs one to run the command as an ordinary user; a network namespace alone would leave it host root",
+					"allow some: sysctl -w user.max_user_namespaces=15000")
+			}
+			return unavailable("the kernel refused a new user namespace ("+errnoText(errno)+"), as in a container whose seccomp profile or missing CAP_SYS_ADMIN forbids it: as root, ocfetch needs one to run the command as an ordinary user; a network namespace alone would leave it host root",
+				"allow user namespaces in the container (docker run --cap-add SYS_ADMIN, or a seccomp profile that allows clone and unshare with CLONE_NEWUSER), or run ocfetch as an ordinary user")
 		}
 		if sysctl("kernel/unprivileged_userns_clone") == "0" {
 			return unavailable("unprivileged user namespaces are switched off (kernel.unprivileged_userns_clone=0)",
@@ -72,6 +78,12 @@ func diagnose(st stage, err error, root bool, sysctl sysctlFunc) *refusal.Error 
 		}
 		return unavailable("the loopback interface of the new network namespace could not be raised ("+errnoText(errno)+")",
 			"check that user namespaces grant CAP_NET_ADMIN on this system")
+	case stageFDs:
+		return unavailable("the descriptors the command would inherit could not be closed ("+errnoText(errno)+")",
+			"report it, with the kernel version (uname -r)")
+	case stageSeccomp:
+		return unavailable("the filter that limits the command's socket families could not be loaded ("+errnoText(errno)+"): the kernel lacks seccomp filters, or a seccomp profile around ocfetch forbids them",
+			"use a kernel with CONFIG_SECCOMP_FILTER, or allow seccomp(2) and prctl(PR_SET_NO_NEW_PRIVS) in the container's security profile")
 	case stageMount:
 		return unavailable("the sandbox's filesystem confinement could not be set up ("+errnoText(errno)+"; the line above names the path)",
 			"check that the path can be bind-mounted (a FUSE or network file system may refuse it), or leave it out of --allow-write/--deny-read")

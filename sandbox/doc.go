@@ -2,21 +2,25 @@
 // command `ocfetch run` starts can reach nothing but the egress proxy,
 // whatever it does with the proxy variables.
 //
-// On Linux the command runs in a new network namespace (and a new user
-// namespace when ocfetch is not root, the caller's uid and gid mapped to
-// themselves; no setuid helper). The ocfetch binary is re-executed as the
-// namespace's first process (the part [PartName], through
+// On Linux the command runs in new user, network and UTS namespaces, as
+// an ordinary user: the caller's uid and gid mapped to themselves, or, when
+// ocfetch is root, the user who ran sudo, the workspace's owner or
+// [UnprivilegedID] (no setuid helper). The ocfetch binary is re-executed
+// as the namespace's first process (the part [PartName], through
 // internal/reexec): it raises the loopback interface, listens on
-// 127.0.0.1:PORT inside the namespace, hands that listening socket to the
-// ocfetch process outside over an inherited Unix socket pair, drops its
-// capabilities and executes the command in its place. The proxy outside
+// 127.0.0.1:PORT inside the namespace, marks every inherited descriptor
+// from 3 up close-on-exec, loads a seccomp filter that limits socket(2)
+// to AF_INET, AF_INET6, AF_UNIX (unless [Options].DenyUnixSockets) and
+// NETLINK_ROUTE, hands the listening socket to the ocfetch process
+// outside over an inherited Unix socket pair, drops its capabilities and
+// executes the command in its place. The proxy outside
 // accepts the command's connections on that socket directly: a socket
 // keeps the namespace it was made in, so no relay copies bytes. Nothing
 // else is routable and no DNS server runs inside, so a program that
 // ignores the proxy variables gets "network unreachable" (or "connection
 // refused" on loopback). Unix sockets are files, not network: those the
 // command can open on the filesystem stay reachable (Docker's, a desktop
-// bus), as in every network-namespace sandbox.
+// bus), as in every network-namespace sandbox, unless DenyUnixSockets.
 //
 // On macOS the command runs under sandbox-exec with a generated Seatbelt
 // profile that allows outbound connections only to the proxy's port on
@@ -38,7 +42,8 @@
 // Wiring (proxy.Run does this):
 //
 //	cmd, err := sandbox.Command(ctx, []string{"curl", "https://example.com/"},
-//		func(p netip.AddrPort) []string { return proxy.Env(os.Environ(), p, &creds) })
+//		func(p netip.AddrPort) []string { return proxy.Env(os.Environ(), p, &creds) },
+//		&sandbox.Options{Workspace: root})
 //	if err != nil { ... } // refusal.SandboxUnavailable
 //	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 //	ln, err := cmd.Start() // the proxy's only listener

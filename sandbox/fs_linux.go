@@ -143,8 +143,9 @@ func confineFilesystem() (byte, error) {
 	return conf, nil
 }
 
-// apply performs one mount of the plan (see skipGone for what is
-// skipped).
+// apply performs one mount of the plan. A path that has gone since the
+// plan was made is skipped, except a protected one: that is an error
+// (the plan said it existed).
 func apply(m Mount, mounts []string) error {
 	switch m.Kind {
 	case Pin:
@@ -172,13 +173,14 @@ func apply(m Mount, mounts []string) error {
 	return nil
 }
 
-// skipGone skips a mount whose path has gone since the plan was made
-// (a protected one excepted: the plan said it existed), or that this
-// process may not reach: the command, of the same identity with fewer
-// capabilities, cannot reach it either (root's configuration directory
-// when root's command runs as an ordinary user).
+// skipGone passes over a mount whose path has gone since the plan was
+// made (except a policy path), and one whose path this process may not
+// reach (EACCES: a directory on the way it may not search, as root's home
+// is to the ordinary user root's command runs as), whatever it protects:
+// this process runs as the command's identity and holds no capability
+// over those files, so the command cannot reach the path either.
 func skipGone(m Mount, err error) error {
-	if errors.Is(err, unix.EACCES) || (errors.Is(err, unix.ENOENT) && m.Why != "policy") {
+	if errors.Is(err, unix.ENOENT) && m.Why != "policy" || errors.Is(err, unix.EACCES) {
 		return nil
 	}
 	return err

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -34,23 +35,15 @@ func newFSWorld(t *testing.T) *fsWorld {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("sh is not on PATH")
 	}
-	// Open to everyone (directories 0777, files 0666), so that whatever
-	// user the command runs as, every write it fails is the sandbox's
-	// refusal, not the file's permissions; in a directory of its own
-	// (t.TempDir's parent is private to the test's user).
-	dir, err := os.MkdirTemp("", "ocfetch-fs-")
+	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	base, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	os.Chmod(base, 0o755)
 	w := &fsWorld{base: base, ws: base + "/tmp/ws", cfg: base + "/cfg", outside: base + "/outside",
 		allowed: base + "/allowed", secret: base + "/secret", secretFile: base + "/secretfile", policy: map[string][]byte{}}
 	for _, d := range []string{w.ws + "/.oc_chat", w.ws + "/.git/hooks", w.cfg, w.outside, w.allowed, w.secret} {
-		if err := os.MkdirAll(d, 0o777); err != nil {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -65,19 +58,27 @@ func newFSWorld(t *testing.T) *fsWorld {
 		w.secretFile:                    "SECRET-FILE\n",
 	}
 	for p, c := range files {
-		if err := os.WriteFile(p, []byte(c), 0o666); err != nil {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(p, ".oc_chat") || strings.HasPrefix(p, w.cfg) || strings.Contains(p, ".git/") {
 			w.policy[p] = []byte(c)
 		}
 	}
-	filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
-		if err == nil {
-			os.Chmod(p, map[bool]os.FileMode{true: 0o777, false: 0o666}[d.IsDir()])
-		}
-		return nil
-	})
+	// Everything belongs to the test's user: under TestUnprivileged that
+	// is nobody, who must be able to write where the sandbox allows it.
+	// As root, the command runs as the workspace's owner: the tree is
+	// given to testOwner, as a user's own tree would be.
+	if os.Geteuid() == 0 {
+		t.Setenv("SUDO_UID", "")
+		filepath.WalkDir(base, func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				err = os.Lchown(p, testOwner, testOwner)
+			}
+			return err
+		})
+		giveTo(t, base, testOwner, testOwner)
+	}
 	t.Setenv("TMPDIR", base+"/tmp")
 	return w
 }
@@ -96,7 +97,11 @@ func (w *fsWorld) fs(mountOnly bool) *Filesystem {
 // returns its output lines.
 func confined(t *testing.T, fs *Filesystem, dir, script string) []string {
 	t.Helper()
-	cmd, err := Command(context.Background(), []string{"sh", "-c", tryFunc + script}, func(netip.AddrPort) []string { return os.Environ() })
+	ws := dir
+	if dir == "/" {
+		ws = testWorkspace(t)
+	}
+	cmd, err := Command(context.Background(), []string{"sh", "-c", tryFunc + script}, func(netip.AddrPort) []string { return os.Environ() }, &Options{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +294,7 @@ func TestProcSysReadOnly(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		fs   *Filesystem
-	}{{"network only", nil}, {"with filesystem", &Filesystem{Writable: []string{t.TempDir()}}}} {
+	}{{"network only", nil}, {"with filesystem", &Filesystem{Writable: []string{testWorkspace(t)}}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := confined(t, tc.fs, "/", `try core_pattern sh -c 'v=$(cat /proc/sys/kernel/core_pattern) && printf "%s\n" "$v" > /proc/sys/kernel/core_pattern'
 try read-sysctl sh -c 'cat /proc/sys/kernel/core_pattern >/dev/null'

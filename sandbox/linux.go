@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,36 +27,58 @@ import (
 // over its listener.
 const handoffTimeout = 15 * time.Second
 
-// platform is the Linux state of a Cmd: what is needed to rebuild the
-// re-execution without a user namespace (see [Cmd.Start]).
+// platform is the Linux state of a Cmd.
 type platform struct {
-	root   bool
-	userns bool
-	argv   []string
-	env    []string
-	ctx    context.Context
+	root     bool
+	id       identity
+	denyUnix bool
+	argv     []string
+	env      []string
+	ctx      context.Context
 }
 
-// Command prepares argv (argv[0] looked up in PATH) to run in a new
-// network namespace whose only open port, 127.0.0.1:PORT, is the proxy's
-// listener (returned by [Cmd.Start]). env is called once with that address.
-// A command that cannot be found is an error wrapping exec.ErrNotFound.
-func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
+// Command prepares argv (argv[0] looked up in PATH) to run in new user,
+// network and UTS namespaces whose only open port, 127.0.0.1:PORT, is the
+// proxy's listener (returned by [Cmd.Start]). env is called once with
+// that address. A command that cannot be found is an error wrapping
+// exec.ErrNotFound.
+//
+// The command runs as an ordinary user: the caller's uid and gid, or, when
+// ocfetch is root, the identity chooseIdentity picks (the user who ran
+// sudo, the workspace's owner, or [UnprivilegedID]); a root-owned
+// workspace that identity cannot use is refused with sandbox_unavailable.
+// It inherits no descriptor but its standard streams, holds no
+// capability, and can make sockets of the families AF_INET, AF_INET6,
+// AF_UNIX (unless opts.DenyUnixSockets) and AF_NETLINK (NETLINK_ROUTE)
+// only.
+func Command(ctx context.Context, argv []string, env EnvFunc, opts *Options) (*Cmd, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: no command")
+	}
+	if opts == nil {
+		opts = &Options{}
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	if _, ok := abis[runtime.GOARCH]; !ok {
+		return nil, refusal.Newf(refusal.SandboxUnavailable, "ocfetch has no socket filter for the %s architecture, so it cannot limit the command's socket families", runtime.GOARCH).
+			WithHint("run on amd64 or arm64, " + fallbackHint).Wrap(errNoSocketFilter)
+	}
+	id, err := prepareIdentity(opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
 	proxy := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(20000+rand.IntN(40000)))
 	full := append([]string{path}, argv...)
 	c := &Cmd{Proxy: proxy, plat: platform{
-		root:   os.Geteuid() == 0,
-		userns: true,
-		argv:   full,
-		env:    env(proxy),
-		ctx:    ctx,
+		root:     os.Geteuid() == 0,
+		id:       id,
+		denyUnix: opts.DenyUnixSockets,
+		argv:     full,
+		env:      env(proxy),
+		ctx:      ctx,
 	}}
 	c.Cmd, err = c.plat.command(proxy.Port())
 	if err != nil {
@@ -65,35 +88,30 @@ func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
 }
 
 // command builds the re-execution of ocfetch as the namespace's first
-// process: a user namespace when not root (the uid and gid mapped to
-// themselves, CAP_NET_ADMIN kept across exec to raise lo and dropped
-// before the command runs), and for root one too where the kernel allows
-// it (every id mapped to itself), so that the command's root holds no
-// capability over the host's network namespace.
+// process, in new user, network and UTS namespaces (the command's host
+// name is its own), as the command's identity (setIdentity), with
+// CAP_NET_ADMIN kept across exec to raise lo and dropped before the
+// command runs.
 func (p *platform) command(port uint16) (*exec.Cmd, error) {
 	mode := modeUserNS
-	if !p.userns {
-		mode = modeNetNSOnly
+	if p.denyUnix {
+		mode += modeDenyUnix
 	}
 	args := append([]string{mode, strconv.Itoa(int(port))}, p.argv...)
 	cmd, err := reexec.Command(p.ctx, PartName, args...)
 	if err != nil {
 		return nil, err
 	}
+	// The running binary through its magic link: as another uid than
+	// root's, its path may run through directories that uid cannot enter.
+	cmd.Path = "/proc/self/exe"
 	cmd.Env = append(p.env[:len(p.env):len(p.env)], reexec.Env(PartName))
-	attr := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
-	if p.userns {
-		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		if p.root {
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-		} else {
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-			attr.GidMappingsEnableSetgroups = false
-			attr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
-		}
+	attr := &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWUTS,
+		Pdeathsig:   syscall.SIGKILL,
+		AmbientCaps: []uintptr{unix.CAP_NET_ADMIN},
 	}
+	p.id.setIdentity(attr)
 	cmd.SysProcAttr = attr
 	return cmd, nil
 }
@@ -103,29 +121,11 @@ func (p *platform) command(port uint16) (*exec.Cmd, error) {
 // with a *refusal.Error (sandbox_unavailable) when the kernel refuses the
 // namespaces or the namespace cannot be set up, naming the cause and the
 // fix; the command has not run then.
+//
+// Root where the kernel allows no user namespace (a container's seccomp
+// profile) is refused too: a network namespace alone would leave the
+// command host root.
 func (c *Cmd) Start() (net.Listener, error) {
-	ln, err := c.start()
-	var r *refusal.Error
-	if c.plat.root && c.plat.userns && errors.As(err, &r) && errors.Is(err, errCloneFailed) {
-		// Root where user namespaces are not allowed (a container's
-		// seccomp profile): a network namespace alone still confines.
-		c.plat.userns = false
-		cmd, cerr := c.plat.command(c.Proxy.Port())
-		if cerr != nil {
-			return nil, cerr
-		}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
-		cmd.Cancel, cmd.WaitDelay, cmd.Dir = c.Cancel, c.WaitDelay, c.Dir
-		c.Cmd = cmd
-		ln, err = c.start()
-	}
-	return ln, err
-}
-
-// errCloneFailed marks a refusal of clone(2) itself.
-var errCloneFailed = errors.New("sandbox: clone failed")
-
-func (c *Cmd) start() (net.Listener, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: socketpair: %w", err)
@@ -143,7 +143,7 @@ func (c *Cmd) start() (net.Listener, error) {
 	if err != nil {
 		var errno syscall.Errno
 		if errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL || errno == syscall.ENOSPC || errno == syscall.EACCES || errno == syscall.EUSERS) {
-			return nil, fmt.Errorf("%w: %w", errCloneFailed, diagnose(stageClone, err, c.plat.root, readSysctl))
+			return nil, diagnose(stageClone, err, c.plat.root, readSysctl)
 		}
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
@@ -217,35 +217,33 @@ const (
 
 func init() { reexec.Register(PartName, netnsMain) }
 
-// The first argument of the namespace's first process: whether it runs in
-// a user namespace of its own, or (root where the kernel allows no user
-// namespace) in a network namespace alone.
+// The first argument of the namespace's first process: the mode, with
+// modeDenyUnix appended when the command may not make Unix sockets.
 const (
-	modeUserNS    = "userns"
-	modeNetNSOnly = "netns"
+	modeUserNS   = "userns"
+	modeDenyUnix = "+deny-unix"
 )
 
 // netnsMain is the namespace's first process: arguments MODE PORT PATH
 // ARGV..., the control socket on descriptor 3. It raises lo, listens on
-// 127.0.0.1:PORT, sends the listener to the parent, drops its capabilities
-// and executes PATH with ARGV and its environment. It returns (exit 125)
-// only when one of these fails, after telling the parent why.
+// 127.0.0.1:PORT, marks every inherited descriptor close-on-exec, loads
+// the socket filter, sends the listener to the parent, drops its
+// capabilities and executes PATH with ARGV and its environment. It
+// returns (exit 125) only when one of these fails, after telling the
+// parent why.
 //
-// In a user namespace of its own the command's capabilities are over that
-// namespace only, and clearing the ambient set is enough. In a network
-// namespace alone (MODE netns) the process is root of the host's user
-// namespace: with CAP_SYS_ADMIN the command could setns(2) back into the
-// host's network namespace, with CAP_SYS_PTRACE borrow a host process's
-// network, with CAP_SYS_MODULE load a module. So there every capability is
-// dropped, from the bounding set too, before the exec: the command runs as
-// uid 0 with none, and no file capability or setuid binary gives one back.
+// The process runs as the command's identity, an ordinary user of its
+// own user namespace, with CAP_NET_ADMIN in the ambient set; clearing
+// that set leaves the command no capability at all, and no_new_privs (set
+// with the filter) keeps any setuid or file-capability program from
+// gaining one.
 func netnsMain() int {
 	const ctl = 3
-	if len(os.Args) < 5 || (os.Args[1] != modeUserNS && os.Args[1] != modeNetNSOnly) {
-		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: usage: userns|netns PORT PATH ARGV...")
+	if len(os.Args) < 5 || strings.TrimSuffix(os.Args[1], modeDenyUnix) != modeUserNS {
+		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: usage: userns[+deny-unix] PORT PATH ARGV...")
 		return 125
 	}
-	mode := os.Args[1]
+	denyUnix := strings.HasSuffix(os.Args[1], modeDenyUnix)
 	port, err := strconv.ParseUint(os.Args[2], 10, 16)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ocfetch: sandbox: bad port")
@@ -271,23 +269,28 @@ func netnsMain() int {
 		fmt.Fprintf(os.Stderr, "ocfetch: sandbox: filesystem: %v\n", err)
 		return fail(stageMount, err)
 	}
+	// Nothing inherited crosses into the command (fds_linux.go), and it
+	// makes sockets of the families it needs only (seccomp_linux.go).
+	if err := closeInheritedFDs(); err != nil {
+		return fail(stageFDs, err)
+	}
+	if err := confineSockets(denyUnix); err != nil {
+		return fail(stageSeccomp, err)
+	}
 	if err := unix.Sendmsg(ctl, []byte{msgListener, conf}, unix.UnixRights(lfd), nil, 0); err != nil {
 		return fail(stageListen, err)
 	}
 	unix.Close(lfd)
 	unix.Close(ctl)
-	// The command keeps no capability of this process.
+	// The command keeps no capability of this process: none ambient, none
+	// inheritable (Go raised CAP_NET_ADMIN there for the ambient set).
 	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	if err := dropMountCapability(); err != nil {
 		fmt.Fprintf(os.Stderr, "ocfetch: sandbox: %v\n", err)
 		return 125
 	}
-	if mode == modeNetNSOnly {
-		if err := dropAllCapabilities(); err != nil {
-			fmt.Fprintf(os.Stderr, "ocfetch: sandbox: cannot drop root's capabilities: %v\n", err)
-			return 125
-		}
-	}
+	var none [2]unix.CapUserData
+	unix.Capset(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &none[0])
 	unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
 	err = syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "ocfetch: run: %s: %v\n", argv[0], err)
@@ -295,38 +298,6 @@ func netnsMain() int {
 		return 127
 	}
 	return 126
-}
-
-// dropAllCapabilities empties the bounding set (so that no exec can gain a
-// capability again) and then the effective, permitted and inheritable
-// sets of this thread. The caller execs next, with the goroutine locked
-// to its thread (the part runs on the main thread, before any other).
-func dropAllCapabilities() error {
-	last := lastCapability()
-	for c := 0; c <= last; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
-			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
-		}
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capset: %w", err)
-	}
-	return nil
-}
-
-// lastCapability is the kernel's highest capability number
-// (/proc/sys/kernel/cap_last_cap), or 63 when it cannot be read: dropping
-// numbers the kernel does not have fails with EINVAL, which is ignored.
-func lastCapability() int {
-	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
-	if err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= 0 && n < 64 {
-			return n
-		}
-	}
-	return 63
 }
 
 // raiseLoopback sets lo up in the current network namespace.

@@ -38,6 +38,8 @@ func TestMain(m *testing.M) {
 //
 //	tcp ADDR      connect to ADDR and read one line
 //	udp-dns ADDR  send a DNS query to ADDR over UDP and wait for an answer
+//
+// and the checks of confineProbe.
 func runProbe(probe string) int {
 	verb, addr, _ := strings.Cut(probe, " ")
 	switch verb {
@@ -69,7 +71,7 @@ func runProbe(probe string) int {
 		}
 		return 0
 	}
-	return 2
+	return confineProbe(verb, addr)
 }
 
 // probe runs the test binary confined as the command, with the probe in
@@ -77,15 +79,19 @@ func runProbe(probe string) int {
 // is serve, given the listener Start returned.
 func probe(t *testing.T, action string, serve func(net.Listener)) (int, string) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return probeWith(t, action, &Options{Workspace: testWorkspace(t)}, serve)
+}
+
+// probeWith is probe with the sandbox's options. The command is the test
+// binary by its magic link, which the namespace's first process (this
+// binary too) can execute whatever uid it runs as.
+func probeWith(t *testing.T, action string, opts *Options, serve func(net.Listener)) (int, string) {
+	t.Helper()
 	var seen netip.AddrPort
-	cmd, err := Command(context.Background(), []string{self}, func(p netip.AddrPort) []string {
+	cmd, err := Command(context.Background(), []string{"/proc/self/exe"}, func(p netip.AddrPort) []string {
 		seen = p
 		return append(os.Environ(), "OCFETCH_SANDBOX_PROBE="+strings.ReplaceAll(action, "PROXY", p.String()))
-	})
+	}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +214,7 @@ func TestExitStatusAndSignals(t *testing.T) {
 		{"killed by SIGTERM", "kill -TERM $$", "", -1, syscall.SIGTERM, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd, err := Command(context.Background(), []string{"sh", "-c", tc.script}, func(netip.AddrPort) []string { return os.Environ() })
+			cmd, err := Command(context.Background(), []string{"sh", "-c", tc.script}, func(netip.AddrPort) []string { return os.Environ() }, &Options{Workspace: testWorkspace(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +245,7 @@ func TestExitStatusAndSignals(t *testing.T) {
 }
 
 func TestCommandNotFound(t *testing.T) {
-	_, err := Command(context.Background(), []string{"ocfetch-no-such-command"}, func(netip.AddrPort) []string { return nil })
+	_, err := Command(context.Background(), []string{"ocfetch-no-such-command"}, func(netip.AddrPort) []string { return nil }, nil)
 	if !errors.Is(err, exec.ErrNotFound) {
 		t.Errorf("got %v; want exec.ErrNotFound", err)
 	}
@@ -279,7 +285,7 @@ func TestUnprivileged(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.run=^(TestOnlyTheProxyIsReachable|TestExitStatusAndSignals|TestIdentity|TestPolicyFilesReadOnly|TestWriteAllowList|TestWriteAnywhere|TestDenyRead)$")
+	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.run=^(TestOnlyTheProxyIsReachable|TestExitStatusAndSignals|TestIdentity|TestHostname|TestInheritedDescriptors|TestSocketFamilies|TestPolicyFilesReadOnly|TestWriteAllowList|TestWriteAnywhere|TestDenyRead)$")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OCFETCH_SANDBOX_INNER=1", "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -290,32 +296,9 @@ func TestUnprivileged(t *testing.T) {
 	if strings.Contains(string(out), "--- SKIP") {
 		t.Skipf("the kernel refuses the unprivileged sandbox here:\n%s", out)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestOnlyTheProxyIsReachable") || !strings.Contains(string(out), "--- PASS: TestIdentity") ||
-		!strings.Contains(string(out), "--- PASS: TestPolicyFilesReadOnly") || !strings.Contains(string(out), "--- PASS: TestWriteAllowList") {
-		t.Errorf("the tests as uid 65534 did not pass:\n%s", out)
-	}
-}
-
-// TestIdentity: the command keeps its uid and gid, and holds no
-// capability (an ordinary user's command holds none; root's only inside
-// its own user namespace, where one is allowed).
-func TestIdentity(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("sh is not on PATH")
-	}
-	cmd, err := Command(context.Background(), []string{"sh", "-c", "id -u; id -g; grep -E '^Cap(Eff|Amb)' /proc/self/status"}, func(netip.AddrPort) []string { return os.Environ() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := outputLines(t, cmd)
-	if len(lines) != 4 || lines[0] != fmt.Sprint(os.Getuid()) || lines[1] != fmt.Sprint(os.Getgid()) {
-		t.Fatalf("got %q; want uid %d, gid %d and the capability lines", lines, os.Getuid(), os.Getgid())
-	}
-	if os.Getuid() != 0 {
-		for _, l := range lines[2:] {
-			if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
-				t.Errorf("%q: want no capability for an ordinary user's command", l)
-			}
+	for _, name := range []string{"TestOnlyTheProxyIsReachable", "TestIdentity", "TestHostname", "TestInheritedDescriptors", "TestSocketFamilies", "TestPolicyFilesReadOnly", "TestWriteAllowList"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Errorf("%s as uid 65534 did not pass:\n%s", name, out)
 		}
 	}
 }
@@ -353,7 +336,7 @@ func TestTerminal(t *testing.T) {
 		t.Skip("sh is not on PATH")
 	}
 	ptm, pts := openPTY(t)
-	cmd, err := Command(context.Background(), []string{"sh", "-c", "test -t 0 && test -t 1 && test -t 2 && echo on-a-terminal"}, func(netip.AddrPort) []string { return os.Environ() })
+	cmd, err := Command(context.Background(), []string{"sh", "-c", "test -t 0 && test -t 1 && test -t 2 && echo on-a-terminal"}, func(netip.AddrPort) []string { return os.Environ() }, &Options{Workspace: testWorkspace(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,39 +355,6 @@ func TestTerminal(t *testing.T) {
 	n, _ := ptm.Read(b)
 	if werr != nil || !strings.Contains(string(b[:n]), "on-a-terminal") {
 		t.Errorf("got %v, %q; want the command to find its streams on the terminal", werr, b[:n])
-	}
-}
-
-// TestRootWithoutUserNamespace: where root gets a network namespace alone
-// (a container that allows no user namespace), the command holds no
-// capability at all — none effective, permitted, inheritable or in the
-// bounding set — so it cannot setns(2) back into the host's network
-// namespace; and it is still confined.
-func TestRootWithoutUserNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the network-namespace-only path is root's")
-	}
-	script := "grep -E '^Cap(Eff|Prm|Inh|Bnd|Amb)' /proc/self/status; " +
-		"if command -v nsenter >/dev/null; then nsenter --net=/proc/1/ns/net true 2>/dev/null && echo ESCAPED || echo setns-refused; else echo setns-refused; fi"
-	cmd, err := Command(context.Background(), []string{"sh", "-c", script}, func(netip.AddrPort) []string { return os.Environ() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.plat.userns = false
-	if cmd.Cmd, err = cmd.plat.command(cmd.Proxy.Port()); err != nil {
-		t.Fatal(err)
-	}
-	lines := outputLines(t, cmd)
-	if len(lines) != 6 {
-		t.Fatalf("got %q; want five capability lines and the setns verdict", lines)
-	}
-	for _, l := range lines[:5] {
-		if f := strings.Fields(l); len(f) != 2 || strings.Trim(f[1], "0") != "" {
-			t.Errorf("%q: want no capability for root's command without a user namespace", l)
-		}
-	}
-	if lines[5] != "setns-refused" {
-		t.Errorf("the command entered the host's network namespace (%q)", lines[5])
 	}
 }
 

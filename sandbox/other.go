@@ -14,7 +14,7 @@ type platform struct{}
 
 // Command refuses on this system: ocfetch can confine a command's network
 // on Linux and macOS only.
-func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
+func Command(ctx context.Context, argv []string, env EnvFunc, opts *Options) (*Cmd, error) {
 	return nil, refusal.Newf(refusal.SandboxUnavailable, "ocfetch cannot confine a command's network on %s", runtime.GOOS).
 		WithHint("run without the sandbox: ocfetch run --no-sandbox -- COMMAND (its network is then only advised to use the proxy)")
 }

@@ -26,6 +26,11 @@ func SeatbeltProfile(port uint16) string {
 	return b.String()
 }
 
+// SeatbeltDenyUnixSockets, appended to [SeatbeltProfile], denies the
+// command connecting to any Unix socket (ocfetch run --deny-unix-sockets):
+// in a Seatbelt profile the last matching rule wins.
+const SeatbeltDenyUnixSockets = "(deny network-outbound (remote unix-socket))\n"
+
 // SeatbeltArgv is the command line that runs argv (argv[0] a path) under
 // [SeatbeltProfile](port). argv[0] is an absolute path, so it cannot be
 // read as an option of sandbox-exec.

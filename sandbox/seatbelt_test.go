@@ -40,6 +40,18 @@ func TestSeatbeltArgv(t *testing.T) {
 	}
 }
 
+// TestSeatbeltDenyUnixSockets: with --deny-unix-sockets the profile ends
+// with a deny of every Unix socket connection, after the allow it
+// overrides (the last matching rule wins).
+func TestSeatbeltDenyUnixSockets(t *testing.T) {
+	p := SeatbeltProfile(3128) + SeatbeltDenyUnixSockets
+	allow := strings.Index(p, "(allow network-outbound (remote unix-socket))")
+	deny := strings.Index(p, "(deny network-outbound (remote unix-socket))")
+	if allow < 0 || deny < allow || !strings.HasSuffix(p, "(deny network-outbound (remote unix-socket))\n") {
+		t.Errorf("the Unix socket deny must follow the allow and end the profile:\n%s", p)
+	}
+}
+
 // TestSeatbeltFileRules checks the file rules the macOS profile gets for
 // a plan (as text: no Mac runs these tests): writes denied but under the
 // roots and on the terminal devices, then denied again on the read-only

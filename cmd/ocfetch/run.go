@@ -12,7 +12,7 @@ import (
 func newRunCmd(a *app) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [--root DIR] [--no-sandbox] [--allow-write PATH]... [--deny-read PATH]... [--explain] -- COMMAND [ARG...]",
+		Use:   "run [--root DIR] [--no-sandbox] [--allow-write PATH]... [--deny-read PATH]... [--deny-unix-sockets] [--explain] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
 		Long: `run starts the egress proxy, runs COMMAND with HTTP_PROXY and HTTPS_PROXY
 (http://) and ALL_PROXY (socks5h://), both cases, pointing at it with
@@ -27,6 +27,13 @@ A program that ignores the proxy variables gets "network unreachable". Where
 no sandbox is possible, run refuses with sandbox_unavailable and says why;
 --no-sandbox then runs COMMAND as before, its network only advised to use
 the proxy.
+
+On Linux COMMAND also runs as an ordinary user (as root: the user who ran
+sudo, else the workspace's owner, else uid 2147483646; a workspace that
+user cannot use is refused) with its own host name, no descriptor but
+stdin, stdout and stderr, and sockets of the families AF_INET, AF_INET6,
+AF_UNIX and AF_NETLINK (route) only; --deny-unix-sockets refuses it Unix
+sockets too (Docker's, an SSH agent's), on macOS connecting to them.
 
 The sandbox also confines the filesystem (Linux and macOS). COMMAND may
 write only in the workspace, the system temporary directory and the paths
@@ -49,6 +56,7 @@ allow-list (the protected files stay read-only).`,
   ocfetch run --allow-write ~/go/pkg/mod -- go mod download
   ocfetch run --deny-read ~/.aws -- ./configure
   ocfetch run --explain -- make
+  ocfetch run --deny-unix-sockets -- npm install
   ocfetch run --no-sandbox -- npm install`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -57,12 +65,16 @@ allow-list (the protected files stay read-only).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.noSandbox && f.denyUnix {
+				return usageErrorf("drop --deny-unix-sockets, or --no-sandbox", "--deny-unix-sockets needs the sandbox; it has no effect with --no-sandbox")
+			}
 			return runRun(cmd.Context(), a, f, args)
 		},
 	}
 	cmd.Flags().BoolVar(&f.noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
 	cmd.Flags().StringArrayVar(&f.allowWrite, "allow-write", nil, "let COMMAND write under `PATH` too (Linux, macOS; repeatable; / lifts the write allow-list)")
 	cmd.Flags().StringArrayVar(&f.denyRead, "deny-read", nil, "keep COMMAND from reading `PATH` (Linux, macOS; repeatable)")
+	cmd.Flags().BoolVar(&f.denyUnix, "deny-unix-sockets", false, "refuse COMMAND creating Unix domain sockets too, so it cannot reach a host daemon through one (Linux: socket(AF_UNIX) fails with EPERM; macOS: connecting is denied)")
 	cmd.Flags().BoolVar(&f.explain, "explain", false, "print the sandbox's confinement plan and exit without running COMMAND")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
@@ -105,6 +117,7 @@ func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 	ro := &proxy.RunOptions{
 		NoSandbox:       noSandbox,
 		SandboxRequired: a.requireSandbox,
+		DenyUnixSockets: f.denyUnix,
 		Stdin:           a.stdin,
 		Stdout:          a.stdout,
 		Stderr:          a.stderr,

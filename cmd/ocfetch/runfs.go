@@ -19,6 +19,7 @@ type runFlags struct {
 	allowWrite []string
 	denyRead   []string
 	explain    bool
+	denyUnix   bool // --deny-unix-sockets
 }
 
 // filesystem builds the sandbox's filesystem confinement from the flags:

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io/fs"
+	"os"
+
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -21,6 +25,20 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			// As root the sandbox runs a command as the workspace's
+			// owner: $WORK is given to an ordinary user.
+			if err := testws.GiveToSandboxUser(env.WorkDir); err != nil {
+				return err
+			}
+			// and the ocfetch that testscript puts on PATH must be
+			// reachable to that user.
+			for _, d := range filepath.SplitList(env.Getenv("PATH")) {
+				if _, err := os.Stat(filepath.Join(d, "ocfetch")); err == nil {
+					if err := testws.OpenForSearch(d); err != nil {
+						return err
+					}
+				}
+			}
 			s, other := startSite(), startSite()
 			env.Defer(s.Close)
 			env.Defer(other.Close)
@@ -36,7 +54,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"status": cmdStatus,
+			"status":       cmdStatus,
+			"sandbox-owns": cmdSandboxOwns,
 		},
 	})
 }
@@ -74,5 +93,28 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d; want %d", args[1], got, want)
+	}
+}
+
+// cmdSandboxOwns gives each PATH (recursively) to testws.SandboxUser when
+// the test runs as root, as a user's own tree is theirs: as root the
+// sandbox runs the command as the workspace's owner. A no-op otherwise.
+//
+//	sandbox-owns PATH...
+func cmdSandboxOwns(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: sandbox-owns PATH...")
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	for _, a := range args {
+		err := filepath.WalkDir(ts.MkAbs(a), func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				err = os.Lchown(p, testws.SandboxUser, testws.SandboxUser)
+			}
+			return err
+		})
+		ts.Check(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testws"
 )
 
 // TestMCPStdio serves `ocfetch mcp` over a pair of pipes and calls its fetch
@@ -197,6 +198,9 @@ func TestProxy(t *testing.T) {
 
 func TestRun(t *testing.T) {
 	root := newRoot(t)
+	if err := testws.GiveToSandboxUser(root); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -207,6 +211,8 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "--no-sandbox", "--", "sh", "-c", "exit 5"}, 5},
 		{[]string{"run", "--", "sh", "-c", `test "$HTTP_PROXY" = "$https_proxy" && test -z "$NO_PROXY"`}, 0},
 		{[]string{"run", "--", "/nonexistent/command"}, 127},
+		{[]string{"run", "--deny-unix-sockets", "--", "sh", "-c", "exit 4"}, 4},
+		{[]string{"run", "--deny-unix-sockets", "--no-sandbox", "--", "true"}, exitUsage},
 		{[]string{"run"}, exitUsage},
 		{[]string{"run", "--"}, exitUsage},
 	}
