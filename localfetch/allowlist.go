@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -118,7 +119,15 @@ func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 			"local allowlist %s is not an absolute path: no workspace root is set", path).
 			WithHint("resolve the workspace root (--root) before reading the allowlist")
 	}
-	data, err := workspace.ReadSmallFile(path)
+	ports, err := allowlists.Load(path)
+	return slices.Clone(ports), err
+}
+
+// allowlists holds the last parse of each local_fetch.json read, checked
+// by a stat on every call (see [securefile.Cache]).
+var allowlists = securefile.NewCache(workspace.MaxSmallFileSize, 256, decodeAllowlist)
+
+func decodeAllowlist(path string, data []byte, _ fs.FileInfo, err error) (Ports, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, refusal.Newf(refusal.LocalAllowlistMissing,
 			"local allowlist %s does not exist, so no local port is allowed", path).

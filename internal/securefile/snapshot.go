@@ -53,7 +53,7 @@ const maxDirs = 64
 type Cache[T any] struct {
 	limit  int64
 	cap    int
-	decode func(data []byte, fi fs.FileInfo, err error) (T, error)
+	decode func(path string, data []byte, fi fs.FileInfo, err error) (T, error)
 	now    func() time.Time // tests move the clock; nil means time.Now
 
 	mu      sync.Mutex
@@ -70,10 +70,10 @@ type snap[T any] struct {
 }
 
 // NewCache returns a cache of files of at most limit bytes holding at most
-// cap files. decode turns what [ReadFile] returned — the data and the
+// cap files. decode turns what [ReadFile] returned for path — the data and the
 // FileInfo of the file read, or the error (a missing file: one wrapping
 // fs.ErrNotExist) — into the value and error Load returns.
-func NewCache[T any](limit int64, cap int, decode func(data []byte, fi fs.FileInfo, err error) (T, error)) *Cache[T] {
+func NewCache[T any](limit int64, cap int, decode func(path string, data []byte, fi fs.FileInfo, err error) (T, error)) *Cache[T] {
 	return &Cache[T]{limit: limit, cap: max(cap, 1), decode: decode, entries: make(map[string]*snap[T])}
 }
 
@@ -82,7 +82,7 @@ func NewCache[T any](limit int64, cap int, decode func(data []byte, fi fs.FileIn
 func (c *Cache[T]) Load(path string) (T, error) {
 	if !cacheable || !filepath.IsAbs(path) {
 		data, fi, err := readFile(path, c.limit)
-		return c.decode(data, fi, err)
+		return c.decode(path, data, fi, err)
 	}
 	path = filepath.Clean(path)
 	dir, name := filepath.Dir(path), filepath.Base(path)
@@ -96,7 +96,7 @@ func (c *Cache[T]) Load(path string) (T, error) {
 			return old.val, old.err // the directory is still missing
 		}
 		data, fi, rerr := readFile(path, c.limit)
-		v, err := c.decode(data, fi, rerr)
+		v, err := c.decode(path, data, fi, rerr)
 		if errors.Is(dirErr, fs.ErrNotExist) && errors.Is(rerr, fs.ErrNotExist) {
 			c.store(path, &snap[T]{val: v, err: err})
 		} else {
@@ -124,10 +124,10 @@ func (c *Cache[T]) Load(path string) (T, error) {
 	if errors.Is(rerr, os.ErrClosed) || errors.Is(err, os.ErrClosed) {
 		// Another call dropped the handle meanwhile: read the usual way.
 		data, fi, rerr = readFile(path, c.limit)
-		v, derr := c.decode(data, fi, rerr)
+		v, derr := c.decode(path, data, fi, rerr)
 		return v, derr
 	}
-	v, derr := c.decode(data, fi, rerr)
+	v, derr := c.decode(path, data, fi, rerr)
 	switch {
 	case rerr == nil:
 		if id, ok := identity(fi); ok && !id.racy(start) {

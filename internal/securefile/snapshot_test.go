@@ -17,7 +17,7 @@ func counting(t *testing.T, clock time.Duration) (*Cache[string], *int) {
 	t.Helper()
 	n := new(int)
 	var mu sync.Mutex
-	c := NewCache(64, 8, func(data []byte, fi fs.FileInfo, err error) (string, error) {
+	c := NewCache(64, 8, func(_ string, data []byte, fi fs.FileInfo, err error) (string, error) {
 		mu.Lock()
 		*n++
 		mu.Unlock()
