@@ -90,11 +90,10 @@ func KeptReady(path string) bool {
 }
 
 // AppendKept writes line to path with one Write on the descriptor kept for
-// it, after checking — with one lstat of the directory and one fstatat of
-// the name under the directory's open handle — that the directory is the
-// one opened, not a symlink, and that the name still leads to the very
-// file the descriptor writes: a regular file, not a symlink, that this
-// user may write. It returns false, having written nothing, when there is
+// it, after checking with one lstat of path that the name still leads to
+// the very file the descriptor writes: a regular file, not a symlink, that
+// this user may write. ([KeptReady], the check before the call sends
+// anything, also checks the directory.) It returns false, having written nothing, when there is
 // no such descriptor or a check fails (the log was rotated, replaced,
 // removed, made read-only...): the caller then opens the file with
 // [OpenAppend] and [Keep]s the new descriptor. Writes through one kept
@@ -106,11 +105,26 @@ func AppendKept(path string, line []byte) (bool, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed || !a.valid(path) {
+	if a.closed || !a.same(path) {
 		return false, nil
 	}
 	_, err := a.f.Write(line)
 	return true, err
+}
+
+// same is the check before a line is written: one lstat of the path
+// (its directory's symlinks followed, the name's not) shows the regular,
+// writable file a.f writes. The directory is not checked again here:
+// whatever happened to it since [KeptReady], the line goes to the file
+// that was checked — a write through a kept descriptor can never reach
+// another file, so a symlink planted meanwhile cannot redirect it.
+func (a *appender) same(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	id, ok := identity(fi)
+	return ok && id.dev == a.dev && id.ino == a.ino && writable(id, fi.Mode())
 }
 
 func kept(path string) *appender {
