@@ -108,8 +108,12 @@ func AllowlistPath(ws workspace.Workspace) string { return ws.LocalFetchPath() }
 //     and any entry of "ports" that is not an integer literal 1–65535 (true,
 //     false, null, "3000", 3000.0, 1e3, 0, -1, 65536, lists, objects).
 //
-// Duplicate ports are allowed and collapse. The file is read anew on every
-// call; nothing is cached.
+// Duplicate ports are allowed and collapse. The file is checked on every
+// call — one lstat of .oc_chat, one fstatat of the file under its open
+// handle — and read anew whenever its identity (device, inode, size, mode,
+// owner, mtime, ctime) changed or it changed within the last two seconds
+// ([securefile.Cache]; on Windows it is read on every call): an edit takes
+// effect on the next call and a deletion closes the door on the next call.
 func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 	path := AllowlistPath(ws)
 	if !filepath.IsAbs(path) {
