@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -19,9 +20,16 @@ const MaxLineBytes = 16 << 10
 // business only.
 const filePerm = 0o600
 
-// Log appends to a workspace's audit log. It holds no open file: every
-// Append opens, writes and closes, so a Log is safe for concurrent use and
-// a deleted or rotated log is recreated. A nil *Log discards entries.
+// Log appends to a workspace's audit log. A Log is safe for concurrent use.
+// The descriptor of each log is opened once (O_APPEND, [workspace.OpenAppend])
+// and kept open by the process ([securefile.Keep], at most 16 logs); before
+// each Preflight and Append one lstat of .oc_chat and one fstatat of
+// audit.jsonl under its open handle check that the name still leads to the
+// file the descriptor writes — a regular file, not a symlink, writable by
+// this user — and anything else (rotated, replaced, deleted, made
+// read-only, a symlink planted) sends the call through the full checked
+// open again, with its errors, so a rotated or deleted log is recreated.
+// A nil *Log discards entries.
 type Log struct {
 	ws   workspace.Workspace
 	path string
@@ -70,20 +78,23 @@ func (l *Log) Append(e Entry) error {
 	if len(line) > MaxLineBytes {
 		return fmt.Errorf("audit log %s: %w: line of %d bytes exceeds %d", l.path, ErrInvalidEntry, len(line), MaxLineBytes)
 	}
+	// One Write of the whole line: on a regular file opened O_APPEND that
+	// is one write(2) (WriteFile on Windows) placed at the end of the file.
+	if ok, err := securefile.AppendKept(l.path, line); ok {
+		if err != nil {
+			return fmt.Errorf("audit log %s: %w", l.path, err)
+		}
+		return nil
+	}
 	f, err := workspace.OpenAppend(l.path, filePerm)
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
-	// One Write of the whole line: on a regular file opened O_APPEND that
-	// is one write(2) (WriteFile on Windows) placed at the end of the file.
-	_, werr := f.Write(line)
-	cerr := f.Close()
-	if werr != nil {
-		return fmt.Errorf("audit log %s: %w", l.path, werr)
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return fmt.Errorf("audit log %s: %w", l.path, err)
 	}
-	if cerr != nil {
-		return fmt.Errorf("audit log %s: %w", l.path, cerr)
-	}
+	securefile.Keep(l.path, f)
 	return nil
 }
 

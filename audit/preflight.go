@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -20,6 +21,9 @@ func (l *Log) Preflight() error {
 	if l == nil {
 		return nil
 	}
+	if securefile.KeptReady(l.path) {
+		return nil // the descriptor kept open still writes the file at l.path
+	}
 	if err := l.ws.EnsureDir(); err != nil {
 		return unavailable(l.path, err)
 	}
@@ -27,9 +31,7 @@ func (l *Log) Preflight() error {
 	if err != nil {
 		return unavailable(l.path, err)
 	}
-	if err := f.Close(); err != nil {
-		return unavailable(l.path, err)
-	}
+	securefile.Keep(l.path, f)
 	return nil
 }
 

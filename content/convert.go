@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unsafe"
 
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -28,6 +29,11 @@ type Options struct {
 	// converted. By default the main content is extracted, falling back to
 	// the whole page when extraction finds too little.
 	FullPage bool
+	// OwnBody says the caller hands body over: it never modifies body
+	// after the call, so the Document's Text may share body's memory
+	// instead of copying it (a raw or plain text body, valid UTF-8, is
+	// then not copied at all).
+	OwnBody bool
 }
 
 // Document is a converted body.
@@ -134,7 +140,7 @@ func convert(ctx context.Context, body []byte, contentType string, opts Options)
 	}
 
 	if format == Raw {
-		doc.Text, doc.Format = string(dec.text), Raw
+		doc.Text, doc.Format = bodyText(dec.text, opts.OwnBody), Raw
 		if kind == kindHTML {
 			doc.Title = rawTitle(dec.text)
 		}
@@ -154,9 +160,9 @@ func convert(ctx context.Context, body []byte, contentType string, opts Options)
 			doc.Notes = append(doc.Notes, note)
 		}
 	case kindMarkdown:
-		doc.Text, doc.Format = string(dec.text), Markdown
+		doc.Text, doc.Format = bodyText(dec.text, opts.OwnBody), Markdown
 	default:
-		doc.Text, doc.Format = string(dec.text), Text
+		doc.Text, doc.Format = bodyText(dec.text, opts.OwnBody), Text
 	}
 	return doc, nil
 }
@@ -292,4 +298,14 @@ func classify(mt string, body []byte) bodyKind {
 		return kindText
 	}
 	return kindBinary
+}
+
+// bodyText returns text as a string, sharing its memory when the caller
+// handed body over ([Options.OwnBody]): text is then either within body or
+// a buffer the decoder made for this call, and nothing modifies either.
+func bodyText(text []byte, owned bool) string {
+	if !owned || len(text) == 0 {
+		return string(text)
+	}
+	return unsafe.String(unsafe.SliceData(text), len(text))
 }

@@ -2,21 +2,29 @@ package fetch
 
 import (
 	"context"
-	"github.com/ocfetch/ocfetch/internal/testws"
-	"github.com/ocfetch/ocfetch/policy"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -93,6 +101,9 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 		}
 	})
 	for _, format := range []string{"raw", "markdown"} {
+		b.Run("full-"+format, func(b *testing.B) { benchFull(b, srv.URL, port, format) })
+	}
+	for _, format := range []string{"raw", "markdown"} {
 		b.Run("fetch-"+format, func(b *testing.B) {
 			client := egress.NewClient(nil)
 			defer client.CloseIdleConnections()
@@ -114,6 +125,50 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchFull is the path `ocfetch mcp` runs for one tools/call, every layer
+// present: risk.Resolve (settings.json: permissive), a broker with the
+// workspace's audit log and the layers — a managed policy (max_profile
+// permissive, one deny rule), a trust store trusting the workspace, a user
+// rules file and the workspace's rules.json — and broker.Call (Decide,
+// the audit preflight, the Fetch tool in local mode, the audit line). The
+// files are written, then left alone for securefile.RacyWindow before the
+// timing, as a user's files are between an edit and the calls that
+// follow; every call still checks each of them.
+func benchFull(b *testing.B, url string, port uint16, format string) {
+	ws := testws.New(b, testws.Spec{
+		Profile: "permissive", LocalPorts: []uint16{port},
+		Allow: []string{"example.com:443", "docs.example.org:443", "127.0.0.1:" + strconv.Itoa(int(port))},
+		Deny:  []string{"evil.example:443"},
+	})
+	l := testlayers.New(b, ws)
+	l.WriteManaged(b, `{"schema_version": 1, "max_profile": "permissive", "rules": [`+
+		`{"capability": "network", "target": {"schema": "network.target.v1", "host": "blocked.example", "port": 443}, "decision": "deny"}]}`)
+	l.AddUserRule(b, rules.Rule{Capability: capability.KindNetwork,
+		Target: rules.RuleTarget{Schema: capability.TargetSchemaV1, Host: "pkg.example.net", Port: 443}, Decision: rules.Allow})
+	time.Sleep(securefile.RacyWindow + 100*time.Millisecond)
+
+	client := egress.NewClient(nil)
+	defer client.CloseIdleConnections()
+	args := `{"url": "` + url + `/page", "format": "` + format + `", "max_length": 1000000}`
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cpuNow()
+	defer reportCPU(b, start)
+	for b.Loop() {
+		profile, err := risk.Resolve(ws, "")
+		if err != nil || profile != risk.Permissive {
+			b.Fatal(profile, err)
+		}
+		t := NewFetch(client, &Options{Workspace: ws, Profile: profile})
+		br := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), ForModel: true,
+			Layers: l.Layers, Approver: broker.NonInteractive()}
+		res := br.Call(ctx, t, args)
+		if res.IsError || res.Bytes != int64(len(tenKB)) {
+			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
+		}
 	}
 }
 

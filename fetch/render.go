@@ -125,4 +125,19 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (e *errWriter) str(s string) { io.WriteString(e, s) }
+// WriteString writes s without the copy into a []byte that io.WriteString
+// makes for a writer without it (the content of a page is most of what is
+// rendered).
+func (e *errWriter) WriteString(s string) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := io.WriteString(e.w, s)
+	if err == nil && n < len(s) {
+		err = io.ErrShortWrite
+	}
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) str(s string) { e.WriteString(s) }

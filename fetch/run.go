@@ -123,7 +123,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	}
 
 	ctype := resp.Header.Get("Content-Type")
-	doc, cerr := content.Convert(ctx, raw, ctype, content.Options{Format: p.format, BaseURL: resp.Request.URL})
+	doc, cerr := content.Convert(ctx, raw, ctype, content.Options{Format: p.format, BaseURL: resp.Request.URL, OwnBody: true})
 	if cerr != nil && ctx.Err() != nil {
 		return nil, f.bodyError(ctx, p, cerr) // the deadline ran out while converting
 	}

@@ -76,7 +76,7 @@ func IsLocalTarget(rawURL string) bool {
 //  6. the port is a decimal 1–65535 without leading zeros — else
 //     invalid_arguments;
 //  7. the port is in the allowlist of ws, read on this call
-//     ([ReadAllowedPorts]: no caching, so an edit takes effect at once and
+//     ([ReadAllowedPorts]: checked on every call, so an edit takes effect at once and
 //     a deletion closes the door at once) — else local_port_not_allowed
 //     naming the port and the file; an unusable allowlist returns its own
 //     local_allowlist_missing or local_allowlist_invalid refusal.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -107,8 +108,12 @@ func AllowlistPath(ws workspace.Workspace) string { return ws.LocalFetchPath() }
 //     and any entry of "ports" that is not an integer literal 1–65535 (true,
 //     false, null, "3000", 3000.0, 1e3, 0, -1, 65536, lists, objects).
 //
-// Duplicate ports are allowed and collapse. The file is read anew on every
-// call; nothing is cached.
+// Duplicate ports are allowed and collapse. The file is checked on every
+// call — one lstat of .oc_chat, one fstatat of the file under its open
+// handle — and read anew whenever its identity (device, inode, size, mode,
+// owner, mtime, ctime) changed or it changed within the last two seconds
+// ([securefile.Cache]; on Windows it is read on every call): an edit takes
+// effect on the next call and a deletion closes the door on the next call.
 func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 	path := AllowlistPath(ws)
 	if !filepath.IsAbs(path) {
@@ -118,7 +123,15 @@ func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 			"local allowlist %s is not an absolute path: no workspace root is set", path).
 			WithHint("resolve the workspace root (--root) before reading the allowlist")
 	}
-	data, err := workspace.ReadSmallFile(path)
+	ports, err := allowlists.Load(path)
+	return slices.Clone(ports), err
+}
+
+// allowlists holds the last parse of each local_fetch.json read, checked
+// by a stat on every call (see [securefile.Cache]).
+var allowlists = securefile.NewCache(workspace.MaxSmallFileSize, 256, decodeAllowlist)
+
+func decodeAllowlist(path string, data []byte, _ fs.FileInfo, err error) (Ports, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, refusal.Newf(refusal.LocalAllowlistMissing,
 			"local allowlist %s does not exist, so no local port is allowed", path).

@@ -23,9 +23,10 @@
 //   - Fail closed ([ReadAllowedPorts]): a missing, unreadable or malformed
 //     allowlist admits nothing, and every error names the file. There is no
 //     environment-variable source: the allowlist is a visible file.
-//   - No caching ([AdmitLocalURL]): the file is read on every call, so an edit
+//   - Checked on every call ([AdmitLocalURL]): a stat of the file (and of
+//     .oc_chat) on every call, a new read whenever it changed, so an edit
 //     takes effect on the next call and deleting the file closes the door at
-//     once.
+//     once (seed 000's promise, kept at the cost of a stat: [ReadAllowedPorts]).
 //   - The three hosts only ([IsLocalTarget]): 127.0.0.2, ::ffff:127.0.0.1,
 //     0.0.0.0, RFC 1918, link-local and metadata addresses are never local
 //     targets; they stay refused by the egress guard whatever the allowlist

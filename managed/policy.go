@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/ocfetch/ocfetch/internal/rootfile"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -86,7 +86,10 @@ type Options struct {
 // is an *refusal.Error with code managed_policy_invalid that names the
 // file: the caller must refuse every call.
 //
-// The file is read on every call; nothing is cached.
+// The file is checked on every call (one lstat of its directory, one
+// fstatat of the file under the directory's open handle) and read again
+// whenever it changed (see [securefile.Cache]): an edit, or a removal, is
+// seen by the next call. The owner check runs on every call.
 func Load(opts *Options) (Policy, error) {
 	var o Options
 	if opts != nil {
@@ -103,28 +106,45 @@ func Load(opts *Options) (Policy, error) {
 	if admin == nil {
 		admin = isAdministrator
 	}
-	dir, name := filepath.Split(path)
-	d := rootfile.Dir{Path: filepath.Clean(dir)}
-	fi, err := d.Stat(name)
-	if errors.Is(err, fs.ErrNotExist) {
+	dir := filepath.Dir(path)
+	s, err := policies.Load(path) // regular file, no symlink, bounded
+	if err != nil {
+		return Policy{}, err
+	}
+	if !s.present {
 		return Policy{}, nil
 	}
-	if err != nil {
-		return Policy{}, invalid(path, "%v", err).Wrap(err)
-	}
-	data, err := d.Read(name, MaxFileSize) // regular file, no symlink, bounded
-	if err != nil {
-		return Policy{}, invalid(path, "%v", err).Wrap(err)
-	}
-	if err := checkOwner(d.Path, path, fi, admin); err != nil {
+	if err := checkOwner(dir, path, s.fi, admin); err != nil {
 		return Policy{}, invalid(path, "%s: %v", path, err).Wrap(err)
+	}
+	if s.err != nil {
+		return Policy{}, invalid(path, "%s: %v", path, s.err).Wrap(s.err)
+	}
+	return s.p, nil
+}
+
+// snapshot is what one read of the policy file found: the owner check,
+// which depends on the caller's Administrator, runs on every Load.
+type snapshot struct {
+	present bool
+	fi      fs.FileInfo
+	p       Policy
+	err     error // Parse's
+}
+
+// policies holds the last read of each policy file (see [securefile.Cache]).
+var policies = securefile.NewCache(MaxFileSize, 16, decodePolicy)
+
+func decodePolicy(path string, data []byte, fi fs.FileInfo, err error) (snapshot, error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return snapshot{}, nil
+	}
+	if err != nil {
+		return snapshot{}, invalid(path, "%v", err).Wrap(err)
 	}
 	p, err := Parse(data)
-	if err != nil {
-		return Policy{}, invalid(path, "%s: %v", path, err).Wrap(err)
-	}
 	p.File = path
-	return p, nil
+	return snapshot{present: true, fi: fi, p: p, err: err}, nil
 }
 
 func invalid(path, format string, args ...any) *refusal.Error {

@@ -87,8 +87,10 @@ type Args struct {
 // explain`. It sends nothing and resolves nothing; it reads the managed
 // policy, rules.json, the user's rules.json and, for a local host,
 // local_fetch.json on every call, and the trust store when a workspace
-// grant is about to count (seed 000: no caching, so an edit takes effect
-// at once and a deletion closes the door at once).
+// grant is about to count (seed 000: an edit takes effect at once and a
+// deletion closes the door at once). "Reads" means: a stat of the file and
+// its directory on every call, and a new read and parse whenever either
+// changed ([securefile.Cache] behind each reader).
 //
 // The layers are the managed policy, then the workspace (its grants only
 // when the user trusts it), then the user; a deny from any layer wins. The

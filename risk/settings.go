@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -63,9 +64,17 @@ type Settings struct {
 //   - "risk_profile" and "upstream_proxy" may be absent.
 //
 // ReadSettings never writes the settings file.
+//
+// The file is checked on every call and read again whenever it changed
+// (see [securefile.Cache]): an edit is seen by the next call.
 func ReadSettings(ws workspace.Workspace) (Settings, error) {
-	path := ws.SettingsPath()
-	data, err := workspace.ReadSmallFile(path)
+	return settingsFiles.Load(ws.SettingsPath())
+}
+
+// settingsFiles holds the last parse of each settings.json read.
+var settingsFiles = securefile.NewCache(workspace.MaxSmallFileSize, 256, decodeSettings)
+
+func decodeSettings(path string, data []byte, _ fs.FileInfo, err error) (Settings, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return Settings{Profile: Standard}, nil
 	}

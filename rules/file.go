@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -39,9 +40,23 @@ const MaxFileSize = 2 << 20
 // parses as an exact host or "*.domain", a port 1–65535 written as a JSON
 // integer, and a decision "allow" or "deny". Hosts are accepted in any form
 // that normalises ("Bücher.Example." loads as "xn--bcher-kva.example").
+//
+// The file is checked on every call and read again whenever it changed
+// (see [securefile.Cache]): an edit is seen by the next call.
 func Load(ws workspace.Workspace) (*Set, error) {
-	path := ws.RulesPath()
-	data, err := workspace.ReadFileLimit(path, MaxFileSize)
+	return workspaceRules.Load(ws.RulesPath())
+}
+
+// workspaceRules and userRules hold the last parse of each rules file
+// read, validated by a stat on every call. A Set is never modified, so
+// callers share it.
+var (
+	workspaceRules = securefile.NewCache(MaxFileSize, 256, decodeWorkspaceRules)
+	userRules      = securefile.NewCache(MaxFileSize, 16, decodeUserRules)
+)
+
+// decodeWorkspaceRules is Load's answer to what reading the file returned.
+func decodeWorkspaceRules(path string, data []byte, _ fs.FileInfo, err error) (*Set, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := os.Lstat(path); lerr == nil {
 			// The name exists but does not lead to a file: a dangling

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/ocfetch/ocfetch/internal/rootfile"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -42,16 +43,27 @@ func (l Location) Path() string { return rootfile.Dir{Path: l.Dir}.Join(l.Name) 
 // empty set; anything else that is not a well-formed schema 1 rules file —
 // a symlink included — is a rules_invalid refusal naming the file, exactly
 // as [Load] refuses a workspace's.
+//
+// The file is checked on every call and read again whenever it changed
+// (see [securefile.Cache]).
 func LoadAt(l Location) (*Set, error) {
-	data, err := rootfile.Dir{Path: l.Dir}.Read(l.Name, MaxFileSize)
+	path, err := rootfile.Dir{Path: l.Dir}.File(l.Name)
+	if err != nil || !filepath.IsAbs(path) {
+		data, err := rootfile.Dir{Path: l.Dir}.Read(l.Name, MaxFileSize)
+		return decodeUserRules(l.Path(), data, nil, err)
+	}
+	return userRules.Load(path)
+}
+
+func decodeUserRules(path string, data []byte, _ fs.FileInfo, err error) (*Set, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Set{}, nil
 	}
 	if err != nil {
 		return nil, refusal.Newf(refusal.RulesInvalid, "rules file %v", err).
-			WithHint(fmt.Sprintf("make %s a regular file (not a symlink) of at most %d KiB, or remove it", l.Path(), MaxFileSize>>10)).Wrap(err)
+			WithHint(fmt.Sprintf("make %s a regular file (not a symlink) of at most %d KiB, or remove it", path, MaxFileSize>>10)).Wrap(err)
 	}
-	return parse(l.Path(), data)
+	return parse(path, data)
 }
 
 // AddAt is [Add] for the rules file at l.

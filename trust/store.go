@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/internal/rootfile"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -174,24 +175,44 @@ func Key(root string) (string, error) {
 // an empty list. A store that cannot be read or is malformed is an
 // *refusal.Error (workspace_untrusted) naming the file: every workspace is
 // then untrusted — fail closed — until it is fixed or removed.
+//
+// The file is checked on every call and read again whenever it changed
+// (see [securefile.Cache]): an edit, or a deletion, is seen by the next call.
 func (s *Store) List() ([]Entry, error) {
-	data, err := s.dir.Read(FileName, MaxFileSize)
+	entries, err := s.list()
+	return slices.Clone(entries), err
+}
+
+// list is List without the copy: the entries are shared and not to be
+// modified.
+func (s *Store) list() ([]Entry, error) {
+	return stores.Load(s.Path())
+}
+
+// stores holds the last parse of each trust.json read.
+var stores = securefile.NewCache(MaxFileSize, 16, decodeStore)
+
+func decodeStore(path string, data []byte, _ fs.FileInfo, err error) ([]Entry, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, s.invalid("%v", err).Wrap(err)
+		return nil, invalid(path, "%v", err).Wrap(err)
 	}
 	entries, err := Parse(data)
 	if err != nil {
-		return nil, s.invalid("%s: %v", s.Path(), err).Wrap(err)
+		return nil, invalid(path, "%s: %v", path, err).Wrap(err)
 	}
 	return entries, nil
 }
 
 func (s *Store) invalid(format string, args ...any) *refusal.Error {
+	return invalid(s.Path(), format, args...)
+}
+
+func invalid(path, format string, args ...any) *refusal.Error {
 	return refusal.Newf(refusal.WorkspaceUntrusted, "trust store "+format+"; no workspace is trusted until it is fixed", args...).
-		WithHint("fix or delete " + s.Path() + " (deleting it untrusts every workspace; `ocfetch trust --root DIR` trusts one again)")
+		WithHint("fix or delete " + path + " (deleting it untrusts every workspace; `ocfetch trust --root DIR` trusts one again)")
 }
 
 // Status returns the entry for root's real path, if any, and how the
@@ -201,7 +222,7 @@ func (s *Store) invalid(format string, args ...any) *refusal.Error {
 // and stats the directory once (plus the marker file, for an entry that
 // recorded one) on every call.
 func (s *Store) Status(root string) (Status, error) {
-	entries, err := s.List()
+	entries, err := s.list()
 	if err != nil {
 		return Status{}, err
 	}

@@ -64,6 +64,10 @@ func UserDir() (string, error) {
 	return filepath.Join(base, "ocfetch"), nil
 }
 
+// File returns the path of name in d, or an error when name is not a
+// plain file name.
+func (d Dir) File(name string) (string, error) { return d.path(name) }
+
 func (d Dir) path(name string) (string, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return "", fmt.Errorf("rootfile: %q is not a file name", name)

@@ -154,17 +154,33 @@ func unwrapPath(err error) error {
 // file with [ErrTooLarge]; it never blocks on a FIFO. A missing file or
 // directory returns an error wrapping fs.ErrNotExist. Errors name path.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := OpenRead(path)
+	data, _, err := readFile(path, limit)
+	return data, err
+}
+
+// readFile is [ReadFile], also returning the FileInfo of the file read.
+func readFile(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	r, err := openDir(filepath.Dir(path), false)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	return readIn(r, path, filepath.Base(path), limit)
+}
+
+// readIn reads name in r as [ReadFile] reads path.
+func readIn(r *os.Root, path, name string, limit int64) ([]byte, fs.FileInfo, error) {
+	f, err := openFile(r, path, name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, fi.Size(), limit)
+		return nil, nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, fi.Size(), limit)
 	}
 	// Read at most limit+1 bytes: a file that grew since the Stat is still
 	// caught by the limit, and never read whole.
@@ -172,7 +188,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	n, err := io.ReadFull(f, buf)
 	for err == nil {
 		if int64(n) > limit {
-			return nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
+			return nil, nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
 		}
 		grow := min(int64(len(buf)), limit+1-int64(n))
 		buf = append(buf, make([]byte, grow)...)
@@ -181,12 +197,20 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		n += m
 	}
 	if err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	if int64(n) > limit {
-		return nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
+		return nil, nil, fmt.Errorf("%s: %w (limit %d)", path, ErrTooLarge, limit)
 	}
-	return buf[:n], nil
+	if int64(n) != fi.Size() {
+		// The file changed while it was read: the FileInfo does not
+		// describe these bytes. Stat again, so that a snapshot is keyed
+		// by what was read (a later change still shows).
+		if st, err := f.Stat(); err == nil {
+			fi = st
+		}
+	}
+	return buf[:n], fi, nil
 }
 
 // OpenRead opens path for reading under the checks of [ReadFile] (bar the

@@ -4,6 +4,7 @@ package securefile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -49,4 +50,24 @@ func unlockFile(f *os.File) {
 	if rc, err := f.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) { _ = syscall.Flock(int(fd), syscall.LOCK_UN) })
 	}
+}
+
+// cacheable: a [Cache] keeps snapshots on Unix.
+const cacheable = true
+
+// identity returns what a snapshot of fi is valid for.
+func identity(fi fs.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	mt, ct, ok := statTimes(st)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{
+		dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
+		mode: uint32(st.Mode), uid: st.Uid, gid: st.Gid,
+		mtime: mt, ctime: ct,
+	}, true
 }

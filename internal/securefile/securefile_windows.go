@@ -4,6 +4,7 @@ package securefile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 
 	"golang.org/x/sys/windows"
@@ -43,3 +44,10 @@ func unlockFile(f *os.File) {
 		})
 	}
 }
+
+// cacheable is false on Windows: a [Cache] reads the file on every Load.
+// An open directory handle would keep the user from renaming or deleting
+// the directory, and os.Root's FileInfo carries no file ID.
+const cacheable = false
+
+func identity(fs.FileInfo) (fileID, bool) { return fileID{}, false }

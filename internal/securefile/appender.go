@@ -1,0 +1,176 @@
+package securefile
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// geteuid is this process's effective uid, asked once.
+var geteuid = sync.OnceValue(os.Geteuid)
+
+// maxAppenders bounds the append descriptors kept open.
+const maxAppenders = 16
+
+// An appender is a descriptor opened by [OpenAppend] and kept open, with
+// the identity of the file it writes and the directory handle it was
+// checked under.
+type appender struct {
+	mu     sync.Mutex // held while validating and writing, and to close
+	f      *os.File   // nil once closed
+	dir    *dirHandle
+	dev    uint64
+	ino    uint64
+	closed bool
+}
+
+var appenders = struct {
+	mu sync.Mutex
+	m  map[string]*appender
+}{m: make(map[string]*appender)}
+
+// Keep takes f, a descriptor [OpenAppend] returned for path, and keeps it
+// open for [AppendKept] and [KeptReady] — unless nothing can be kept here
+// (Windows, a relative path) or the file at path is no longer the one f
+// writes, in which case f is closed. Either way the caller no longer owns f.
+func Keep(path string, f *os.File) {
+	if !cacheable || !filepath.IsAbs(path) {
+		f.Close()
+		return
+	}
+	path = filepath.Clean(path)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return
+	}
+	id, ok := identity(fi)
+	if !ok {
+		f.Close()
+		return
+	}
+	d, err := dirs.get(filepath.Dir(path))
+	if err != nil {
+		f.Close()
+		return
+	}
+	a := &appender{f: f, dir: d, dev: id.dev, ino: id.ino}
+	if !a.valid(path) {
+		f.Close()
+		return
+	}
+	appenders.mu.Lock()
+	old := appenders.m[path]
+	if old == nil && len(appenders.m) >= maxAppenders {
+		for k, v := range appenders.m { // an arbitrary one
+			delete(appenders.m, k)
+			old = v
+			break
+		}
+	}
+	appenders.m[path] = a
+	appenders.mu.Unlock()
+	if old != nil {
+		old.close() // waits for a write under way
+	}
+}
+
+// KeptReady reports whether a kept descriptor of path still writes the
+// file at path (see [AppendKept]); false means the caller opens it anew
+// with [OpenAppend], whose checks and errors are the ones that count.
+func KeptReady(path string) bool {
+	a := kept(path)
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.closed && a.valid(path)
+}
+
+// AppendKept writes line to path with one Write on the descriptor kept for
+// it, after checking with one lstat of path that the name still leads to
+// the very file the descriptor writes: a regular file, not a symlink, that
+// this user may write. ([KeptReady], the check before the call sends
+// anything, also checks the directory.) It returns false, having written nothing, when there is
+// no such descriptor or a check fails (the log was rotated, replaced,
+// removed, made read-only...): the caller then opens the file with
+// [OpenAppend] and [Keep]s the new descriptor. Writes through one kept
+// descriptor are serialised.
+func AppendKept(path string, line []byte) (bool, error) {
+	a := kept(path)
+	if a == nil {
+		return false, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed || !a.same(path) {
+		return false, nil
+	}
+	_, err := a.f.Write(line)
+	return true, err
+}
+
+// same is the check before a line is written: one lstat of the path
+// (its directory's symlinks followed, the name's not) shows the regular,
+// writable file a.f writes. The directory is not checked again here:
+// whatever happened to it since [KeptReady], the line goes to the file
+// that was checked — a write through a kept descriptor can never reach
+// another file, so a symlink planted meanwhile cannot redirect it.
+func (a *appender) same(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	id, ok := identity(fi)
+	return ok && id.dev == a.dev && id.ino == a.ino && writable(id, fi.Mode())
+}
+
+func kept(path string) *appender {
+	if !cacheable || !filepath.IsAbs(path) {
+		return nil
+	}
+	appenders.mu.Lock()
+	defer appenders.mu.Unlock()
+	return appenders.m[filepath.Clean(path)]
+}
+
+// valid reports whether the directory handle is still the directory at
+// the path's directory, and the name in it is the regular, writable file
+// a.f writes. The caller holds a.mu (or owns a alone).
+func (a *appender) valid(path string) bool {
+	d, err := dirs.get(filepath.Dir(path))
+	if err != nil || d != a.dir {
+		return false
+	}
+	fi, err := d.root.Lstat(filepath.Base(path))
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	id, ok := identity(fi)
+	return ok && id.dev == a.dev && id.ino == a.ino && writable(id, fi.Mode())
+}
+
+// close closes a's descriptor once no write holds it.
+func (a *appender) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.closed {
+		a.closed = true
+		a.f.Close()
+	}
+}
+
+// writable reports whether an open for writing would be allowed by the
+// permission bits: the owner's write bit for a file this user owns, and
+// for root always. Anything else (a file of another user or group) is not
+// judged here: false sends the caller to a new open, which the kernel
+// judges.
+func writable(id fileID, m fs.FileMode) bool {
+	euid := geteuid()
+	if euid == 0 {
+		return true
+	}
+	return int(id.uid) == euid && m.Perm()&0o200 != 0
+}

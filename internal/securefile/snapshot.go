@@ -1,0 +1,267 @@
+package securefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// RacyWindow is how close to the moment a file was read its modification
+// or status-change time may be for the snapshot to be reused: a file whose
+// mtime or ctime is within RacyWindow of the read is read again on every
+// call, because a second write inside the file system's timestamp
+// granularity would leave size and times unchanged (git's "racily clean"
+// index entries). Measured on Linux ext4, tmpfs and overlayfs the
+// granularity is one kernel tick (1-4 ms; docs/PERFORMANCE.md); 2 s is
+// FAT's mtime granularity and covers NFS servers with a coarse clock or
+// a little skew, at the cost of re-reading a file edited in the last two
+// seconds.
+const RacyWindow = 2 * time.Second
+
+// maxDirs bounds the directory handles kept open by all caches together.
+const maxDirs = 64
+
+// A Cache keeps, for each file it has read, the value decoded from it
+// with the identity the file had when it was read (device, inode, size,
+// mode, owner, mtime and ctime in nanoseconds) and the identity of its
+// directory, whose handle ([os.Root]) stays open. [Cache.Load] checks the
+// directory with one lstat of its path and the file with one fstatat
+// relative to the open handle, and reads and decodes the file again only
+// when either identity changed, when the file's mtime or ctime was within
+// [RacyWindow] of the read, or when the previous outcome was not a
+// snapshot (an error other than "missing"). A missing file is a snapshot
+// too: the next call costs the same two stats. So an edit is seen on the
+// next call, and a deletion closes the door on the next call, exactly as
+// when the file was read every time.
+//
+// What Load returns is what [ReadFile] would return, decoded: the same
+// refusals of symlinks (at the directory or the file), of anything not a
+// regular file, of files over the limit, with the same messages. The
+// decoded value is shared between callers: it must not be modified.
+//
+// The cache holds at most its cap of files (keyed by absolute path) and
+// the package at most 64 open directories; past that an arbitrary entry
+// is dropped. It is safe for concurrent use.
+//
+// On Windows, and for a relative path, nothing is cached: every Load
+// reads the file (an open directory handle would keep the user from
+// renaming or deleting the directory there).
+type Cache[T any] struct {
+	limit  int64
+	cap    int
+	decode func(path string, data []byte, fi fs.FileInfo, err error) (T, error)
+	now    func() time.Time // tests move the clock; nil means time.Now
+
+	mu      sync.Mutex
+	entries map[string]*snap[T]
+}
+
+// snap is one file's snapshot. It is never modified once stored.
+type snap[T any] struct {
+	dir     *dirHandle // nil: the directory was missing
+	present bool       // false: the file was missing
+	id      fileID
+	val     T
+	err     error
+}
+
+// NewCache returns a cache of files of at most limit bytes holding at most
+// cap files. decode turns what [ReadFile] returned for path — the data and the
+// FileInfo of the file read, or the error (a missing file: one wrapping
+// fs.ErrNotExist) — into the value and error Load returns.
+func NewCache[T any](limit int64, cap int, decode func(path string, data []byte, fi fs.FileInfo, err error) (T, error)) *Cache[T] {
+	return &Cache[T]{limit: limit, cap: max(cap, 1), decode: decode, entries: make(map[string]*snap[T])}
+}
+
+// Load returns decode's result for the file at path: from the snapshot
+// when the file and its directory are unchanged, else from a new read.
+func (c *Cache[T]) Load(path string) (T, error) {
+	if !cacheable || !filepath.IsAbs(path) {
+		data, fi, err := readFile(path, c.limit)
+		return c.decode(path, data, fi, err)
+	}
+	path = filepath.Clean(path)
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	c.mu.Lock()
+	old := c.entries[path]
+	c.mu.Unlock()
+
+	d, dirErr := dirs.get(dir)
+	if dirErr != nil {
+		if errors.Is(dirErr, fs.ErrNotExist) && old != nil && old.dir == nil {
+			return old.val, old.err // the directory is still missing
+		}
+		data, fi, rerr := readFile(path, c.limit)
+		v, err := c.decode(path, data, fi, rerr)
+		if errors.Is(dirErr, fs.ErrNotExist) && errors.Is(rerr, fs.ErrNotExist) {
+			c.store(path, &snap[T]{val: v, err: err})
+		} else {
+			c.drop(path)
+		}
+		return v, err
+	}
+	fi, err := d.root.Lstat(name)
+	switch {
+	case err == nil:
+		if old != nil && old.present && old.dir == d {
+			if id, ok := identity(fi); ok && id == old.id {
+				return old.val, old.err
+			}
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if old != nil && !old.present && old.dir == d {
+			return old.val, old.err
+		}
+	}
+
+	// Read again, through the handle just validated.
+	start := c.clock()
+	data, fi, rerr := readIn(d.root, path, name, c.limit)
+	if errors.Is(rerr, os.ErrClosed) || errors.Is(err, os.ErrClosed) {
+		// Another call dropped the handle meanwhile: read the usual way.
+		data, fi, rerr = readFile(path, c.limit)
+		v, derr := c.decode(path, data, fi, rerr)
+		return v, derr
+	}
+	v, derr := c.decode(path, data, fi, rerr)
+	switch {
+	case rerr == nil:
+		if id, ok := identity(fi); ok && !id.racy(start) {
+			c.store(path, &snap[T]{dir: d, present: true, id: id, val: v, err: derr})
+		} else {
+			c.drop(path)
+		}
+	case errors.Is(rerr, fs.ErrNotExist) && err != nil && errors.Is(err, fs.ErrNotExist):
+		c.store(path, &snap[T]{dir: d, val: v, err: derr})
+	default:
+		c.drop(path)
+	}
+	return v, derr
+}
+
+func (c *Cache[T]) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}
+
+func (c *Cache[T]) store(path string, s *snap[T]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[path]; !ok && len(c.entries) >= c.cap {
+		for k := range c.entries { // an arbitrary one
+			delete(c.entries, k)
+			break
+		}
+	}
+	c.entries[path] = s
+}
+
+func (c *Cache[T]) drop(path string) {
+	c.mu.Lock()
+	delete(c.entries, path)
+	c.mu.Unlock()
+}
+
+// Forget drops every snapshot, so that the next Load of each file reads it.
+func (c *Cache[T]) Forget() {
+	c.mu.Lock()
+	clear(c.entries)
+	c.mu.Unlock()
+}
+
+// fileID is what a file's snapshot is valid for. Any write changes mtime
+// and ctime; chmod, chown, link and rename change ctime, which no call
+// can set back; an atomic replace changes the inode.
+type fileID struct {
+	dev, ino     uint64
+	size         int64
+	mode         uint32
+	uid, gid     uint32
+	mtime, ctime int64 // ns since the epoch
+}
+
+// racy reports whether the file changed so close to start, the moment the
+// read began, that another change could leave its identity as it is.
+func (id fileID) racy(start time.Time) bool {
+	limit := start.Add(-RacyWindow).UnixNano()
+	return id.mtime >= limit || id.ctime >= limit
+}
+
+// dirHandle is an open directory and the identity it was opened under.
+type dirHandle struct {
+	root *os.Root
+	id   fileID
+}
+
+type dirTable struct {
+	mu sync.Mutex
+	m  map[string]*dirHandle
+}
+
+var dirs = dirTable{m: make(map[string]*dirHandle)}
+
+// get returns the open handle of dir after checking, with one lstat of
+// the path, that the path still names the directory that was opened (not
+// a symlink, same device, inode, mode and owner); otherwise it opens dir
+// again as [ReadFile] does. An error wrapping fs.ErrNotExist with a nil
+// handle means dir is missing.
+func (t *dirTable) get(dir string) (*dirHandle, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		t.forget(dir)
+		return nil, err
+	}
+	id, ok := identity(fi)
+	if !ok {
+		return nil, errors.New("no identity")
+	}
+	id.size, id.mtime, id.ctime = 0, 0, 0 // entries come and go; the file checks are per file
+	t.mu.Lock()
+	d := t.m[dir]
+	t.mu.Unlock()
+	if d != nil && d.id == id && fi.IsDir() {
+		return d, nil
+	}
+	if d != nil {
+		t.forget(dir)
+	}
+	r, err := openDir(dir, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, ErrChanged) // the caller reads the usual way for the usual error
+	}
+	st, err := r.Stat(".")
+	if err != nil || !os.SameFile(fi, st) {
+		r.Close()
+		return nil, fmt.Errorf("%s: %w", dir, ErrChanged)
+	}
+	d = &dirHandle{root: r, id: id}
+	t.mu.Lock()
+	if len(t.m) >= maxDirs {
+		for k, old := range t.m {
+			delete(t.m, k)
+			old.root.Close() // os.Root waits for operations under way
+			break
+		}
+	}
+	if prev := t.m[dir]; prev != nil {
+		prev.root.Close()
+	}
+	t.m[dir] = d
+	t.mu.Unlock()
+	return d, nil
+}
+
+func (t *dirTable) forget(dir string) {
+	t.mu.Lock()
+	if d := t.m[dir]; d != nil {
+		delete(t.m, dir)
+		d.root.Close()
+	}
+	t.mu.Unlock()
+}
