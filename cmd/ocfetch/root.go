@@ -138,6 +138,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 
 	root.AddCommand(
 		newGetCmd(a),
+		newSearchCmd(a),
 		newExplainCmd(a),
 		newRulesCmd(a),
 		newLocalCmd(a),
