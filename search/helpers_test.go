@@ -6,4 +6,4 @@ import (
 )
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
-func contains(s, sub string) bool           { return strings.Contains(s, sub) }
+func contains(s, sub string) bool            { return strings.Contains(s, sub) }
