@@ -26,6 +26,25 @@ type Log struct {
 	ws   workspace.Workspace
 	path string
 	now  func() time.Time
+	sink Sink
+}
+
+// Sink receives a copy of every line a [Log] has written (an exporter to
+// an organisation's collector: package auditexport). Export must not
+// block and cannot fail the call: the file stays the record of truth.
+type Sink interface {
+	Export(Entry)
+}
+
+// WithSink returns a copy of l that also hands every line it writes to s,
+// after the line is in the file. A nil s (or l) changes nothing.
+func (l *Log) WithSink(s Sink) *Log {
+	if l == nil || s == nil {
+		return l
+	}
+	c := *l
+	c.sink = s
+	return &c
 }
 
 // Open returns the log of ws, <root>/.oc_chat/audit.jsonl. Nothing is
@@ -83,6 +102,9 @@ func (l *Log) Append(e Entry) error {
 	}
 	if cerr != nil {
 		return fmt.Errorf("audit log %s: %w", l.path, cerr)
+	}
+	if l.sink != nil {
+		l.sink.Export(e)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
@@ -106,6 +107,10 @@ type Options struct {
 	// settings.json when Egress.Upstream came from it ("" otherwise): a
 	// workspace grant, refused in an untrusted workspace.
 	WorkspaceUpstream string
+
+	// AuditSink receives a copy of every audit line (an exporter to an
+	// OpenTelemetry collector, package auditexport); nil for none.
+	AuditSink audit.Sink
 
 	// Search is the backend of the second tool, search (issue 24). Nil:
 	// only fetch is served.

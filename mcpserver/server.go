@@ -269,7 +269,7 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 		return errorResult(tool.ErrorResult(perr)), nil
 	}
 	t := newTool(ws, profile, s.client)
-	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger, ForModel: true,
+	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws).WithSink(s.opts.AuditSink), Logger: s.opts.Logger, ForModel: true,
 		Layers: s.opts.Layers, ProfileExplicit: s.opts.Profile != ""}
 	if s.fixed != nil && ws.Root == s.fixed.Root {
 		b.WorkspaceUpstream = s.opts.WorkspaceUpstream

@@ -141,16 +141,18 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		return err
 	}
 	opts := &mcpserver.Options{
-		Search:   backend,
-		Root:     root,
-		Profile:  a.profileFlag,
-		HTTPAddr: httpAddr,
-		Stdin:    a.stdin,
-		Stdout:   a.stdout,
-		Logger:   a.log(),
-		Version:  plainVersion(),
-		Egress:   eopts,
-		Layers:   layers,
+		Search: backend,
+		// a nil *Exporter must not become a non-nil audit.Sink
+		AuditSink: sinkOf(a.auditExporter()),
+		Root:      root,
+		Profile:   a.profileFlag,
+		HTTPAddr:  httpAddr,
+		Stdin:     a.stdin,
+		Stdout:    a.stdout,
+		Logger:    a.log(),
+		Version:   plainVersion(),
+		Egress:    eopts,
+		Layers:    layers,
 		// settings.json's upstream_proxy, read from --root only.
 		WorkspaceUpstream: wsUpstream,
 

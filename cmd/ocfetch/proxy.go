@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -74,7 +73,7 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 		ProfileExplicit: a.profileFlag != "",
 		Layers:          layers,
 		Guard:           egress.NewGuard(eopts),
-		Audit:           audit.Open(ws),
+		Audit:           a.auditLog(ws),
 		Logger:          a.log(),
 	}, nil
 }

@@ -42,6 +42,10 @@ type app struct {
 	// require_sandbox, read when the command runs.
 	requireSandbox bool
 
+	// export is the audit exporter, if a collector is configured
+	// (auditexport.go).
+	export auditExport
+
 	ws        *workspace.Workspace
 	logger    *slog.Logger
 	verbosity int

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
@@ -125,7 +124,7 @@ func runSearch(ctx context.Context, a *app, query string, f searchFlags) error {
 		Workspace:         ws,
 		Profile:           profile,
 		Approver:          a.approver(ctx, f.yes),
-		Audit:             audit.Open(ws),
+		Audit:             a.auditLog(ws),
 		Logger:            log,
 		UnansweredHint:    "or pass --yes to approve this call once",
 		Layers:            layers,
