@@ -219,8 +219,8 @@ func TestExportAfterShutdownIsDropped(t *testing.T) {
 
 func TestParseEndpoint(t *testing.T) {
 	for raw, want := range map[string]string{
-		"http://127.0.0.1:4318":                 "http://127.0.0.1:4318/v1/logs",
-		"https://otel.corp.example/":            "https://otel.corp.example/v1/logs",
+		"http://127.0.0.1:4318":                  "http://127.0.0.1:4318/v1/logs",
+		"https://otel.corp.example/":             "https://otel.corp.example/v1/logs",
 		"https://otel.corp.example/otlp/v1/logs": "https://otel.corp.example/otlp/v1/logs",
 	} {
 		if got, err := ParseEndpoint(raw); err != nil || got != want {
