@@ -2,11 +2,13 @@ package search_test
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/search"
@@ -103,6 +106,73 @@ func BenchmarkSearchCall(b *testing.B) {
 	start := cpuNow()
 	for b.Loop() {
 		if res := br.Call(ctx, s, `{"query": "go generics"}`); res.IsError {
+			b.Fatal(res.Message)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// benchPublic is a Brave-shaped backend at search.example.com, a loopback
+// TLS server reached through testnet, answering 10 results.
+func benchPublic(b *testing.B) (*testnet.PublicTLS, testnet.Resolver) {
+	var rs []string
+	for i := range 10 {
+		rs = append(rs, fmt.Sprintf(`{"type": "search_result", "title": "Result number %d of the benchmark", "url": "https://r%d.example/a/page", "description": "%s"}`, i, i, strings.Repeat("snippet text ", 15)))
+	}
+	body := `{"type": "search", "query": {"original": "q"}, "web": {"type": "search", "results": [` + strings.Join(rs, ",") + `]}}`
+	pub := testnet.StartPublicTLS(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}), nil)
+	b.Cleanup(pub.Server.Close)
+	return pub, testnet.Resolver{"search.example.com": {netip.MustParseAddr("93.184.216.34")}}
+}
+
+// BenchmarkPlainRoundTripTLS is the baseline of the public path: a plain
+// http.Client (same TLS roots, same dial to the loopback server) GET of
+// the same answer.
+func BenchmarkPlainRoundTripTLS(b *testing.B) {
+	pub, _ := benchPublic(b)
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pub.RootCAs},
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return pub.Dial(ctx, network, "93.184.216.34:443")
+		},
+	}}
+	defer c.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, "https://search.example.com/res/v1/web/search?q=go+generics&count=10", nil)
+	req.Header.Set("X-Subscription-Token", braveKey)
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSearchToolPublic is the tool on that public backend through
+// the guarded client (resolve, the public-address check, TLS).
+func BenchmarkSearchToolPublic(b *testing.B) {
+	pub, dns := benchPublic(b)
+	c := egress.NewClient(&egress.Options{Resolver: dns, Dial: pub.Dial, RootCAs: pub.RootCAs, Timeout: 10 * time.Second})
+	defer c.CloseIdleConnections()
+	be, _ := search.NewBrave("https://search.example.com/res/v1/web/search", braveKey)
+	s := search.New(c, be, nil)
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		id := uuid.New()
+		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, _ := s.InvokableRun(tool.WithArtifact(ctx, id, art), ""); res.IsError {
 			b.Fatal(res.Message)
 		}
 	}
