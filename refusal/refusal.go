@@ -89,6 +89,10 @@ const (
 	// SearchRateLimited: the search backend answered 429 Too Many
 	// Requests; the message gives its Retry-After when it sent one.
 	SearchRateLimited Code = "search_rate_limited"
+	// PolicyReadOnly: ocfetch was asked to change a file that decides or
+	// records the network (rules, allowlist, settings, trust store) from
+	// inside `ocfetch run`, where those files are read-only.
+	PolicyReadOnly Code = "policy_read_only"
 )
 
 // Policy reports whether c is a refusal by policy (exit code 3) rather than a
