@@ -34,6 +34,25 @@ type Log struct {
 	ws   workspace.Workspace
 	path string
 	now  func() time.Time
+	sink Sink
+}
+
+// Sink receives a copy of every line a [Log] has written (an exporter to
+// an organisation's collector: package auditexport). Export must not
+// block and cannot fail the call: the file stays the record of truth.
+type Sink interface {
+	Export(Entry)
+}
+
+// WithSink returns a copy of l that also hands every line it writes to s,
+// after the line is in the file. A nil s (or l) changes nothing.
+func (l *Log) WithSink(s Sink) *Log {
+	if l == nil || s == nil {
+		return l
+	}
+	c := *l
+	c.sink = s
+	return &c
 }
 
 // Open returns the log of ws, <root>/.oc_chat/audit.jsonl. Nothing is
@@ -78,8 +97,20 @@ func (l *Log) Append(e Entry) error {
 	if len(line) > MaxLineBytes {
 		return fmt.Errorf("audit log %s: %w: line of %d bytes exceeds %d", l.path, ErrInvalidEntry, len(line), MaxLineBytes)
 	}
-	// One Write of the whole line: on a regular file opened O_APPEND that
-	// is one write(2) (WriteFile on Windows) placed at the end of the file.
+	if err := l.write(line); err != nil {
+		return err
+	}
+	// The exporter sees only lines the record of truth holds.
+	if l.sink != nil {
+		l.sink.Export(e)
+	}
+	return nil
+}
+
+// write appends line with one Write: on a regular file opened O_APPEND
+// that is one write(2) (WriteFile on Windows) placed at the end of the
+// file. The descriptor is kept open for the next line (securefile.Keep).
+func (l *Log) write(line []byte) error {
 	if ok, err := securefile.AppendKept(l.path, line); ok {
 		if err != nil {
 			return fmt.Errorf("audit log %s: %w", l.path, err)

@@ -36,6 +36,8 @@ const (
 	DomainCLI    = "CLI"
 	DomainLocal  = "LOCAL"
 	DomainAudit  = "AUDIT"
+	// DomainSearch is the search tool's (package search).
+	DomainSearch = "TOOLS.SEARCH"
 )
 
 // DomainKey is the attribute key [For] adds.

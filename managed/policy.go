@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"slices"
 
@@ -46,6 +47,11 @@ type Policy struct {
 	NoAllowOnce bool
 	// RequireSandbox forbids `ocfetch run --no-sandbox`.
 	RequireSandbox bool
+	// AuditExport is the OTLP/HTTP endpoint of the organisation's
+	// OpenTelemetry collector that every audit line is also sent to
+	// (package auditexport); "" for none. It takes precedence over the
+	// user's audit_export.json.
+	AuditExport string
 }
 
 // Present reports whether a managed policy file was read.
@@ -158,7 +164,7 @@ var policyJSON = strictjson.Walker{
 	MaxDepth: 8,
 	Keys: []string{
 		"schema_version", "rules", "max_profile", "managed_rules_only", "allow_once", "require_sandbox",
-		"capability", "target", "decision", "schema", "host", "port",
+		"audit_export", "capability", "target", "decision", "schema", "host", "port",
 	},
 }
 
@@ -197,6 +203,17 @@ func Parse(data []byte) (Policy, error) {
 				return fmt.Errorf("max_profile %s is not one of strict, standard, permissive", strictjson.Describe(v))
 			}
 			p.MaxProfile = risk.Profile(v.Text())
+		case "audit_export":
+			var u *url.URL
+			var err error = errors.New("not a string")
+			if v.Kind == strictjson.String {
+				u, err = url.Parse(v.Text())
+			}
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+				u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+				return fmt.Errorf("audit_export %s is not an http(s) URL of a collector without credentials, query or fragment", strictjson.Describe(v))
+			}
+			p.AuditExport = v.Text()
 		case "managed_rules_only", "allow_once", "require_sandbox":
 			if v.Kind != strictjson.Bool {
 				return fmt.Errorf("%s is %s; want true or false", key, v.Kind)

@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -105,6 +107,14 @@ type Options struct {
 	// settings.json when Egress.Upstream came from it ("" otherwise): a
 	// workspace grant, refused in an untrusted workspace.
 	WorkspaceUpstream string
+
+	// AuditSink receives a copy of every audit line (an exporter to an
+	// OpenTelemetry collector, package auditexport); nil for none.
+	AuditSink audit.Sink
+
+	// Search is the backend of the second tool, search (issue 24). Nil:
+	// only fetch is served.
+	Search search.Backend
 
 	// newTool builds the tool for one call; nil means the fetch tool. Tests
 	// set it (export_test.go) to exercise approval without a network.

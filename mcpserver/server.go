@@ -85,6 +85,9 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 		RootsListChangedHandler: s.roots.changed,
 	})
 	ms.AddTool(info, s.handle)
+	if err := s.addSearch(ms); err != nil {
+		return nil, err
+	}
 	return ms, nil
 }
 
@@ -206,7 +209,12 @@ func (s *server) instructions() string {
 		root = fmt.Sprintf("Workspace root: the client's first file:// root (MCP roots) when the client declares roots, else the current directory %s.", s.cwd.Root) +
 			" Whether the user trusts that workspace is checked on every call: in an untrusted workspace what its .oc_chat/ files grant (a permissive profile, local ports, allow rules, an upstream proxy) is ignored, and a call that needs it is refused with workspace_untrusted; ask the user to run the `ocfetch trust --root DIR` its hint names."
 	}
-	return "ocfetch serves one tool, fetch: a bounded HTTP GET or POST with least privilege. " +
+	tools := "ocfetch serves one tool, fetch: a bounded HTTP GET or POST with least privilege. "
+	if b := s.opts.Search; b != nil {
+		tools = "ocfetch serves two tools: fetch, a bounded HTTP GET or POST with least privilege, and search, one query to the user's search backend (" + b.Name() +
+			"), whose host is approved like a fetch's; search results are not fetched, call fetch with a result's URL to read it. "
+	}
+	return tools +
 		"Public hosts need https; each new host:port needs the user's approval (asked by elicitation when the client supports it) or a rule the user saves (ask the user to run `ocfetch rules allow HOST:PORT`; never run it yourself). " +
 		"A refusal is an error result whose text starts with a reason code such as not_approved or https_required; it is final for that call. " +
 		root + " Its .oc_chat/ holds the rules, the local-mode ports, the settings and the audit log."
@@ -232,7 +240,12 @@ func (s *server) trustSentence(ws workspace.Workspace) string {
 // handle serves tools/call. Every outcome is a CallToolResult: a refusal or
 // failure is isError with "reason: message", never a protocol error, and a
 // panic below becomes internal_error rather than a dead server.
-func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return s.serveTool(ctx, req, s.newTool)
+}
+
+// serveTool is handle for the tool newTool builds (fetch, or search).
+func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newTool func(workspace.Workspace, risk.Profile, *http.Client) tool.Tool) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("tool call panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -255,8 +268,8 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (res *mcp
 	if perr != nil {
 		return errorResult(tool.ErrorResult(perr)), nil
 	}
-	t := s.newTool(ws, profile, s.client)
-	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), Logger: s.opts.Logger, ForModel: true,
+	t := newTool(ws, profile, s.client)
+	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws).WithSink(s.opts.AuditSink), Logger: s.opts.Logger, ForModel: true,
 		Layers: s.opts.Layers, ProfileExplicit: s.opts.Profile != ""}
 	if s.fixed != nil && ws.Root == s.fixed.Root {
 		b.WorkspaceUpstream = s.opts.WorkspaceUpstream
@@ -320,6 +333,8 @@ func toCallToolResult(r *tool.Result) *mcp.CallToolResult {
 		out.Meta["ocfetch/rule_not_saved"] = string(f.Code)
 	}
 	if o, ok := outputFrom(r.Structured); ok {
+		out.StructuredContent = o
+	} else if o, ok := searchOutput(r.Structured); ok {
 		out.StructuredContent = o
 	}
 	return out

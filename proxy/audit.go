@@ -29,6 +29,7 @@ func (s *Server) record(x *exchange) {
 	s.log.Log(context.Background(), diag.L2, "proxy exchange",
 		"summary", x.req.summary(), "decision", decision, "outcome", outcome,
 		"status", x.status, "up", x.up, "down", x.down, "ms", dur.Milliseconds())
+	s.metrics.observe(x.req.method, outcome, outcome != audit.OutcomeOK, x.up, x.down, dur)
 	defer s.notifyRefused(x)
 	if s.audit == nil {
 		return

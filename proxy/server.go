@@ -125,6 +125,7 @@ type Server struct {
 	dialTO    time.Duration
 	auth      *Credentials
 	refused   func(Refusal)
+	metrics   metrics // metrics.go
 
 	transport *http.Transport
 	rules     ruleMemo

@@ -78,6 +78,17 @@ const (
 	// ProxyAuthRequired: a loopback listener of ocfetch was reached without
 	// its credentials.
 	ProxyAuthRequired Code = "proxy_auth_required"
+	// SearchNotConfigured: the search tool has no backend (no search.json
+	// in the user's configuration directory, no --backend flag), or its
+	// configuration or key file cannot be read.
+	SearchNotConfigured Code = "search_not_configured"
+	// SearchBackendFailed: the search backend answered with an HTTP error
+	// status (named in the message) or with a body that is not a valid
+	// answer of its API.
+	SearchBackendFailed Code = "search_backend_failed"
+	// SearchRateLimited: the search backend answered 429 Too Many
+	// Requests; the message gives its Retry-After when it sent one.
+	SearchRateLimited Code = "search_rate_limited"
 	// PolicyReadOnly: ocfetch was asked to change a file that decides or
 	// records the network (rules, allowlist, settings, trust store) from
 	// inside `ocfetch run`, where those files are read-only.
@@ -89,7 +100,7 @@ const (
 func (c Code) Policy() bool {
 	switch c {
 	case Timeout, TLSError, ConnectionFailed, ResponseTooLarge, ResponseHeadersTooLarge, InternalError,
-		ContentTooComplex, Cancelled:
+		ContentTooComplex, Cancelled, SearchBackendFailed, SearchRateLimited:
 		return false
 	}
 	return true

@@ -64,9 +64,10 @@ func TestPolicyVersusFailure(t *testing.T) {
 		refusal.CredentialsInURL, refusal.AddressNotPublic, refusal.LocalPortNotAllowed, refusal.NotApproved,
 		refusal.DeniedByRule, refusal.RedirectOffTarget, refusal.TooManyRedirects, refusal.RulesInvalid, refusal.SettingsInvalid,
 		refusal.AuditUnavailable, refusal.WorkspaceUntrusted, refusal.ManagedPolicyInvalid, refusal.ManagedPolicyForbids,
-		refusal.SandboxUnavailable, refusal.ProxyAuthRequired}
+		refusal.SandboxUnavailable, refusal.ProxyAuthRequired, refusal.SearchNotConfigured}
 	failure := []refusal.Code{refusal.Timeout, refusal.TLSError, refusal.ConnectionFailed, refusal.ResponseTooLarge,
-		refusal.ResponseHeadersTooLarge, refusal.InternalError, refusal.ContentTooComplex, refusal.Cancelled}
+		refusal.ResponseHeadersTooLarge, refusal.InternalError, refusal.ContentTooComplex, refusal.Cancelled,
+		refusal.SearchBackendFailed, refusal.SearchRateLimited}
 	for _, c := range policy {
 		if !c.Policy() {
 			t.Errorf("%s.Policy() = false; want true (exit 3)", c)

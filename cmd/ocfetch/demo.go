@@ -217,7 +217,7 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 	// The broker approves each uncovered target once, as `get --yes`
 	// would: what is refused below is refused by policy, not for want of
 	// an approval.
-	b := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.ApproveOnce(), Audit: audit.Open(ws), Logger: log, Layers: layers}
+	b := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.ApproveOnce(), Audit: a.auditLog(ws), Logger: log, Layers: layers}
 	call := func(rawURL string) *tool.Result {
 		args, _ := jsonArgs(fetchArgs{URL: rawURL, Format: "markdown"})
 		t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile, Timeout: 5 * time.Second, Logger: log})

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/net/http/httpguts"
 
-	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
@@ -398,7 +397,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		Workspace: ws,
 		Profile:   profile,
 		Approver:  a.approver(ctx, f.yes),
-		Audit:     audit.Open(ws),
+		Audit:     a.auditLog(ws),
 		Logger:    log,
 		// Only the command line can approve one call up front.
 		UnansweredHint:    "or pass --yes to approve this call once",

@@ -48,6 +48,7 @@ func execute(ctx context.Context, a *app, args []string) int {
 	cmd := newRootCmd(a)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
+	a.stopAuditExport()
 	if err == nil {
 		return exitOK
 	}

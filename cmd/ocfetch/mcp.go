@@ -14,6 +14,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/mcpserver"
+	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -27,6 +28,9 @@ type mcpFlags struct {
 	maxLength      int
 	userAgent      string
 	cacheTTL       time.Duration
+	// search: --search-backend, --search-backend-url, --search-key-file
+	// (over search.json in the user's configuration directory).
+	search search.Config
 }
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -36,8 +40,9 @@ func newMCPCmd(a *app) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve the fetch tool over MCP (stdio, or streamable HTTP on loopback)",
-		Long: `mcp serves one tool, fetch, to an MCP client, over stdio by default or over
+		Short: "Serve the fetch tool (and search, when configured) over MCP (stdio, or streamable HTTP on loopback)",
+		Long: `mcp serves the fetch tool (and the search tool when a search backend is
+configured: search.json or --search-backend) to an MCP client, over stdio by default or over
 streamable HTTP on a loopback address with --http. Calls go through the same
 rules, local mode, egress guard and audit log as ocfetch get; a target no rule
 covers is put to the user by elicitation where the client supports it.
@@ -65,8 +70,29 @@ Sessions idle for --session-timeout are closed (the client starts a new one).`,
 	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
 	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", mcpserver.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
 	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
+	cmd.Flags().StringVar(&f.search.Backend, "search-backend", "", "serve the search tool with backend `NAME` (searxng, brave, tavily; default: search.json's, if any)")
+	cmd.Flags().StringVar(&f.search.URL, "search-backend-url", "", "the search backend's `URL`")
+	cmd.Flags().StringVar(&f.search.KeyFile, "search-key-file", "", "`FILE` holding the search backend's API key, mode 0600")
 	addEgressFlags(cmd, &ef)
 	return cmd
+}
+
+// mcpSearch is the search tool's backend: from the flags or search.json;
+// nil (fetch alone) when neither names one. A configuration given by flag
+// that does not load is a usage error; a search.json that does not load is
+// reported on stderr and search is not served.
+func mcpSearch(a *app, f mcpFlags) (search.Backend, error) {
+	b, err := search.Load(&search.LoadOptions{Dir: a.layers.configDir, Flags: f.search})
+	switch {
+	case err == nil:
+		return b, nil
+	case errors.Is(err, search.ErrNotConfigured) && f.search == (search.Config{}):
+		return nil, nil
+	case f.search != (search.Config{}):
+		return nil, usageErrorf("fix the --search-* flags (see README, Web search)", "%v", err)
+	}
+	fmt.Fprintf(a.stderr, "ocfetch: warning: search is not served: %s\n", err)
+	return nil, nil
 }
 
 func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
@@ -110,16 +136,23 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 	if a.egressOptions != nil {
 		a.egressOptions(eopts)
 	}
+	backend, err := mcpSearch(a, f)
+	if err != nil {
+		return err
+	}
 	opts := &mcpserver.Options{
-		Root:     root,
-		Profile:  a.profileFlag,
-		HTTPAddr: httpAddr,
-		Stdin:    a.stdin,
-		Stdout:   a.stdout,
-		Logger:   a.log(),
-		Version:  plainVersion(),
-		Egress:   eopts,
-		Layers:   layers,
+		Search: backend,
+		// a nil *Exporter must not become a non-nil audit.Sink
+		AuditSink: sinkOf(a.auditExporter()),
+		Root:      root,
+		Profile:   a.profileFlag,
+		HTTPAddr:  httpAddr,
+		Stdin:     a.stdin,
+		Stdout:    a.stdout,
+		Logger:    a.log(),
+		Version:   plainVersion(),
+		Egress:    eopts,
+		Layers:    layers,
 		// settings.json's upstream_proxy, read from --root only.
 		WorkspaceUpstream: wsUpstream,
 

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -20,7 +20,7 @@ import (
 const defaultProxyListen = "127.0.0.1:3128"
 
 func newProxyCmd(a *app) *cobra.Command {
-	var listen, auth, authFile string
+	var listen, auth, authFile, metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run the egress proxy for shell commands until SIGINT or SIGTERM",
@@ -40,12 +40,13 @@ on first use; --auth none serves every local client without credentials.`,
   HTTPS_PROXY="http://$(cat ~/.config/ocfetch/proxy-credentials)@127.0.0.1:3128" curl https://example.com/`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runProxy(cmd.Context(), a, listen, auth, authFile)
+			return runProxy(cmd.Context(), a, listen, auth, authFile, metricsAddr)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback `ADDR` to listen on, 127.0.0.1:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&auth, "auth", "file", "`MODE` of client authentication: file (credentials from --auth-file) or none")
 	cmd.Flags().StringVar(&authFile, "auth-file", "", "credentials `FILE` (user:password), created mode 0600 if missing (default: ocfetch/proxy-credentials in the user configuration directory)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics, a loopback 127.0.0.1:PORT, behind the proxy's credentials (Authorization: Basic)")
 	return cmd
 }
 
@@ -74,14 +75,19 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 		ProfileExplicit: a.profileFlag != "",
 		Layers:          layers,
 		Guard:           egress.NewGuard(eopts),
-		Audit:           audit.Open(ws),
+		Audit:           a.auditLog(ws),
 		Logger:          a.log(),
 	}, nil
 }
 
-func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error {
+func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr string) error {
 	if err := checkListenFlag("--listen", listen); err != nil {
 		return err
+	}
+	if metricsAddr != "" {
+		if err := checkListenFlag("--metrics", metricsAddr); err != nil {
+			return err
+		}
 	}
 	if auth != "file" && auth != "none" {
 		return usageErrorf("use --auth file or --auth none", "--auth %s: want file or none", safetext.ShellQuote(auth))
@@ -132,6 +138,13 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error 
 		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=\"http://%s@%s\" HTTP_PROXY=\"http://%s@%s\" ALL_PROXY=\"socks5h://%s@%s\"\n", cred, addr, cred, addr, cred, addr)
 	}
 
+	stopMetrics, err := serveMetrics(a, s, metricsAddr)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
 	select {
@@ -148,4 +161,24 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error 
 	<-errc
 	fmt.Fprintln(a.stderr, "ocfetch proxy: stopped")
 	return nil
+}
+
+// serveMetrics serves the proxy's /metrics on the loopback addr (none when
+// addr is ""), until the returned stop is called.
+func serveMetrics(a *app, s *proxy.Server, addr string) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if le := listenError("--metrics", addr, err); le != nil {
+			return nil, le
+		}
+		return nil, internalErrorf("cannot listen on %s: %v", addr, err)
+	}
+	hs := &http.Server{Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
+	done := make(chan struct{})
+	go func() { defer close(done); hs.Serve(ln) }()
+	fmt.Fprintf(a.stderr, "ocfetch proxy: metrics on http://%s/metrics (Prometheus text format; the proxy's credentials as Basic auth)\n", ln.Addr())
+	return func() { hs.Close(); <-done }, nil
 }

@@ -42,6 +42,10 @@ type app struct {
 	// require_sandbox, read when the command runs.
 	requireSandbox bool
 
+	// export is the audit exporter, if a collector is configured
+	// (auditexport.go).
+	export auditExport
+
 	ws        *workspace.Workspace
 	logger    *slog.Logger
 	verbosity int
@@ -138,6 +142,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 
 	root.AddCommand(
 		newGetCmd(a),
+		newSearchCmd(a),
 		newExplainCmd(a),
 		newRulesCmd(a),
 		newLocalCmd(a),

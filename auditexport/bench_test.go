@@ -1,0 +1,71 @@
+package auditexport
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/internal/testws"
+)
+
+// BenchmarkAppend is one audit line written to the file, without export:
+// the cost every call already pays.
+func BenchmarkAppend(b *testing.B) { benchAppend(b, false, 0) }
+
+// BenchmarkAppendExported is the same line also exported to a loopback
+// collector (which discards the body). cpu-ns/op counts the whole
+// process: the Append, the exporter's goroutine (encoding, the POST of
+// each batch) and the collector's read, so it is an upper bound of what
+// the export adds.
+func BenchmarkAppendExported(b *testing.B) { benchAppend(b, true, 0) }
+
+// BenchmarkAppendExported1000PerSecond paces the lines at 1,000 a second,
+// the load of the target, so batches fill as they would in use.
+func BenchmarkAppendExported1000PerSecond(b *testing.B) { benchAppend(b, true, time.Millisecond) }
+
+// BenchmarkAppend1000PerSecond is its baseline.
+func BenchmarkAppend1000PerSecond(b *testing.B) { benchAppend(b, false, time.Millisecond) }
+
+func benchAppend(b *testing.B, export bool, every time.Duration) {
+	ws := testws.New(b, testws.Spec{})
+	log := audit.Open(ws)
+	var x *Exporter
+	if export {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+		defer srv.Close()
+		var err error
+		if x, err = New(&Options{Endpoint: srv.URL}); err != nil {
+			b.Fatal(err)
+		}
+		log = log.WithSink(x)
+	}
+	e := entry(0)
+	var tick *time.Ticker
+	if every > 0 {
+		tick = time.NewTicker(every)
+		defer tick.Stop()
+	}
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		if tick != nil {
+			<-tick.C
+		}
+		if err := log.Append(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if x != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		x.Shutdown(ctx)
+		cancel()
+		if st := x.Stats(); st.Dropped+st.Failed != 0 {
+			b.Fatalf("stats %+v: records lost in the benchmark", st)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}

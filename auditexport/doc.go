@@ -1,0 +1,20 @@
+// Package auditexport copies ocfetch's audit lines to an organisation's
+// OpenTelemetry collector: each line an OTLP log record (OTLP/HTTP, JSON
+// encoding, POST /v1/logs), batched, from a bounded queue. Exporting never
+// blocks a call and never fails one: a full queue drops the record and
+// counts it ([Exporter.Stats]); the workspace's audit.jsonl stays the
+// record of truth.
+//
+// A record holds exactly the fields of the audit line (tool, "<METHOD>
+// <host>", decision, rule, outcome, status, bytes, duration): the line has
+// no field for a URL, path, query, header or body, and neither has the
+// record.
+//
+//	x, err := auditexport.New(&auditexport.Options{Endpoint: "http://127.0.0.1:4318"})
+//	if err != nil { return err }
+//	defer x.Shutdown(ctx)
+//	log := audit.Open(ws).WithSink(x) // every Append is also exported
+//
+// The endpoint comes from the managed policy ("audit_export") or the
+// user's os.UserConfigDir()/ocfetch/audit_export.json ([LoadConfig]).
+package auditexport

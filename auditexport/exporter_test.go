@@ -1,0 +1,235 @@
+package auditexport
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	commonv1 "go.opentelemetry.io/proto/otlp/common/v1"
+	logsv1 "go.opentelemetry.io/proto/otlp/logs/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testws"
+)
+
+// receiver is a loopback OTLP/HTTP logs endpoint: it decodes every
+// request with the official OTLP proto types (logs/v1.LogsData is
+// ExportLogsServiceRequest's wire and JSON twin), strictly.
+type receiver struct {
+	mu       sync.Mutex
+	requests int
+	records  []*logsv1.LogRecord
+	resource map[string]string
+	paths    []string
+	ctypes   []string
+	bad      []error
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	var d logsv1.LogsData
+	err := protojson.UnmarshalOptions{DiscardUnknown: false}.Unmarshal(body, &d)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requests++
+	r.paths = append(r.paths, req.URL.Path)
+	r.ctypes = append(r.ctypes, req.Header.Get("Content-Type"))
+	if err != nil {
+		r.bad = append(r.bad, err)
+		w.WriteHeader(400)
+		return
+	}
+	for _, rl := range d.ResourceLogs {
+		r.resource = map[string]string{}
+		for _, a := range rl.Resource.Attributes {
+			r.resource[a.Key] = a.Value.GetStringValue()
+		}
+		for _, sl := range rl.ScopeLogs {
+			if sl.Scope.GetName() != ScopeName {
+				r.bad = append(r.bad, io.ErrUnexpectedEOF)
+			}
+			r.records = append(r.records, sl.LogRecords...)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{}`)
+}
+
+func (r *receiver) got() []*logsv1.LogRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*logsv1.LogRecord(nil), r.records...)
+}
+
+func attrs(rec *logsv1.LogRecord) map[string]any {
+	m := map[string]any{}
+	for _, a := range rec.Attributes {
+		switch v := a.Value.Value.(type) {
+		case *commonv1.AnyValue_StringValue:
+			m[a.Key] = v.StringValue
+		case *commonv1.AnyValue_IntValue:
+			m[a.Key] = v.IntValue
+		default:
+			m[a.Key] = a.Value.String()
+		}
+	}
+	return m
+}
+
+func entry(i int) audit.Entry {
+	req := capability.Network(capability.Target{Host: "example.com", Port: 443})
+	return audit.Entry{
+		Time: time.Date(2026, 12, 1, 20, 0, i, 0, time.UTC), ExecutionID: "id-" + string(rune('a'+i%26)),
+		Tool: "fetch", Summary: "GET example.com", Requirement: &req,
+		Decision: audit.DecisionAllow, DecidedBy: audit.ByRule, Rule: "allow example.com:443",
+		Outcome: audit.OutcomeOK, Status: 200, Bytes: 1234, DurationMS: 56,
+	}
+}
+
+// TestRecordsArriveWithTheAuditFields: lines written through an
+// audit.Log with the exporter as its sink arrive at the collector, in
+// order, each with the line's fields.
+func TestRecordsArriveWithTheAuditFields(t *testing.T) {
+	rcv := &receiver{}
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	x, err := New(&Options{Endpoint: srv.URL, BatchSize: 4, Interval: 20 * time.Millisecond, Resource: map[string]string{"service.version": "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := testws.New(t, testws.Spec{})
+	log := audit.Open(ws).WithSink(x)
+	for i := range 10 {
+		if err := log.Append(entry(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	denied := entry(10)
+	denied.Decision, denied.DecidedBy, denied.Outcome, denied.Status, denied.Rule = audit.DecisionDeny, audit.ByUnanswered, "not_approved", 0, ""
+	if err := log.Append(denied); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := x.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(rcv.bad) != 0 {
+		t.Fatalf("the collector could not decode: %v", rcv.bad)
+	}
+	got := rcv.got()
+	if len(got) != 11 {
+		t.Fatalf("%d records arrived; want 11", len(got))
+	}
+	if st := x.Stats(); st != (Stats{Exported: 11}) {
+		t.Errorf("stats = %+v; want 11 exported", st)
+	}
+	if rcv.requests < 3 {
+		t.Errorf("%d requests; want batches of at most 4 (3 or more)", rcv.requests)
+	}
+	if rcv.paths[0] != "/v1/logs" || rcv.ctypes[0] != "application/json" {
+		t.Errorf("POST %s (%s); want /v1/logs, application/json", rcv.paths[0], rcv.ctypes[0])
+	}
+	if rcv.resource["service.name"] != "ocfetch" || rcv.resource["service.version"] != "test" {
+		t.Errorf("resource = %v", rcv.resource)
+	}
+	want := map[string]any{
+		"ocfetch.execution_id": "id-a", "ocfetch.tool": "fetch", "ocfetch.summary": "GET example.com",
+		"ocfetch.decision": "allow", "ocfetch.decided_by": "rule", "ocfetch.rule": "allow example.com:443",
+		"ocfetch.outcome": "ok", "ocfetch.bytes": int64(1234), "ocfetch.duration_ms": int64(56),
+		"ocfetch.capability": "network", "server.address": "example.com", "server.port": int64(443),
+		"http.response.status_code": int64(200),
+	}
+	if d := cmp.Diff(want, attrs(got[0])); d != "" {
+		t.Errorf("first record's attributes (-want +got):\n%s", d)
+	}
+	first := got[0]
+	if first.TimeUnixNano != uint64(entry(0).Time.UnixNano()) || first.SeverityText != "INFO" || first.EventName != EventName ||
+		first.Body.GetStringValue() != "GET example.com allow ok" {
+		t.Errorf("first record = %v", first)
+	}
+	last := got[10]
+	if last.SeverityText != "WARN" || attrs(last)["ocfetch.outcome"] != "not_approved" {
+		t.Errorf("last record = %v; want WARN not_approved", last)
+	}
+}
+
+// TestCollectorDownCallsUnaffected: with the collector unreachable (a
+// closed loopback port) or refusing, every Append still succeeds at once,
+// the file has every line, and the records are counted as failed or
+// dropped — nothing blocks.
+func TestCollectorDownCallsUnaffected(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
+	defer refusing.Close()
+
+	for name, endpoint := range map[string]string{"down": down, "503": refusing.URL} {
+		t.Run(name, func(t *testing.T) {
+			x, err := New(&Options{Endpoint: endpoint, QueueSize: 8, BatchSize: 4, Interval: 10 * time.Millisecond, Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := testws.New(t, testws.Spec{})
+			log := audit.Open(ws).WithSink(x)
+			const n = 200
+			for i := range n {
+				if err := log.Append(entry(i)); err != nil {
+					t.Fatalf("Append %d: %v", i, err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			x.Shutdown(ctx)
+			lines, err := audit.Read(ws, 0)
+			if err != nil || len(lines) != n {
+				t.Fatalf("the file has %d lines (%v); want %d", len(lines), err, n)
+			}
+			st := x.Stats()
+			if st.Exported != 0 || st.Failed+st.Dropped != n || st.Dropped == 0 {
+				t.Errorf("stats = %+v; want all %d failed or dropped, some dropped (queue of 8)", st, n)
+			}
+		})
+	}
+}
+
+func TestExportAfterShutdownIsDropped(t *testing.T) {
+	x, err := New(&Options{Endpoint: "http://127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Shutdown(context.Background())
+	x.Export(entry(0))
+	if st := x.Stats(); st.Dropped != 1 {
+		t.Errorf("stats = %+v; want 1 dropped", st)
+	}
+}
+
+func TestParseEndpoint(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:4318":                  "http://127.0.0.1:4318/v1/logs",
+		"https://otel.corp.example/":             "https://otel.corp.example/v1/logs",
+		"https://otel.corp.example/otlp/v1/logs": "https://otel.corp.example/otlp/v1/logs",
+	} {
+		if got, err := ParseEndpoint(raw); err != nil || got != want {
+			t.Errorf("ParseEndpoint(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{"", "ftp://x", "http://u:p@x", "http://x/?token=1", "127.0.0.1:4318", "http://"} {
+		if _, err := ParseEndpoint(raw); err == nil {
+			t.Errorf("ParseEndpoint(%q) accepted", raw)
+		}
+	}
+}

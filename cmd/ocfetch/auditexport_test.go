@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestAuditExportFromUserConfig: with audit_export.json naming a loopback
+// collector, a get's audit line reaches it as an OTLP log record when the
+// command ends; with the collector down the get is unaffected and the
+// loss is said on stderr.
+func TestAuditExportFromUserConfig(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		records []map[string]any
+	)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ResourceLogs []struct {
+				ScopeLogs []struct {
+					LogRecords []map[string]any `json:"logRecords"`
+				} `json:"scopeLogs"`
+			} `json:"resourceLogs"`
+		}
+		if r.URL.Path != "/v1/logs" || json.Unmarshal(body, &req) != nil {
+			w.WriteHeader(400)
+			return
+		}
+		mu.Lock()
+		for _, rl := range req.ResourceLogs {
+			for _, sl := range rl.ScopeLogs {
+				records = append(records, sl.LogRecords...)
+			}
+		}
+		mu.Unlock()
+	}))
+	defer collector.Close()
+	_, egressOpts := publicSite(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "hello") }))
+	dir := testLayers(t).configDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeExport := func(endpoint string) {
+		if err := os.WriteFile(filepath.Join(dir, "audit_export.json"), []byte(`{"schema_version": 1, "endpoint": "`+endpoint+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := newRoot(t)
+
+	writeExport(collector.URL)
+	ocfetch(t, cliOptions{egress: egressOpts}, "--root", root, "get", "--yes", "https://example.com/secret-path?token=abc").want(t, exitOK, []string{"hello"}, nil)
+	mu.Lock()
+	got := fmt.Sprint(records)
+	n := len(records)
+	mu.Unlock()
+	if n != 1 || !strings.Contains(got, "GET example.com") || !strings.Contains(got, "ocfetch.outcome") {
+		t.Errorf("records = %s; want the one audit line", got)
+	}
+	if strings.Contains(got, "secret-path") || strings.Contains(got, "token") {
+		t.Errorf("a record holds the URL's path or query: %s", got)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	writeExport(down)
+	ocfetch(t, cliOptions{egress: egressOpts}, "--root", root, "get", "--yes", "https://example.com/").want(t, exitOK, []string{"hello"},
+		[]string{"audit export: 1 of 1 records did not reach the collector"})
+}

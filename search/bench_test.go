@@ -1,0 +1,180 @@
+package search_test
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/search"
+	"github.com/ocfetch/ocfetch/tool"
+)
+
+// benchBackend is a SearXNG on loopback answering 10 results (about 3 KB).
+func benchBackend(b *testing.B) (*httptest.Server, uint16, string) {
+	var rs []string
+	for i := range 10 {
+		rs = append(rs, fmt.Sprintf(`{"url": "https://r%d.example/a/page", "title": "Result number %d of the benchmark", "content": "%s", "engine": "e", "score": 1.0}`, i, i, strings.Repeat("snippet text ", 15)))
+	}
+	body := `{"query": "q", "number_of_results": 10, "results": [` + strings.Join(rs, ",") + `], "answers": [], "suggestions": []}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	b.Cleanup(srv.Close)
+	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
+	return srv, port, "http://127.0.0.1:" + strconv.Itoa(int(port))
+}
+
+// BenchmarkPlainRoundTrip is the baseline: a plain http.Client GET of the
+// same answer from the same loopback backend, body read.
+func BenchmarkPlainRoundTrip(b *testing.B) {
+	_, _, base := benchBackend(b)
+	c := &http.Client{Timeout: 10 * time.Second}
+	defer c.CloseIdleConnections()
+	u := base + "/search?q=go+generics&format=json&pageno=1"
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		resp, err := c.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSearchTool is the tool alone on the same backend: strict
+// decoding, local mode's admission (local_fetch.json read on every call),
+// the guarded client, the parse, safetext and the rendering.
+func BenchmarkSearchTool(b *testing.B) {
+	_, port, base := benchBackend(b)
+	ws := testws.New(b, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
+	be, _ := search.NewSearXNG(base)
+	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
+	defer c.CloseIdleConnections()
+	s := search.New(c, be, &search.Options{Workspace: ws, Profile: risk.Permissive})
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		id := uuid.New()
+		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, _ := s.InvokableRun(tool.WithArtifact(ctx, id, art), "")
+		if res.IsError {
+			b.Fatal(res.Message)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSearchCall is a whole call through the broker: the tool plus
+// policy.Decide (rules, trust store and managed policy read) and the
+// audit line appended to the file.
+func BenchmarkSearchCall(b *testing.B) {
+	_, port, base := benchBackend(b)
+	ws := testws.New(b, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}, Allow: []string{"127.0.0.1:" + strconv.Itoa(int(port))}})
+	l := testlayers.New(b, ws)
+	be, _ := search.NewSearXNG(base)
+	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
+	defer c.CloseIdleConnections()
+	s := search.New(c, be, &search.Options{Workspace: ws, Profile: risk.Permissive})
+	br := &broker.Broker{Workspace: ws, Profile: risk.Permissive, Approver: broker.NonInteractive(), Audit: audit.Open(ws), Layers: l.Layers}
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		if res := br.Call(ctx, s, `{"query": "go generics"}`); res.IsError {
+			b.Fatal(res.Message)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// benchPublic is a Brave-shaped backend at search.example.com, a loopback
+// TLS server reached through testnet, answering 10 results.
+func benchPublic(b *testing.B) (*testnet.PublicTLS, testnet.Resolver) {
+	var rs []string
+	for i := range 10 {
+		rs = append(rs, fmt.Sprintf(`{"type": "search_result", "title": "Result number %d of the benchmark", "url": "https://r%d.example/a/page", "description": "%s"}`, i, i, strings.Repeat("snippet text ", 15)))
+	}
+	body := `{"type": "search", "query": {"original": "q"}, "web": {"type": "search", "results": [` + strings.Join(rs, ",") + `]}}`
+	pub := testnet.StartPublicTLS(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}), nil)
+	b.Cleanup(pub.Server.Close)
+	return pub, testnet.Resolver{"search.example.com": {netip.MustParseAddr("93.184.216.34")}}
+}
+
+// BenchmarkPlainRoundTripTLS is the baseline of the public path: a plain
+// http.Client (same TLS roots, same dial to the loopback server) GET of
+// the same answer.
+func BenchmarkPlainRoundTripTLS(b *testing.B) {
+	pub, _ := benchPublic(b)
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pub.RootCAs},
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return pub.Dial(ctx, network, "93.184.216.34:443")
+		},
+	}}
+	defer c.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, "https://search.example.com/res/v1/web/search?q=go+generics&count=10", nil)
+	req.Header.Set("X-Subscription-Token", braveKey)
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSearchToolPublic is the tool on that public backend through
+// the guarded client (resolve, the public-address check, TLS).
+func BenchmarkSearchToolPublic(b *testing.B) {
+	pub, dns := benchPublic(b)
+	c := egress.NewClient(&egress.Options{Resolver: dns, Dial: pub.Dial, RootCAs: pub.RootCAs, Timeout: 10 * time.Second})
+	defer c.CloseIdleConnections()
+	be, _ := search.NewBrave("https://search.example.com/res/v1/web/search", braveKey)
+	s := search.New(c, be, nil)
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cpuNow()
+	for b.Loop() {
+		id := uuid.New()
+		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, _ := s.InvokableRun(tool.WithArtifact(ctx, id, art), ""); res.IsError {
+			b.Fatal(res.Message)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+}

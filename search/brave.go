@@ -1,0 +1,119 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// BraveEndpoint is the Brave Search API's web search endpoint.
+const BraveEndpoint = "https://api.search.brave.com/res/v1/web/search"
+
+// Brave is the Brave Search API (GET /res/v1/web/search?q=…&count=…, the
+// key in the X-Subscription-Token header).
+type Brave struct {
+	endpoint *url.URL
+	key      secret
+}
+
+// NewBrave returns the Brave backend with its subscription key; endpoint
+// "" is [BraveEndpoint]. An error wraps [ErrConfig].
+func NewBrave(endpoint, key string) (*Brave, error) {
+	if endpoint == "" {
+		endpoint = BraveEndpoint
+	}
+	u, err := parseEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey("brave", key); err != nil {
+		return nil, err
+	}
+	return &Brave{endpoint: u, key: secret(key)}, nil
+}
+
+// Name implements [Backend].
+func (*Brave) Name() string { return "brave" }
+
+// Endpoint implements [Backend].
+func (b *Brave) Endpoint() *url.URL { c := *b.endpoint; return &c }
+
+// Method implements [Backend].
+func (*Brave) Method() string { return http.MethodGet }
+
+// NewRequest implements [Backend].
+func (b *Brave) NewRequest(q Query) (*http.Request, error) {
+	u := b.Endpoint()
+	u.RawQuery = url.Values{"q": {q.Text}, "count": {strconv.Itoa(q.Count)}}.Encode()
+	req, err := http.NewRequest(http.MethodGet, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.URL = u
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("X-Subscription-Token", string(b.key))
+	return req, nil
+}
+
+// braveAnswer is the part of the WebSearchApiResponse the tool reads
+// (Brave Search API documentation): {"type": "search", "query":
+// {"original": …}, "web": {"type": "search", "results": [{"title", "url",
+// "description", "age", …}]}, "news", "videos", …}. An answer without web
+// results has no "web" member; its "type" must still be "search".
+type braveAnswer struct {
+	Type *string `json:"type"`
+	Web  *struct {
+		Results *[]struct {
+			Title       *string `json:"title"`
+			URL         *string `json:"url"`
+			Description *string `json:"description"`
+		} `json:"results"`
+	} `json:"web"`
+}
+
+// Parse implements [Backend].
+func (*Brave) Parse(body []byte) ([]Hit, error) {
+	var a braveAnswer
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, malformed("brave", "not a JSON object of the web search API")
+	}
+	if a.Type == nil || *a.Type != "search" {
+		return nil, malformed("brave", `no "type": "search"`)
+	}
+	if a.Web == nil {
+		return []Hit{}, nil // no web results for this query
+	}
+	if a.Web.Results == nil {
+		return nil, malformed("brave", "web has no results array")
+	}
+	hits := make([]Hit, 0, len(*a.Web.Results))
+	for _, r := range *a.Web.Results {
+		hits = append(hits, Hit{URL: deref(r.URL), Title: deref(r.Title), Snippet: deref(r.Description)})
+	}
+	return hits, nil
+}
+
+// checkKey refuses an empty key, or one that could not travel in a header.
+// The error never quotes the key.
+func checkKey(backend, key string) error {
+	if key == "" {
+		return fmt.Errorf("%w: %s needs an API key (a key file)", ErrConfig, backend)
+	}
+	if len(key) > 512 {
+		return fmt.Errorf("%w: the %s key is longer than 512 bytes", ErrConfig, backend)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] <= ' ' || key[i] > '~' {
+			return fmt.Errorf("%w: the %s key must be printable ASCII without spaces", ErrConfig, backend)
+		}
+	}
+	return nil
+}
+
+// String names the backend and its endpoint, never a key.
+func (b *Brave) String() string { return describe(b) }
+
+// GoString is String: a %#v shows no key either.
+func (b *Brave) GoString() string { return describe(b) }

@@ -1,0 +1,130 @@
+package search
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/refusal"
+)
+
+// errTooLarge: the answer is longer than the cap.
+var errTooLarge = errors.New("answer larger than the cap")
+
+// readBody reads at most limit bytes of r; more is errTooLarge (a cut
+// JSON document is no answer).
+func readBody(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+// statusError names a non-2xx answer: 429 is search_rate_limited with the
+// Retry-After the backend sent (seconds, or an HTTP date counted from
+// now); anything else is search_backend_failed with the status. The
+// answer's body is never quoted: a backend may echo the query in it.
+func statusError(who string, resp *http.Response, now time.Time) error {
+	code := resp.StatusCode
+	if code >= 200 && code < 300 {
+		return nil
+	}
+	status := strconv.Itoa(code)
+	if t := http.StatusText(code); t != "" {
+		status += " " + t
+	}
+	if code == http.StatusTooManyRequests {
+		msg := who + " answered HTTP " + status
+		hint := "wait before searching again, or raise the plan's rate limit"
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), now); ok {
+			msg += "; retry after " + d.String()
+			hint = "search again after " + d.String()
+		}
+		return refusal.New(refusal.SearchRateLimited, msg).WithHint(hint)
+	}
+	hint := "the backend failed; try again later"
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		hint = "check the backend's API key (the key file), and for SearXNG that the json format is enabled"
+	case code >= 300 && code < 400:
+		hint = "the backend redirects (not followed, so the key stays with it): configure the URL it redirects to"
+	case code == http.StatusNotFound:
+		hint = "check the backend URL: it is not the search API"
+	}
+	return refusal.New(refusal.SearchBackendFailed, who+" answered HTTP "+status).WithHint(hint)
+}
+
+// retryAfter parses a Retry-After value: delay-seconds or an HTTP-date.
+// It is bounded to a day, rounded to the second.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 || n > 86400 {
+			return 0, false
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	d := t.Sub(now).Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	if d > 24*time.Hour {
+		return 0, false
+	}
+	return d, true
+}
+
+// requestError maps an error of the request or the body read to a named
+// refusal naming the backend and host:port only: a *url.Error's text
+// carries the URL, with the query in it, so it is never used.
+func (s *Search) requestError(ctx context.Context, err error) *refusal.Error {
+	local := s.origin.IsLocal()
+	if r, ok := refusal.As(err); ok {
+		return egress.ExplainFailure(r, local, s.origin.Target.Port)
+	}
+	who := s.who()
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return refusal.Newf(refusal.Timeout, "%s: no complete answer within %s", who, s.opts.Timeout).
+			WithHint("the backend is slow or unreachable; try again later").Wrap(err)
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled", who).Wrap(err)
+	case isTLS(err):
+		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
+			WithHint("the backend's certificate is not valid for its host or not trusted").Wrap(err)
+	}
+	return egress.ExplainFailure(refusal.Newf(refusal.ConnectionFailed, "%s: the request failed", who).Wrap(err), local, s.origin.Target.Port)
+}
+
+func isTLS(err error) bool {
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		record   tls.RecordHeaderError
+		alert    tls.AlertError
+		verify   *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
+		errors.As(err, &record) || errors.As(err, &alert) || errors.As(err, &verify)
+}

@@ -1,0 +1,117 @@
+package search
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ocfetch/ocfetch/safetext"
+)
+
+// Output is the structured result of a call: the backend, its host, and
+// the results in rank order. Every string is the backend's text after
+// safetext.
+type Output struct {
+	Backend string `json:"backend"`
+	Host    string `json:"host"`
+	Count   int    `json:"count"`
+	Results []Hit  `json:"results"`
+	// Dropped counts the backend's results left out because their URL is
+	// not an absolute http or https URL.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// Bounds of one result's fields, after safetext.
+const (
+	maxTitleRunes   = 300
+	maxSnippetRunes = 1000
+	maxURLBytes     = 2048
+)
+
+// clean makes hits safe to show (safetext.Line on every field, bounded
+// lengths), drops those without an absolute http(s) URL, keeps at most
+// count, and numbers them from 1. dropped counts the hits left out for
+// their URL.
+func clean(hits []Hit, count int) (out []Hit, dropped int) {
+	out = make([]Hit, 0, min(len(hits), count))
+	for _, h := range hits {
+		if len(out) == count {
+			break
+		}
+		u := safetext.Line(strings.TrimSpace(h.URL))
+		if !webURL(u) {
+			dropped++
+			continue
+		}
+		out = append(out, Hit{
+			Rank:    len(out) + 1,
+			Title:   cut(safetext.Line(strings.TrimSpace(h.Title)), maxTitleRunes),
+			URL:     u,
+			Snippet: cut(safetext.Line(strings.TrimSpace(h.Snippet)), maxSnippetRunes),
+		})
+	}
+	return out, dropped
+}
+
+// webURL reports whether s is an absolute http or https URL with a host,
+// short enough to show.
+func webURL(s string) bool {
+	if s == "" || len(s) > maxURLBytes || strings.ContainsAny(s, " \t") {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
+}
+
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// Render is the text a model reads: one numbered entry per result, its
+// title, URL and snippet on their own lines. Plain text, not Markdown
+// links: a title cannot break out of its line (safetext.Line removed
+// every line break) nor disguise its URL.
+func Render(out Output) string {
+	var b strings.Builder
+	b.WriteString("Search results from ")
+	b.WriteString(out.Backend)
+	b.WriteString(" (")
+	b.WriteString(out.Host)
+	b.WriteString("): ")
+	switch out.Count {
+	case 0:
+		b.WriteString("no results.\n")
+	case 1:
+		b.WriteString("1 result.\n")
+	default:
+		b.WriteString(strconv.Itoa(out.Count))
+		b.WriteString(" results.\n")
+	}
+	for _, h := range out.Results {
+		b.WriteString("\n")
+		b.WriteString(strconv.Itoa(h.Rank))
+		b.WriteString(". ")
+		if h.Title != "" {
+			b.WriteString(h.Title)
+		} else {
+			b.WriteString("(no title)")
+		}
+		b.WriteString("\n   ")
+		b.WriteString(h.URL)
+		b.WriteString("\n")
+		if h.Snippet != "" {
+			b.WriteString("   ")
+			b.WriteString(h.Snippet)
+			b.WriteString("\n")
+		}
+	}
+	if out.Count > 0 {
+		b.WriteString("\nThe pages were not fetched: call fetch with a result's URL to read it.\n")
+	}
+	return b.String()
+}

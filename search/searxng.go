@@ -1,0 +1,91 @@
+package search
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+)
+
+// SearXNG is a SearXNG instance's JSON API (GET /search?q=…&format=json),
+// the self-hosted, open-source default. The instance must enable the json
+// format (search.formats in its settings.yml); one that does not answers
+// 403, reported as search_backend_failed.
+type SearXNG struct {
+	endpoint *url.URL
+}
+
+// NewSearXNG returns the backend of the instance at baseURL
+// ("http://127.0.0.1:8888", "https://searx.example.org/searxng"); "/search"
+// is appended unless the path already ends with it. An error wraps
+// [ErrConfig].
+func NewSearXNG(baseURL string) (*SearXNG, error) {
+	u, err := parseEndpoint(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &SearXNG{endpoint: withPath(u, "/search")}, nil
+}
+
+// Name implements [Backend].
+func (*SearXNG) Name() string { return "searxng" }
+
+// Endpoint implements [Backend].
+func (s *SearXNG) Endpoint() *url.URL { c := *s.endpoint; return &c }
+
+// Method implements [Backend].
+func (*SearXNG) Method() string { return http.MethodGet }
+
+// NewRequest implements [Backend]. SearXNG has no result count parameter:
+// it answers one page, which the tool cuts at the call's count.
+func (s *SearXNG) NewRequest(q Query) (*http.Request, error) {
+	u := s.Endpoint()
+	u.RawQuery = url.Values{"q": {q.Text}, "format": {"json"}, "pageno": {"1"}}.Encode()
+	req, err := http.NewRequest(http.MethodGet, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.URL = u
+	req.Header.Set("Accept", "application/json")
+	return req, nil
+}
+
+// searxngAnswer is the part of SearXNG's JSON answer the tool reads
+// (docs.searxng.org, "Search API"): {"query": …, "number_of_results": …,
+// "results": [{"url", "title", "content", "engine", "score", …}],
+// "answers", "suggestions", "infoboxes", …}. results is required.
+type searxngAnswer struct {
+	Results *[]struct {
+		URL     *string `json:"url"`
+		Title   *string `json:"title"`
+		Content *string `json:"content"`
+	} `json:"results"`
+}
+
+// Parse implements [Backend].
+func (*SearXNG) Parse(body []byte) ([]Hit, error) {
+	var a searxngAnswer
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, malformed("searxng", "not a JSON object of the search API")
+	}
+	if a.Results == nil {
+		return nil, malformed("searxng", "no results array")
+	}
+	hits := make([]Hit, 0, len(*a.Results))
+	for _, r := range *a.Results {
+		hits = append(hits, Hit{URL: deref(r.URL), Title: deref(r.Title), Snippet: deref(r.Content)})
+	}
+	return hits, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// String names the backend and its endpoint, never a key.
+func (s *SearXNG) String() string { return describe(s) }
+
+// GoString is String: a %#v shows no key either.
+func (s *SearXNG) GoString() string { return describe(s) }

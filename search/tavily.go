@@ -1,0 +1,104 @@
+package search
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+)
+
+// TavilyEndpoint is the Tavily Search API's search endpoint.
+const TavilyEndpoint = "https://api.tavily.com/search"
+
+// Tavily is the Tavily Search API (POST /search with a JSON body, the key
+// as "Authorization: Bearer KEY"). Its audit summary is "POST
+// api.tavily.com": the method it really uses.
+type Tavily struct {
+	endpoint *url.URL
+	key      secret
+}
+
+// NewTavily returns the Tavily backend with its API key; endpoint "" is
+// [TavilyEndpoint]. An error wraps [ErrConfig].
+func NewTavily(endpoint, key string) (*Tavily, error) {
+	if endpoint == "" {
+		endpoint = TavilyEndpoint
+	}
+	u, err := parseEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey("tavily", key); err != nil {
+		return nil, err
+	}
+	return &Tavily{endpoint: u, key: secret(key)}, nil
+}
+
+// Name implements [Backend].
+func (*Tavily) Name() string { return "tavily" }
+
+// Endpoint implements [Backend].
+func (t *Tavily) Endpoint() *url.URL { c := *t.endpoint; return &c }
+
+// Method implements [Backend].
+func (*Tavily) Method() string { return http.MethodPost }
+
+// NewRequest implements [Backend]: {"query", "max_results",
+// "search_depth": "basic"}; no answer, images or raw content are asked for.
+func (t *Tavily) NewRequest(q Query) (*http.Request, error) {
+	body, err := json.Marshal(struct {
+		Query       string `json:"query"`
+		MaxResults  int    `json:"max_results"`
+		SearchDepth string `json:"search_depth"`
+	}{q.Text, q.Count, "basic"})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequest(http.MethodPost, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.URL = t.Endpoint()
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+string(t.key))
+	return req, nil
+}
+
+// tavilyAnswer is the part of Tavily's answer the tool reads (Tavily API
+// reference, POST /search): {"query": …, "answer": …, "images": […],
+// "results": [{"title", "url", "content", "score", "raw_content"}],
+// "response_time": …}. results is required.
+type tavilyAnswer struct {
+	Results *[]struct {
+		Title   *string `json:"title"`
+		URL     *string `json:"url"`
+		Content *string `json:"content"`
+	} `json:"results"`
+}
+
+// Parse implements [Backend].
+func (*Tavily) Parse(body []byte) ([]Hit, error) {
+	var a tavilyAnswer
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, malformed("tavily", "not a JSON object of the search API")
+	}
+	if a.Results == nil {
+		return nil, malformed("tavily", "no results array")
+	}
+	hits := make([]Hit, 0, len(*a.Results))
+	for _, r := range *a.Results {
+		hits = append(hits, Hit{URL: deref(r.URL), Title: deref(r.Title), Snippet: deref(r.Content)})
+	}
+	return hits, nil
+}
+
+// String names the backend and its endpoint, never a key.
+func (t *Tavily) String() string { return describe(t) }
+
+// GoString is String: a %#v shows no key either.
+func (t *Tavily) GoString() string { return describe(t) }
