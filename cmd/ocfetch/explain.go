@@ -131,6 +131,12 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	e := explain(ctx, in, rawURL)
 	e.Trusted, e.Layers = layerStates(ws, layers)
 	if asJSON {
+		// Prose is made safe to show as the text form makes it; paths stay
+		// exact (they name files a script may open).
+		e.Message, e.Hint = safetext.Line(e.Message), safetext.Line(e.Hint)
+		if e.Local != nil {
+			e.Local.Message = safetext.Line(e.Local.Message)
+		}
 		return writeJSON(a.stdout, e)
 	}
 	printExplanation(a.stdout, e)
