@@ -104,6 +104,24 @@ func TestClientThroughProxy(t *testing.T) {
 	}
 }
 
+// TestLeadingZeroPort: a CONNECT or absolute-form target with a port
+// written with a leading zero is refused by a message that says so.
+func TestLeadingZeroPort(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Standard})
+	for _, head := range []string{
+		connectHead("example.test:0443"),
+		"GET http://example.test:080/ HTTP/1.1\r\nHost: example.test\r\n\r\n",
+	} {
+		resp, body := w.raw(head)
+		if resp.StatusCode != 400 || !strings.Contains(body, "has a leading zero; write it as ") {
+			t.Errorf("%.40q: %d %q; want 400 naming the leading zero", head, resp.StatusCode, body)
+		}
+	}
+	if got := w.dials.List(); len(got) != 0 {
+		t.Errorf("refused requests dialled %v; want no dial", got)
+	}
+}
+
 // TestRefusals checks the proxy's own answers, raw, for requests a client
 // library would not send.
 func TestRefusals(t *testing.T) {
