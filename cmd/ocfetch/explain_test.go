@@ -320,3 +320,27 @@ func TestLeadingZeroPortEveryFrontEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainPrintsCLIHints: explain is read by the person at the
+// terminal: its hints name this command line, never the MCP tool's JSON
+// arguments or the "ask the user" a model is told.
+func TestExplainPrintsCLIHints(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct {
+		url, hint string
+	}{
+		{"https://example.com/", "hint:       allow it with: ocfetch rules allow example.com:443\n"},
+		{"http://127.0.0.1:018090/", "hint:       " + explainURLHint + "\n"},
+		{"https://example.com:99999/", "hint:       " + explainURLHint + "\n"},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, "--root", root, "explain", tc.url)
+			r.want(t, exitOK, []string{tc.hint}, nil)
+			for _, not := range []string{"JSON object", "ask the user", "max_bytes"} {
+				if strings.Contains(r.stdout, not) {
+					t.Errorf("explain %s says %q:\n%s", tc.url, not, r.stdout)
+				}
+			}
+		})
+	}
+}
