@@ -83,19 +83,31 @@ func Network(t Target) Requirement { return Requirement{Kind: KindNetwork, Targe
 func (r Requirement) String() string { return string(r.Kind) + " " + r.Target.String() }
 
 // ParsePort parses a decimal port 1–65535. Signs, spaces, leading zeros
-// beyond "0" itself and any other form are refused.
+// and any other form are refused; a port written with leading zeros
+// ("018090") is refused by a message that says so and names the port
+// meant, since nothing else reads it the same way (some parsers take a
+// leading zero for octal).
 func ParsePort(s string) (uint16, error) {
-	if s == "" || len(s) > 5 || s[0] == '0' {
+	digits := s != ""
+	for i := 0; digits && i < len(s); i++ {
+		digits = '0' <= s[i] && s[i] <= '9'
+	}
+	if !digits {
 		return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
+	v := strings.TrimLeft(s, "0")
+	n := 0
+	if v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || len(v) > 5 {
+			n = -1
 		}
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > 65535 {
+	switch {
+	case n < 1 || n > 65535:
 		return 0, fmt.Errorf("port %q is not 1–65535", safetext.Short(s))
+	case v != s:
+		return 0, fmt.Errorf("port %q has a leading zero; write it as %d", safetext.Short(s), n)
 	}
 	return uint16(n), nil
 }

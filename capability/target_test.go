@@ -3,6 +3,7 @@ package capability_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,36 +67,41 @@ func TestParseTarget(t *testing.T) {
 }
 
 func TestParsePort(t *testing.T) {
+	const notPort = "is not 1–65535"
 	tests := []struct {
 		in      string
 		want    uint16
-		wantErr bool
+		wantErr string // a part of the message; "" for none
 	}{
-		{"1", 1, false},
-		{"80", 80, false},
-		{"443", 443, false},
-		{"65535", 65535, false},
-		{"", 0, true},
-		{"0", 0, true},
-		{"00", 0, true},
-		{"080", 0, true},
-		{"65536", 0, true},
-		{"99999", 0, true},
-		{"123456", 0, true},
-		{"+1", 0, true},
-		{"-1", 0, true},
-		{" 80", 0, true},
-		{"80 ", 0, true},
-		{"1e3", 0, true},
-		{"0x50", 0, true},
-		{"８０", 0, true}, // full-width digits
-		{"http", 0, true},
+		{"1", 1, ""},
+		{"80", 80, ""},
+		{"443", 443, ""},
+		{"65535", 65535, ""},
+		{"", 0, notPort},
+		{"0", 0, notPort},
+		{"00", 0, notPort},
+		{"080", 0, `port "080" has a leading zero; write it as 80`},
+		{"018090", 0, `port "018090" has a leading zero; write it as 18090`},
+		{"00000000443", 0, "has a leading zero; write it as 443"},
+		{"065536", 0, notPort},
+		{"65536", 0, notPort},
+		{"99999", 0, notPort},
+		{"123456", 0, notPort},
+		{"99999999999999999999999", 0, notPort},
+		{"+1", 0, notPort},
+		{"-1", 0, notPort},
+		{" 80", 0, notPort},
+		{"80 ", 0, notPort},
+		{"1e3", 0, notPort},
+		{"0x50", 0, notPort},
+		{"８０", 0, notPort}, // full-width digits
+		{"http", 0, notPort},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := capability.ParsePort(tc.in)
-			if got != tc.want || (err != nil) != tc.wantErr {
-				t.Errorf("ParsePort(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.wantErr)
+			if got != tc.want || (err != nil) != (tc.wantErr != "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ParsePort(%q) = %d, %v; want %d, error %q", tc.in, got, err, tc.want, tc.wantErr)
 			}
 		})
 	}

@@ -63,7 +63,10 @@ func scanTitle(src []byte) (title string, ok bool) {
 				if k < 0 {
 					return "", false
 				}
-				return collapseSpace(html.UnescapeString(string(src[end : end+k]))), true
+				// As the tokenizer reads RCDATA: a NUL is U+FFFD, then
+				// character references are decoded.
+				text := bytes.ReplaceAll(src[end:end+k], []byte{0}, []byte("\uFFFD"))
+				return collapseSpace(html.UnescapeString(string(text))), true
 			case "body":
 				if selfClosing {
 					return "", false

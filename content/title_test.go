@@ -19,6 +19,7 @@ var titleCases = []struct {
 	{"no tags", "just text", "", true},
 	{"empty title", "<title></title>", "", true},
 	{"newlines", "<title>\r\n a\r\n b </title>", "a b", true},
+	{"NUL is U+FFFD, as the tokenizer reads RCDATA", "<title>a\x00b&#0;c</title>", "a\uFFFDb\uFFFDc", true},
 	{"attribute with >", `<meta content="a>b"><title>t</title>`, "t", true},
 	{"title end with attrs", "<title>t</title foo>", "t", true},
 	{"textarea falls back", "<textarea><title>no</title></textarea><title>yes</title>", "yes", false},

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // ResponseHeaders are the response headers a local fetch reports back, in
@@ -17,7 +19,8 @@ const MaxHeaderValueBytes = 512
 // BoundedResponseHeaders returns the [ResponseHeaders] subset of h with
 // lowercase keys; absent headers are omitted. Repeated values of one header
 // are joined with ", " (the canonical key's values first). Each result
-// is valid UTF-8 with control characters replaced by spaces, and at most
+// is valid UTF-8 with a tab turned into a space and every other character
+// unsafe to show replaced by U+FFFD (see bound), and at most
 // [MaxHeaderValueBytes] bytes ("…" marks a cut), so a hostile server cannot
 // flood the summary however many or long its headers are. Keys of h are
 // matched case-insensitively, so a hand-built header with "ETag" is found
@@ -86,19 +89,19 @@ func join(vals []string) string {
 	return b.String()
 }
 
-// bound makes s valid UTF-8 without control characters and cuts it to
-// MaxHeaderValueBytes on a rune boundary.
+// bound makes s safe to show wherever the summary goes (get --json, MCP
+// content and structured content, the text rendering): a tab, which HTTP
+// reads as a space, becomes one; every other character [safetext.Line]
+// judges unsafe — C0 and C1 controls, DEL, bidirectional overrides,
+// isolates and marks, invalid UTF-8 — is replaced by U+FFFD, visibly, by
+// that one function. Then s is cut to MaxHeaderValueBytes on a rune
+// boundary.
 func bound(s string) string {
 	const mark = "…"
 	if len(s) <= MaxHeaderValueBytes && printableASCII(s) {
 		return s // the usual value: nothing to replace or cut
 	}
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = safetext.Line(strings.ReplaceAll(s, "\t", " "))
 	if len(s) <= MaxHeaderValueBytes {
 		return s
 	}

@@ -26,7 +26,8 @@ const (
 // It keeps GET responses only, keyed by the whole URL and the request
 // headers, for ttl, bounded in entries and bytes (least recently used
 // out first); it never keeps a response marked Cache-Control no-store or
-// private, a 5xx, a partial response, or anything of a loopback host (local
+// private, a 5xx, a partial response, a body its reader did not read to
+// the end (see [recordingBody]), or anything of a loopback host (local
 // mode: a dev server changes). Every call is still decided and audited by
 // the broker; a hit only saves the network request.
 type responseCache struct {
@@ -128,21 +129,53 @@ func (c *responseCache) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || !cacheable(resp) {
 		return resp, err
 	}
-	// Keep at most a quarter of the cache in one entry; a longer body
-	// passes through uncached.
-	limit := c.maxBytes / 4
-	head, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil || int64(len(head)) > limit {
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
-		return resp, nil
-	}
-	resp.Body.Close()
-	c.store(&cacheEntry{key: key, status: resp.StatusCode, proto: resp.Proto, header: resp.Header.Clone(), body: head, fetched: c.now()})
-	resp.Body = io.NopCloser(bytes.NewReader(head))
+	resp.Body = &recordingBody{rc: resp.Body, c: c, limit: c.maxBytes / 4,
+		entry: &cacheEntry{key: key, status: resp.StatusCode, proto: resp.Proto, header: resp.Header.Clone()}}
 	return resp, nil
+}
+
+// recordingBody passes a response body through to its reader (the Fetch
+// tool, which reads at most its call's max_bytes plus one) and keeps a copy
+// of what it read. The entry is stored only when the reader reached the end
+// of the body: a body the call's cap cut, one that failed or timed out
+// mid-way, or one longer than a quarter of the cache (the limit) is never
+// stored. So the cache reads nothing the call would not have read, a slow
+// endless body ends as the call's truncated page, and an entry is always a
+// whole body: a later call with a larger max_bytes never gets a cut one,
+// and one with a smaller max_bytes cuts the whole body as the network
+// would.
+type recordingBody struct {
+	rc    io.ReadCloser
+	c     *responseCache
+	limit int64
+	entry *cacheEntry // nil once stored or abandoned
+	buf   []byte
+}
+
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if b.entry == nil {
+		return n, err
+	}
+	if int64(len(b.buf)+n) > b.limit {
+		b.entry, b.buf = nil, nil // too long to keep: pass through
+		return n, err
+	}
+	b.buf = append(b.buf, p[:n]...)
+	switch {
+	case err == io.EOF:
+		b.entry.body, b.entry.fetched = b.buf, b.c.now()
+		b.c.store(b.entry)
+		b.entry, b.buf = nil, nil
+	case err != nil:
+		b.entry, b.buf = nil, nil
+	}
+	return n, err
+}
+
+func (b *recordingBody) Close() error {
+	b.entry, b.buf = nil, nil
+	return b.rc.Close()
 }
 
 // cacheable: no 5xx or 206, and no Cache-Control no-store or private.

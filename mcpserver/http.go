@@ -18,8 +18,10 @@ import (
 const DefaultSessionTimeout = 30 * time.Minute
 
 // DefaultMaxSessions bounds the open MCP HTTP sessions when
-// [Options.MaxSessions] is 0. One agent uses one session; beyond the bound a
-// new session is refused with 503 until idle ones time out or are closed.
+// [Options.MaxSessions] is 0 (`ocfetch mcp --max-sessions`). One agent uses
+// one session; at the bound a new session closes the least recently used
+// idle one (see [httpFront]), and is refused with 503 only when every open
+// session has a request in flight.
 const DefaultMaxSessions = 256
 
 // postHeader carries, from the HTTP front to the tool handler, the token of
@@ -32,20 +34,41 @@ const (
 )
 
 // httpFront stands in front of the SDK's streamable HTTP handler. It
-// authenticates every request (bearer token), bounds the open sessions, and tells a tool call when its client has gone:
+// authenticates every request (bearer token), bounds the open sessions,
+// and tells a tool call when its client has gone:
 // the POST that carried it ended before its answer (socket reset, client
 // stopped reading), or the client closed the session (DELETE) while the
 // call ran. The SDK alone would let such a call run to its end: a stateful
 // session keeps a call's handler running after its stream is gone, and
 // closing a session waits for its calls.
+//
+// Sessions cannot lock newcomers out. Clients that vanish without DELETE
+// leave sessions open until the idle timeout (30 minutes by default); so
+// at maxSessions a new session closes the least recently used idle one
+// (no request of it in flight), whose client, if it ever comes back, gets
+// 404 and starts a new session, as the MCP specification prescribes. Only
+// when every open session has a request in flight is a newcomer refused
+// (503). An authenticated DELETE closes its session even when the SDK
+// refused the request (a protocol version header it does not accept, an
+// origin check): the client asked for the end of its session.
 type httpFront struct {
 	next        http.Handler
 	token       string
 	sessions    func() iter.Seq[*mcp.ServerSession]
 	maxSessions int
 
-	mu    sync.Mutex
-	posts map[string]*postEntry // token → POST in flight
+	mu       sync.Mutex
+	posts    map[string]*postEntry  // token → POST in flight
+	activity map[string]*sessionUse // Mcp-Session-Id → its use
+	clock    uint64                 // ticks on every touch: the order of use
+}
+
+// sessionUse is what the front knows of one session: when (clock) a
+// request of it last started or ended, and how many are in flight (a POST,
+// or a GET's event stream).
+type sessionUse struct {
+	last     uint64
+	inFlight int
 }
 
 type postEntry struct {
@@ -60,7 +83,8 @@ func newHTTPFront(next http.Handler, ms *mcp.Server, token string, maxSessions i
 	if maxSessions <= 0 {
 		maxSessions = DefaultMaxSessions
 	}
-	return &httpFront{next: next, token: token, sessions: ms.Sessions, maxSessions: maxSessions, posts: map[string]*postEntry{}}
+	return &httpFront{next: next, token: token, sessions: ms.Sessions, maxSessions: maxSessions,
+		posts: map[string]*postEntry{}, activity: map[string]*sessionUse{}}
 }
 
 // ServeHTTP refuses, with 401 and before anything else sees the request,
@@ -76,29 +100,109 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Header.Del(postHeader)
 	sid := r.Header.Get(sessionIDHeader)
-	switch r.Method {
-	case http.MethodPost:
-		if sid == "" && f.openSessions() >= f.maxSessions {
+	if sid == "" && r.Method == http.MethodPost {
+		if !f.makeRoom() {
 			w.Header().Set("Retry-After", "60")
-			http.Error(w, "too many open MCP sessions; close one (or wait for idle ones to time out) and try again", http.StatusServiceUnavailable)
+			http.Error(w, "too many open MCP sessions, each with a request in flight; close one and try again", http.StatusServiceUnavailable)
 			return
 		}
+		f.servePOST(w, r, "")
+		if id := w.Header().Get(sessionIDHeader); id != "" {
+			f.touch(id, 0)
+		}
+		return
+	}
+	if sid != "" {
+		f.touch(sid, +1)
+		defer f.touch(sid, -1)
+	}
+	switch r.Method {
+	case http.MethodPost:
 		f.servePOST(w, r, sid)
 		return
 	case http.MethodDelete:
 		if sid != "" {
 			f.sessionGone(sid)
+			defer f.closeSession(sid)
 		}
 	}
 	f.next.ServeHTTP(w, r)
 }
 
-func (f *httpFront) openSessions() int {
-	n := 0
-	for range f.sessions() {
-		n++
+// touch records the session sid being created (delta 0), a request of
+// it starting (+1) or ending (-1). Only sessions created through the front
+// are tracked, so an Mcp-Session-Id a client invents adds nothing.
+func (f *httpFront) touch(sid string, delta int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u := f.activity[sid]
+	if u == nil {
+		if delta != 0 {
+			return
+		}
+		u = &sessionUse{}
+		f.activity[sid] = u
 	}
-	return n
+	f.clock++
+	u.last = f.clock
+	u.inFlight += delta
+}
+
+// makeRoom reports whether a new session may open: below maxSessions, or
+// at it once the least recently used idle session is closed. It also
+// forgets the use of sessions that have ended.
+func (f *httpFront) makeRoom() bool {
+	open := map[string]*mcp.ServerSession{}
+	for ss := range f.sessions() {
+		open[ss.ID()] = ss
+	}
+	f.mu.Lock()
+	for id := range f.activity {
+		if _, ok := open[id]; !ok {
+			delete(f.activity, id)
+		}
+	}
+	if len(open) < f.maxSessions {
+		f.mu.Unlock()
+		return true
+	}
+	var (
+		victim *mcp.ServerSession
+		oldest uint64
+	)
+	for id, ss := range open {
+		// A session not yet tracked is one whose initialize is still in
+		// flight: not idle.
+		u := f.activity[id]
+		if u == nil || u.inFlight > 0 {
+			continue
+		}
+		if victim == nil || u.last < oldest {
+			victim, oldest = ss, u.last
+		}
+	}
+	if victim != nil {
+		delete(f.activity, victim.ID())
+	}
+	f.mu.Unlock()
+	if victim == nil {
+		return false
+	}
+	victim.Close() // idle: no call of it runs, so this does not wait
+	return true
+}
+
+// closeSession closes session sid if it is still open (the SDK refused
+// its DELETE).
+func (f *httpFront) closeSession(sid string) {
+	for ss := range f.sessions() {
+		if ss.ID() == sid {
+			ss.Close()
+		}
+	}
+	f.mu.Lock()
+	delete(f.activity, sid)
+	f.mu.Unlock()
 }
 
 // servePOST hands the POST to the SDK with a token a call can find its

@@ -153,34 +153,175 @@ func TestAbandonedSessionsAreReclaimed(t *testing.T) {
 	}
 }
 
-// TestSessionBound: beyond MaxSessions a new session gets 503; closing one
-// makes room.
+// ping posts a ping on session sid and returns the HTTP status.
+func (c *rawHTTP) ping(sid string) int {
+	c.t.Helper()
+	resp, err := c.post(context.Background(), sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// tryOpen posts an initialize and returns the status and body.
+func (c *rawHTTP) tryOpen() (int, string) {
+	c.t.Helper()
+	resp, err := c.post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protoLegacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(body)
+}
+
+// stream opens the GET event stream of session sid and returns once the
+// server answered its headers; cancel ends it.
+func (c *rawHTTP) stream(sid string) (end func()) {
+	c.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", protoLegacy)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		cancel()
+		c.t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		c.t.Fatalf("GET stream of %s: %s; want 200", sid, resp.Status)
+	}
+	return func() { cancel(); resp.Body.Close() }
+}
+
+// TestSessionBound: at MaxSessions a new session closes the least recently
+// used idle one, whose client then gets 404 (and would start a new
+// session); a newcomer gets 503 only while every session has a request in
+// flight.
 func TestSessionBound(t *testing.T) {
 	ws := localWorkspace(t, 1)
 	addr := serveHTTPForTest(t, &Options{Root: ws.Root, MaxSessions: 3})
 	c := &rawHTTP{t: t, url: "http://" + addr + "/", client: &http.Client{}}
 	defer c.client.CloseIdleConnections()
-	sids := []string{c.open(), c.open(), c.open()}
-	resp, err := c.post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+protoLegacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	if err != nil {
-		t.Fatal(err)
+	a, b, cc := c.open(), c.open(), c.open()
+	if st := c.ping(a); st != http.StatusOK { // a is now more recent than b and cc
+		t.Fatalf("ping a: %d; want 200", st)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "too many open MCP sessions") {
-		t.Errorf("fourth session: %s %q; want 503 too many open MCP sessions", resp.Status, body)
+	d := c.open() // closes b, the least recently used
+	for _, tc := range []struct {
+		name, sid string
+		want      int
+	}{
+		{"b, least recently used", b, http.StatusNotFound},
+		{"a, used since", a, http.StatusOK},
+		{"cc", cc, http.StatusOK},
+		{"d, the newcomer", d, http.StatusOK},
+	} {
+		if got := c.ping(tc.sid); got != tc.want {
+			t.Errorf("ping %s: %d; want %d", tc.name, got, tc.want)
+		}
 	}
-	// A call on an open session is still served.
-	resp, err = c.post(context.Background(), sids[0], `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	if err != nil {
-		t.Fatal(err)
+
+	// Every session with a request in flight (an event stream): nothing
+	// to close, the newcomer is refused.
+	var cancels []func()
+	for _, sid := range []string{a, cc, d} {
+		cancels = append(cancels, c.stream(sid))
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("ping on an open session: %s; want 200", resp.Status)
+	defer func() {
+		for _, f := range cancels {
+			f()
+		}
+	}()
+	if st, body := c.tryOpen(); st != http.StatusServiceUnavailable || !strings.Contains(body, "too many open MCP sessions, each with a request in flight") {
+		t.Errorf("newcomer with every session busy: %d %q; want 503", st, body)
 	}
-	c.delete(sids[1])
-	c.open()
+	// cc's stream ends: cc is idle again, and the newcomer closes it.
+	cancels[1]()
+	deadline := time.Now().Add(10 * time.Second)
+	st, _ := c.tryOpen()
+	for st == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // the server sees the stream end shortly after the client
+		st, _ = c.tryOpen()
+	}
+	if st != http.StatusOK {
+		t.Fatalf("newcomer after a stream ended: %d; want 200", st)
+	}
+	if got := c.ping(cc); got != http.StatusNotFound {
+		t.Errorf("ping cc, idle and closed for the newcomer: %d; want 404", got)
+	}
+}
+
+// TestAbandonedSessionsAtCap: 300 sessions abandoned without DELETE at a
+// cap of 256 do not lock a new client out: it is served at once, the least
+// recently used sessions were closed (404) and the recent ones still work.
+func TestAbandonedSessionsAtCap(t *testing.T) {
+	const n, max = 300, 256
+	ws := localWorkspace(t, 1)
+	addr := serveHTTPForTest(t, &Options{Root: ws.Root, MaxSessions: max})
+	c := &rawHTTP{t: t, url: "http://" + addr + "/", client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	defer c.client.CloseIdleConnections()
+	sids := make([]string, n)
+	for i := range sids {
+		sids[i] = c.open() // fails the test on anything but 200
+	}
+	fresh := c.open()
+	if st := c.ping(fresh); st != http.StatusOK {
+		t.Fatalf("a new client after %d abandoned sessions: ping %d; want 200", n, st)
+	}
+	// The cap holds: the newest max-1 abandoned sessions and the new one.
+	closed := n + 1 - max
+	for i, sid := range sids {
+		want := http.StatusOK
+		if i < closed {
+			want = http.StatusNotFound
+		}
+		if got := c.ping(sid); got != want {
+			t.Errorf("session %d of %d: ping %d; want %d", i, n, got, want)
+		}
+	}
+}
+
+// TestFailedDeleteClosesSession: a DELETE the SDK refuses (a protocol
+// version it does not accept, a cross-site request) still closes its
+// session: the client asked for its end.
+func TestFailedDeleteClosesSession(t *testing.T) {
+	ws := localWorkspace(t, 1)
+	addr := serveHTTPForTest(t, &Options{Root: ws.Root})
+	c := &rawHTTP{t: t, url: "http://" + addr + "/", client: &http.Client{}}
+	defer c.client.CloseIdleConnections()
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+	}{
+		{"unsupported protocol version", http.Header{"Mcp-Protocol-Version": {"1999-01-01"}}},
+		{"cross-site", http.Header{"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sid := c.open()
+			req, _ := http.NewRequest(http.MethodDelete, c.url, nil)
+			req.Header = tc.header
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			resp, err := c.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode < 400 {
+				t.Fatalf("DELETE: %s; want the SDK to refuse it (else this test tests nothing)", resp.Status)
+			}
+			if got := c.ping(sid); got != http.StatusNotFound {
+				t.Errorf("ping after a refused DELETE: %d; want 404 (the session closed)", got)
+			}
+		})
+	}
 }
 
 // hangingOrigin serves requests that never finish on their own: it reports

@@ -55,8 +55,11 @@ type Options struct {
 	// client) for that long, freeing its memory. 0 means
 	// [DefaultSessionTimeout].
 	SessionTimeout time.Duration
-	// MaxSessions bounds the open MCP HTTP sessions; a new one beyond it is
-	// refused with 503. 0 means [DefaultMaxSessions].
+	// MaxSessions bounds the open MCP HTTP sessions (--max-sessions): at
+	// the bound a new session closes the least recently used idle one (its
+	// client gets 404 and starts a new session) and is refused with 503
+	// only when every open session has a request in flight. 0 means
+	// [DefaultMaxSessions].
 	MaxSessions int
 
 	// Stdin and Stdout carry the stdio transport. If nil, os.Stdin and

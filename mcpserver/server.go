@@ -318,15 +318,11 @@ func toCallToolResult(r *tool.Result) *mcp.CallToolResult {
 	}
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Content}}}
 	if f := r.AuditFailure; f != nil {
-		out.Content = append(out.Content, &mcp.TextContent{Text: string(f.Code) + ": " + f.Message})
+		out.Content = append(out.Content, &mcp.TextContent{Text: refusalText(f.Code, f.Message, "")})
 		out.Meta = mcp.Meta{"ocfetch/audit": string(f.Code)}
 	}
 	if f := r.RuleNotSaved; f != nil {
-		text := string(f.Code) + ": " + f.Message
-		if f.Hint != "" {
-			text += "\nhint: " + f.Hint
-		}
-		out.Content = append(out.Content, &mcp.TextContent{Text: text})
+		out.Content = append(out.Content, &mcp.TextContent{Text: refusalText(f.Code, f.Message, f.Hint)})
 		if out.Meta == nil {
 			out.Meta = mcp.Meta{}
 		}
@@ -345,15 +341,22 @@ func errorResult(r *tool.Result) *mcp.CallToolResult {
 	if reason == "" {
 		reason = refusal.InternalError
 	}
-	text := string(reason) + ": " + r.Message
-	if r.Hint != "" {
-		text += "\nhint: " + r.Hint
-	}
 	return &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		Content: []mcp.Content{&mcp.TextContent{Text: refusalText(reason, r.Message, r.Hint)}},
 		Meta:    mcp.Meta{"ocfetch/reason": string(reason)},
 	}
+}
+
+// refusalText is the text content of a refusal: "code: message" and a
+// "hint: …" line, each made safe to show (safetext.Line) — a message may
+// name a path or a value a workspace or a server chose.
+func refusalText(code refusal.Code, message, hint string) string {
+	text := string(code) + ": " + safetext.Line(message)
+	if hint != "" {
+		text += "\nhint: " + safetext.Line(hint)
+	}
+	return text
 }
 
 // argsOf returns the raw arguments as the tool's PrepareCall expects them:

@@ -63,5 +63,5 @@ func (s *Server) notifyRefused(x *exchange) {
 	if s.refused == nil || x.refused == nil || !x.refused.Code.Policy() {
 		return
 	}
-	s.refused(Refusal{Method: x.req.method, Target: x.req.target, Err: x.refused})
+	s.refused(Refusal{Method: x.req.method, Target: x.req.target, File: x.v.file, Err: x.refused})
 }

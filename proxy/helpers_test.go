@@ -51,7 +51,7 @@ const (
 
 // world is one proxy under test with its workspace and fake internet.
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	ws    workspace.Workspace
 	srv   *Server
 	addr  string // the proxy's host:port
@@ -83,7 +83,7 @@ type worldOpts struct {
 	tune    func(*Options)
 }
 
-func newWorld(t *testing.T, o worldOpts) *world {
+func newWorld(t testing.TB, o worldOpts) *world {
 	t.Helper()
 	ws := testws.New(t, testws.Spec{})
 	w := &world{t: t, ws: ws, dials: &testnet.DialLog{}}

@@ -27,6 +27,9 @@ type verdict struct {
 	decidedBy audit.DecidedBy
 	// rule is the deciding rule, as "allow example.com:443".
 	rule string
+	// file is the policy file that decided, or for a target no rule
+	// covers, the workspace's rules.json, where an allow rule would go.
+	file string
 	err  *refusal.Error
 }
 
@@ -45,12 +48,13 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 		ProfileExplicit: s.explicit, Layers: s.layers, LoadRules: s.rules.load})
 	switch d.Result {
 	case policy.Deny:
-		v.decidedBy, v.rule, v.err = d.DecidedBy, d.Rule, d.Refusal
+		v.decidedBy, v.rule, v.err, v.file = d.DecidedBy, d.Rule, d.Refusal, d.File
 		if v.err.Code == refusal.AddressNotPublic && v.err.Hint == "" {
 			v.err = v.err.WithHint("only public addresses, and localhost, 127.0.0.1 or ::1 through local mode, are reachable")
 		}
 		return v
 	case policy.Ask:
+		v.file = s.ws.RulesPath()
 		v.err = refusal.Newf(refusal.NotApproved,
 			"%s is not covered by a saved rule, and the proxy accepts saved rules only", o.Target).
 			WithHint(d.Refusal.Hint)

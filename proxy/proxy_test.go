@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -101,6 +102,24 @@ func TestClientThroughProxy(t *testing.T) {
 		default:
 			t.Errorf("the guard dialled %s; only the admitted targets may be dialled", a)
 		}
+	}
+}
+
+// TestLeadingZeroPort: a CONNECT or absolute-form target with a port
+// written with a leading zero is refused by a message that says so.
+func TestLeadingZeroPort(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Standard})
+	for _, head := range []string{
+		connectHead("example.test:0443"),
+		"GET http://example.test:080/ HTTP/1.1\r\nHost: example.test\r\n\r\n",
+	} {
+		resp, body := w.raw(head)
+		if resp.StatusCode != 400 || !strings.Contains(body, "has a leading zero; write it as ") {
+			t.Errorf("%.40q: %d %q; want 400 naming the leading zero", head, resp.StatusCode, body)
+		}
+	}
+	if got := w.dials.List(); len(got) != 0 {
+		t.Errorf("refused requests dialled %v; want no dial", got)
 	}
 }
 
@@ -573,5 +592,38 @@ func TestNeverDialsItself(t *testing.T) {
 	}
 	if got := w.dials.List(); len(got) != 0 {
 		t.Errorf("dialled %v; want no dial", got)
+	}
+}
+
+// TestRefusalLine: the line ocfetch run prints for each kind of refusal
+// names the host and the file and says to ask the user; a command in a
+// hint is given as the user's to run.
+func TestRefusalLine(t *testing.T) {
+	target := capability.Target{Host: "example.org", Port: 443}
+	for _, tc := range []struct {
+		name string
+		r    Refusal
+		want string
+	}{
+		{"not covered", Refusal{Method: "CONNECT", Target: target, File: "/src/proj/.oc_chat/rules.json",
+			Err: refusal.New(refusal.NotApproved, "example.org:443 is not covered by a saved rule").WithHint("allow it with: ocfetch rules allow example.org:443")},
+			"ocfetch: refused CONNECT example.org:443: not_approved (file /src/proj/.oc_chat/rules.json) — ask the user to allow it; the user can run: ocfetch rules allow example.org:443"},
+		{"denied by a rule", Refusal{Method: "GET", Target: target, File: "/home/u/.config/ocfetch/rules.json",
+			Err: refusal.New(refusal.DeniedByRule, "denied").WithHint("remove the rule with: ocfetch rules remove --user example.org:443")},
+			"ocfetch: refused GET example.org:443: denied_by_rule (file /home/u/.config/ocfetch/rules.json) — ask the user to allow it; the user can run: ocfetch rules remove --user example.org:443"},
+		{"the administrator's", Refusal{Method: "CONNECT", Target: target, File: "/etc/ocfetch/policy.json",
+			Err: refusal.New(refusal.DeniedByRule, "denied").WithHint("the administrator's policy decides this; ask your administrator")},
+			"ocfetch: refused CONNECT example.org:443: denied_by_rule (file /etc/ocfetch/policy.json) — ask the user to allow it; for the user: the administrator's policy decides this; ask your administrator"},
+		{"a file name with controls", Refusal{Method: "CONNECT", Target: target, File: "/src/p\u202eroj\x1b[2J/.oc_chat/rules.json",
+			Err: refusal.New(refusal.NotApproved, "x")},
+			"ocfetch: refused CONNECT example.org:443: not_approved (file /src/p\uFFFDroj\uFFFD[2J/.oc_chat/rules.json) — ask the user to allow it"},
+		{"no target: nothing to allow", Refusal{Method: "CONNECT", Err: refusal.New(refusal.InvalidHost, "bad").WithHint("name the target as host:port")},
+			"ocfetch: refused CONNECT: invalid_host — name the target as host:port"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.r.Line(); got != tc.want {
+				t.Errorf("Line() =\n  %q\nwant\n  %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -16,17 +16,27 @@ type Refusal struct {
 	// Target is the host and port asked for; its Host is empty when the
 	// request could not be read that far.
 	Target capability.Target
+	// File is the policy file that decided (a deny rule's rules.json, the
+	// local_fetch.json that lacks a port, …) or, for a target no rule
+	// covers, the workspace's rules.json where an allow rule would go; ""
+	// when no file decided.
+	File string
 	// Err is the refusal, with the code, message and hint the client got.
 	Err *refusal.Error
 }
 
-// Line is the one line ocfetch run prints for r, without a newline:
+// Line is the one line ocfetch run prints for r, without a newline. The
+// command inside ocfetch run reads it as often as a person does, and that
+// command is often a model's: so it names the host and the file, and says
+// to ask the user to allow it — the command that would is given as the
+// user's to run, never as one to run from inside:
 //
-//	ocfetch: refused CONNECT example.org:443: not_approved — allow it with: ocfetch rules allow example.org:443
+//	ocfetch: refused CONNECT example.org:443: not_approved (file /src/proj/.oc_chat/rules.json) — ask the user to allow it; the user can run: ocfetch rules allow example.org:443
 //
-// The target is quoted with safetext.ShellQuote and the hint passed
-// through safetext.Line, so the line carries no control character
-// whatever a client sent. It never holds a path, query or header.
+// The target is quoted with safetext.ShellQuote, the file and the hint
+// passed through safetext.Line, so the line carries no control character
+// whatever a client sent. It never holds a path of the request, a query or
+// a header.
 func (r Refusal) Line() string {
 	var b strings.Builder
 	b.WriteString("ocfetch: refused ")
@@ -37,9 +47,31 @@ func (r Refusal) Line() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(string(r.Err.Code))
-	if r.Err.Hint != "" {
-		b.WriteString(" — ")
-		b.WriteString(safetext.Line(oneLine(r.Err.Hint)))
+	if r.File != "" {
+		b.WriteString(" (file ")
+		b.WriteString(safetext.Line(r.File))
+		b.WriteString(")")
+	}
+	if r.Target.Host == "" {
+		// The request could not be read as far as a target: nothing to
+		// allow, only the hint (how to send it).
+		if h := oneLine(r.Err.Hint); h != "" {
+			b.WriteString(" — ")
+			b.WriteString(safetext.Line(h))
+		}
+		return b.String()
+	}
+	b.WriteString(" — ask the user to allow it")
+	if h := oneLine(r.Err.Hint); h != "" {
+		// "allow it with: CMD", "remove the rule with: CMD": the command
+		// is the user's to run; another hint is passed on as it is.
+		if _, cmd, ok := strings.Cut(h, " with: "); ok && strings.HasPrefix(cmd, "ocfetch ") {
+			b.WriteString("; the user can run: ")
+			b.WriteString(safetext.Line(cmd))
+		} else {
+			b.WriteString("; for the user: ")
+			b.WriteString(safetext.Line(h))
+		}
 	}
 	return b.String()
 }

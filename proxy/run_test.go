@@ -254,8 +254,11 @@ $c -sS --max-time 5 -x http://127.0.0.1:` + port + ` http://localhost:` + port +
 		t.Errorf("the site saw %d requests; want 2 (through HTTP_PROXY and ALL_PROXY only)", n)
 	}
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
-	want := "ocfetch: refused GET uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80"
-	wantSocks := "ocfetch: refused CONNECT uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80"
+	// Read by the command inside (often a model's): the host, the file,
+	// and to ask the user — the command is the user's to run.
+	tail := ": not_approved (file " + ws.RulesPath() + ") — ask the user to allow it; the user can run: ocfetch rules allow uncovered.test:80"
+	want := "ocfetch: refused GET uncovered.test:80" + tail
+	wantSocks := "ocfetch: refused CONNECT uncovered.test:80" + tail
 	if diff := cmp.Diff([]string{want, wantSocks}, lines); diff != "" {
 		t.Errorf("stderr (-want +got)\n%s", diff)
 	}

@@ -197,7 +197,7 @@ func TestSocksThroughProxy(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, want := range []string{
-		"ocfetch: refused CONNECT uncovered.test:80: not_approved — allow it with: ocfetch rules allow uncovered.test:80",
+		"ocfetch: refused CONNECT uncovered.test:80: not_approved (file " + w.ws.RulesPath() + ") — ask the user to allow it; the user can run: ocfetch rules allow uncovered.test:80",
 		"ocfetch: refused CONNECT '[::ffff:127.0.0.1]:80': address_not_public — ",
 		"ocfetch: refused SOCKS-UDP-ASSOCIATE: invalid_arguments — ",
 	} {

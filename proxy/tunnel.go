@@ -26,8 +26,9 @@ const tunnelChunk = 1 << 20
 // few segments and then never copies through user space.
 const spliceAfter = 64 << 10
 
-// bufPool holds the copy buffers of tunnels between connections that are not
-// both plain TCP (where the kernel splices and no buffer is needed).
+// bufPool holds the copy buffers of tunnels: every direction's first
+// spliceAfter bytes, and all of them between connections that are not
+// both plain TCP on Linux (where the kernel splices, see [splicer]).
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // tunnel serves an admitted CONNECT: it dials the target through the guard,
@@ -159,11 +160,13 @@ func isIdleTimeout(err error) bool { return errors.Is(err, errIdle) }
 // with nothing to move.
 func (p *pipe) copy(dst, src net.Conn, side int) (int64, error) {
 	var total int64
+	sp := newSplicer()
+	defer sp.close()
 	for {
 		deadline := p.now().Add(p.idle)
 		src.SetReadDeadline(deadline)
 		dst.SetWriteDeadline(deadline)
-		n, eof, err := copyChunk(dst, src, total >= spliceAfter)
+		n, eof, err := copyChunk(dst, src, total >= spliceAfter, sp)
 		total += n
 		if n > 0 {
 			p.idleSide[side].Store(false)
@@ -191,15 +194,13 @@ func (p *pipe) copy(dst, src net.Conn, side int) (int64, error) {
 }
 
 // copyChunk copies up to tunnelChunk bytes. With bulk set, between two
-// TCP connections, it lets the kernel splice (net.TCPConn.ReadFrom with an
-// io.LimitedReader); otherwise it copies through a pooled buffer, one read
+// TCP connections on Linux, the kernel splices them through sp's pipe
+// (see [splicer]); otherwise it copies through a pooled buffer, one read
 // at a time. eof reports that src is exhausted.
-func copyChunk(dst, src net.Conn, bulk bool) (n int64, eof bool, err error) {
-	if d, ok := dst.(*net.TCPConn); ok && bulk {
-		if _, ok := src.(*net.TCPConn); ok {
-			lr := &io.LimitedReader{R: src, N: tunnelChunk}
-			n, err = d.ReadFrom(lr)
-			return n, err == nil && lr.N > 0, err
+func copyChunk(dst, src net.Conn, bulk bool, sp *splicer) (n int64, eof bool, err error) {
+	if bulk {
+		if n, eof, ok, err := sp.splice(dst, src, tunnelChunk); ok {
+			return n, eof, err
 		}
 	}
 	bp := bufPool.Get().(*[]byte)

@@ -334,8 +334,11 @@ func FuzzParseSettings(f *testing.F) {
 		`[[[[[[[[[[[[[[[[[[[[`,                                                          // nesting
 		`{"schema_version": 1, "risk_profile": "str\u0069ct"}`,                          // escapes
 		``, // empty
-		`{"schema_version": 1, "upstream_proxy": "http://proxy.corp:3128"}`, // the proxy field
-		`{"schema_version": 1, "upstream_proxy": ""}`,                       // empty proxy
+		`{"schema_version": 1, "upstream_proxy": "http://proxy.corp:3128"}`,                                    // the proxy field
+		`{"schema_version": 1, "upstream_proxy": ""}`,                                                          // empty proxy
+		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_auth_file": "/etc/proxy-auth"}`, // credentials
+		`{"schema_version": 1, "upstream_proxy_auth_file": "/etc/proxy-auth"}`,                                 // credentials, no proxy
+		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_auth_file": "auth"}`,            // relative
 	} {
 		f.Add([]byte(s))
 	}
@@ -359,12 +362,15 @@ func FuzzParseSettings(f *testing.F) {
 			t.Fatalf("accepted schema_version %v", m["schema_version"])
 		}
 		for k := range m {
-			if k != "schema_version" && k != "risk_profile" && k != "upstream_proxy" {
+			if k != "schema_version" && k != "risk_profile" && k != "upstream_proxy" && k != "upstream_proxy_auth_file" {
 				t.Fatalf("accepted unknown key %q", k)
 			}
 		}
 		if up, ok := m["upstream_proxy"]; ok && up != st.UpstreamProxy || !ok && st.UpstreamProxy != "" {
 			t.Fatalf("upstream_proxy %v, parsed as %q", up, st.UpstreamProxy)
+		}
+		if af, ok := m["upstream_proxy_auth_file"]; ok && (af != st.UpstreamProxyAuthFile || st.UpstreamProxy == "" || !filepath.IsAbs(st.UpstreamProxyAuthFile)) || !ok && st.UpstreamProxyAuthFile != "" {
+			t.Fatalf("upstream_proxy_auth_file %v, parsed as %q (proxy %q)", af, st.UpstreamProxyAuthFile, st.UpstreamProxy)
 		}
 		if rp, ok := m["risk_profile"]; ok && rp != string(p) {
 			t.Fatalf("risk_profile %v, parsed as %q", rp, p)
@@ -375,6 +381,9 @@ func FuzzParseSettings(f *testing.F) {
 }
 
 func TestReadSettingsUpstreamProxy(t *testing.T) {
+	authPath := filepath.Join(t.TempDir(), "proxy-auth")
+	quoted, _ := json.Marshal(authPath) // a JSON string (Windows' backslashes escaped)
+	authJSON := string(quoted)
 	for _, tc := range []struct {
 		name, data, want, errPart string
 	}{
@@ -384,13 +393,21 @@ func TestReadSettingsUpstreamProxy(t *testing.T) {
 		{"a number", `{"schema_version": 1, "upstream_proxy": 3128}`, "", "upstream_proxy is"},
 		{"control character", `{"schema_version": 1, "upstream_proxy": "http://a\n:1"}`, "", "not printable ASCII"},
 		{"duplicate", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy": "http://b:1"}`, "", "duplicate"},
+		{"with credentials", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_auth_file": ` + authJSON + `}`, "http://a:1", ""},
+		{"credentials without a proxy", `{"schema_version": 1, "upstream_proxy_auth_file": ` + authJSON + `}`, "", "upstream_proxy names no proxy"},
+		{"credentials at a relative path", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_auth_file": "proxy-auth"}`, "", "upstream_proxy_auth_file proxy-auth is not an absolute path"},
+		{"credentials path a number", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_auth_file": 1}`, "", "upstream_proxy_auth_file is"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := newWorkspace(t, []byte(tc.data))
 			got, err := ReadSettings(ws)
 			if tc.errPart == "" {
-				if err != nil || got.UpstreamProxy != tc.want {
-					t.Fatalf("got %+v, %v; want upstream_proxy %q", got, err, tc.want)
+				wantAuth := ""
+				if strings.Contains(tc.data, "upstream_proxy_auth_file") {
+					wantAuth = authPath
+				}
+				if err != nil || got.UpstreamProxy != tc.want || got.UpstreamProxyAuthFile != wantAuth {
+					t.Fatalf("got %+v, %v; want upstream_proxy %q, upstream_proxy_auth_file %q", got, err, tc.want, wantAuth)
 				}
 				return
 			}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"strings"
+	"unicode"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
@@ -48,6 +51,14 @@ type Settings struct {
 	// it (egress.ParseUpstreamProxy) and a bad value is refused there,
 	// naming this file.
 	UpstreamProxy string
+	// UpstreamProxyAuthFile is "upstream_proxy_auth_file", the absolute
+	// path of the file (one line user:pass) holding the credentials of
+	// UpstreamProxy, "" when absent. It is the only source of credentials
+	// for a proxy settings.json names: the --upstream-proxy-auth flag goes
+	// with --upstream-proxy only. It is a grant of the workspace, as
+	// UpstreamProxy is (both count only in a trusted workspace), and it is
+	// refused without UpstreamProxy.
+	UpstreamProxyAuthFile string
 }
 
 // ReadSettings reads <root>/.oc_chat/settings.json (through
@@ -59,9 +70,12 @@ type Settings struct {
 //     object, has a duplicate or unknown key, lacks "schema_version" or has
 //     any value but the integer 1 there, whose "risk_profile" is not one
 //     of the three names, or whose "upstream_proxy" is not a non-empty
-//     string of printable ASCII, is refused with code settings_invalid;
+//     string of printable ASCII, or whose "upstream_proxy_auth_file" is
+//     not an absolute path (without control characters) or comes without
+//     "upstream_proxy", is refused with code settings_invalid;
 //     the message names the file and what is wrong, the hint how to fix it;
-//   - "risk_profile" and "upstream_proxy" may be absent.
+//   - "risk_profile", "upstream_proxy" and "upstream_proxy_auth_file" may
+//     be absent.
 //
 // ReadSettings never writes the settings file.
 //
@@ -91,9 +105,9 @@ func decodeSettings(path string, data []byte, _ fs.FileInfo, err error) (Setting
 	return s, nil
 }
 
-// settingsJSON is settings.json's structure: two known keys, no nesting
+// settingsJSON is settings.json's structure: four known keys, no nesting
 // below the top-level object.
-var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version", "risk_profile", "upstream_proxy"}}
+var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version", "risk_profile", "upstream_proxy", "upstream_proxy_auth_file"}}
 
 // parseSettings checks settings.json strictly, in one pass
 // ([strictjson.Walker]), so that a duplicate key, a key in the wrong case,
@@ -139,6 +153,15 @@ func parseSettings(data []byte) (Settings, error) {
 				return fmt.Errorf("upstream_proxy is empty or not printable ASCII; want http://HOST:PORT")
 			}
 			out.UpstreamProxy = u
+		case p[0].Key == "upstream_proxy_auth_file":
+			if v.Kind != strictjson.String {
+				return fmt.Errorf("upstream_proxy_auth_file is %s; want the absolute path of a file holding user:pass", v.Kind)
+			}
+			f := v.Text()
+			if !filepath.IsAbs(f) || strings.ContainsFunc(f, unicode.IsControl) {
+				return fmt.Errorf("upstream_proxy_auth_file %s is not an absolute path; want the absolute path of a file holding user:pass", safetext.Short(f))
+			}
+			out.UpstreamProxyAuthFile = f
 		}
 		return nil
 	})
@@ -147,6 +170,9 @@ func parseSettings(data []byte) (Settings, error) {
 	}
 	if !haveVersion {
 		return Settings{}, fmt.Errorf("schema_version is missing; want %d", SettingsSchemaVersion)
+	}
+	if out.UpstreamProxyAuthFile != "" && out.UpstreamProxy == "" {
+		return Settings{}, fmt.Errorf("upstream_proxy_auth_file names credentials, but upstream_proxy names no proxy; want both or neither")
 	}
 	return out, nil
 }

@@ -32,42 +32,60 @@ import (
 // leaves the workspace as it was. The directory is created through an
 // os.Root at the workspace root, never through a symlink.
 func (s *Store) EnsureWorkspace(ctx context.Context, ws workspace.Workspace, how string) (created bool, err error) {
+	e, err := s.Ensure(ctx, ws, how)
+	return e.Trusted, err
+}
+
+// Ensured is what [Store.Ensure] did.
+type Ensured struct {
+	// Trusted: the workspace was not trusted and now is.
+	Trusted bool
+	// Created: this call created .oc_chat/ (Trusted is then set too).
+	// When Trusted is set without it, .oc_chat/ was there already and
+	// held only ocfetch's own files.
+	Created bool
+}
+
+// Ensure is [Store.EnsureWorkspace], saying also whether this call
+// created .oc_chat/, so that what a user is told ("ocfetch created its
+// .oc_chat/") is what happened.
+func (s *Store) Ensure(ctx context.Context, ws workspace.Workspace, how string) (Ensured, error) {
 	root, err := os.OpenRoot(ws.Root)
 	if err != nil {
-		return false, fmt.Errorf("workspace %s: %w", ws.Root, err)
+		return Ensured{}, fmt.Errorf("workspace %s: %w", ws.Root, err)
 	}
 	defer root.Close()
 	if fi, err := root.Lstat(workspace.DirName); err == nil {
 		if !fi.IsDir() || !onlyOcfetchFiles(root) {
-			return false, nil
+			return Ensured{}, nil
 		}
 		if ok, err := s.Trusted(ws.Root); err != nil || ok {
-			return false, err
+			return Ensured{}, err
 		}
 		if err := s.Trust(ctx, ws.Root, Details{How: how}); err != nil {
-			return false, fmt.Errorf("trust the workspace %s: %w", ws.Root, err)
+			return Ensured{}, fmt.Errorf("trust the workspace %s: %w", ws.Root, err)
 		}
-		return true, nil
+		return Ensured{Trusted: true}, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("workspace %s: %w", ws.Dir(), err)
+		return Ensured{}, fmt.Errorf("workspace %s: %w", ws.Dir(), err)
 	}
 	if _, err := s.List(); err != nil {
-		return false, err // a store we cannot read, we cannot add to
+		return Ensured{}, err // a store we cannot read, we cannot add to
 	}
 	if err := root.Mkdir(workspace.DirName, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return false, nil // another process made it first: not ours
+			return Ensured{}, nil // another process made it first: not ours
 		}
-		return false, fmt.Errorf("workspace: create %s: %w", ws.Dir(), err)
+		return Ensured{}, fmt.Errorf("workspace: create %s: %w", ws.Dir(), err)
 	}
 	if err := s.Trust(ctx, ws.Root, Details{How: how}); err != nil {
 		// We just made it: empty, or holding the marker Trust wrote
 		// before the store failed.
 		_ = root.Remove(filepath.Join(workspace.DirName, MarkerFile))
 		_ = root.Remove(workspace.DirName)
-		return false, fmt.Errorf("trust the new workspace %s: %w", ws.Root, err)
+		return Ensured{}, fmt.Errorf("trust the new workspace %s: %w", ws.Root, err)
 	}
-	return true, nil
+	return Ensured{Trusted: true, Created: true}, nil
 }
 
 // onlyOcfetchFiles reports whether the .oc_chat/ directory in root holds

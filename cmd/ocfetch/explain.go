@@ -131,6 +131,12 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	e := explain(ctx, in, rawURL)
 	e.Trusted, e.Layers = layerStates(ws, layers)
 	if asJSON {
+		// Prose is made safe to show as the text form makes it; paths stay
+		// exact (they name files a script may open).
+		e.Message, e.Hint = safetext.Line(e.Message), safetext.Line(e.Hint)
+		if e.Local != nil {
+			e.Local.Message = safetext.Line(e.Local.Message)
+		}
 		return writeJSON(a.stdout, e)
 	}
 	printExplanation(a.stdout, e)
@@ -205,6 +211,11 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 			r = refusal.New(refusal.InternalError, "internal error")
 		}
 		e.Decision, e.Reason, e.Message, e.Hint = "refused", r.Code, r.Message, r.Hint
+		if r.Code == refusal.InvalidArguments {
+			// The tool's hint speaks of its JSON arguments (what a model
+			// sends); here the URL was an argument of this command.
+			e.Hint = explainURLHint
+		}
 		return e
 	}
 	need := req.Requirements[0]
@@ -234,6 +245,10 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 	}
 	return e
 }
+
+// explainURLHint is the hint of a URL explain refuses as invalid: the
+// command's own usage, not the Fetch tool's JSON arguments.
+const explainURLHint = "give the URL as ocfetch get takes it, e.g. https://example.com/ or http://127.0.0.1:3000/; run 'ocfetch explain --help' for usage"
 
 func schemeRule(front policy.Front) string {
 	if front == policy.FrontProxy {

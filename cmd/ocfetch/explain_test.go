@@ -282,3 +282,65 @@ func FuzzExplainEqualsGet(f *testing.F) {
 		explainEqualsGet(t, root, u)
 	})
 }
+
+// TestLeadingZeroPortEveryFrontEnd: a port written with a leading zero is
+// refused, in every command that reads a port, by a message that says so
+// and names the port meant (it used to read "is not 1–65535").
+func TestLeadingZeroPortEveryFrontEnd(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"explain", "http://127.0.0.1:018090/"}, exitOK, `reason:     invalid_arguments: the URL's port "018090" has a leading zero; write it as 18090`, ""},
+		{[]string{"explain", "--proxy", "http://127.0.0.1:018090/"}, exitOK, `the URL's port "018090" has a leading zero; write it as 18090`, ""},
+		{[]string{"explain", "--json", "https://example.com:0443/"}, exitOK, `"message": "the URL's port \"0443\" has a leading zero; write it as 443"`, ""},
+		{[]string{"get", "http://127.0.0.1:018090/"}, exitUsage, "", `ocfetch: invalid_arguments: the URL's port "018090" has a leading zero; write it as 18090`},
+		{[]string{"rules", "allow", "example.com:0443"}, exitUsage, "", `port "0443" has a leading zero; write it as 443`},
+		{[]string{"local", "allow", "03000"}, exitUsage, "", `ocfetch: port "03000" has a leading zero; write it as 3000`},
+		{[]string{"get", "--upstream-proxy", "http://proxy.corp:03128", "https://example.com/"}, exitUsage, "", `port "03128" has a leading zero; write it as 3128`},
+		{[]string{"mcp", "--http", "127.0.0.1:08931"}, exitUsage, "", `ocfetch: --http 127.0.0.1:08931: port "08931" has a leading zero; write it as 8931`},
+		{[]string{"proxy", "--listen", "127.0.0.1:08931"}, exitUsage, "", `ocfetch: --listen 127.0.0.1:08931: port "08931" has a leading zero; write it as 8931`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+			var out, errs []string
+			if tc.stdout != "" {
+				out = []string{tc.stdout}
+			}
+			if tc.stderr != "" {
+				errs = []string{tc.stderr}
+			}
+			r.want(t, tc.code, out, errs)
+			if strings.Contains(r.stdout+r.stderr, "is not 1–65535") {
+				t.Errorf("output says the port is not 1–65535:\n%s%s", r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestExplainPrintsCLIHints: explain is read by the person at the
+// terminal: its hints name this command line, never the MCP tool's JSON
+// arguments or the "ask the user" a model is told.
+func TestExplainPrintsCLIHints(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct {
+		url, hint string
+	}{
+		{"https://example.com/", "hint:       allow it with: ocfetch rules allow example.com:443\n"},
+		{"http://127.0.0.1:018090/", "hint:       " + explainURLHint + "\n"},
+		{"https://example.com:99999/", "hint:       " + explainURLHint + "\n"},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, "--root", root, "explain", tc.url)
+			r.want(t, exitOK, []string{tc.hint}, nil)
+			for _, not := range []string{"JSON object", "ask the user", "max_bytes"} {
+				if strings.Contains(r.stdout, not) {
+					t.Errorf("explain %s says %q:\n%s", tc.url, not, r.stdout)
+				}
+			}
+		})
+	}
+}

@@ -486,7 +486,7 @@ func (a *app) getFailed(f getFlags, err error) error {
 				reason = refusal.InvalidArguments
 			}
 		}
-		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: e.msg, Hint: e.hint}}); werr != nil {
+		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: safetext.Line(e.msg), Hint: safetext.Line(e.hint)}}); werr != nil {
 			return werr
 		}
 		e.quiet = true

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
@@ -57,8 +58,15 @@ func checkListenFlag(flag, addr string) *exitError {
 	if err != nil {
 		return usageErrorf(fix, "%s %s is not HOST:PORT", flag, safetext.ShellQuote(addr))
 	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return usageErrorf(fix, "%s %s: the port must be a number from 0 to 65535", flag, safetext.ShellQuote(addr))
+	if port != "0" {
+		// Port 0 picks a free one; any other goes through the one port
+		// parser, which also names a leading zero ("08931").
+		if _, err := capability.ParsePort(port); err != nil {
+			if _, nerr := strconv.ParseUint(port, 10, 16); nerr == nil {
+				return usageErrorf(fix, "%s %s: %v", flag, safetext.ShellQuote(addr), err)
+			}
+			return usageErrorf(fix, "%s %s: the port must be a number from 0 to 65535", flag, safetext.ShellQuote(addr))
+		}
 	}
 	if host == "localhost" {
 		return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // The exit codes of the CLI contract.
@@ -54,9 +55,9 @@ func execute(ctx context.Context, a *app, args []string) int {
 	}
 	e := asExitError(err)
 	if !e.quiet {
-		fmt.Fprintln(stderr, "ocfetch: "+e.Error())
+		fmt.Fprintln(stderr, "ocfetch: "+safetext.Line(e.Error()))
 		if e.hint != "" {
-			fmt.Fprintln(stderr, "hint: "+e.hint)
+			fmt.Fprintln(stderr, "hint: "+safetext.Line(e.hint))
 		}
 	}
 	return e.code

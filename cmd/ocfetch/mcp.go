@@ -23,6 +23,7 @@ type mcpFlags struct {
 	httpAddr       string
 	tokenFile      string
 	sessionTimeout time.Duration
+	maxSessions    int
 	timeout        time.Duration
 	maxBytes       int64
 	maxLength      int
@@ -53,7 +54,8 @@ current directory.
 Over --http every request must carry "Authorization: Bearer TOKEN"; the token
 is generated into a file only you can read (--token-file, default
 <user config dir>/ocfetch/mcp-token) and shown, with client snippets, at start.
-Sessions idle for --session-timeout are closed (the client starts a new one).`,
+Sessions idle for --session-timeout are closed (the client starts a new one);
+at --max-sessions a new session closes the least recently used idle one.`,
 		Example: `  ocfetch mcp
   ocfetch mcp --root ~/src/project
   ocfetch mcp --http 127.0.0.1:8931`,
@@ -73,6 +75,7 @@ Sessions idle for --session-timeout are closed (the client starts a new one).`,
 	cmd.Flags().StringVar(&f.search.Backend, "search-backend", "", "serve the search tool with backend `NAME` (searxng, brave, tavily; default: search.json's, if any)")
 	cmd.Flags().StringVar(&f.search.URL, "search-backend-url", "", "the search backend's `URL`")
 	cmd.Flags().StringVar(&f.search.KeyFile, "search-key-file", "", "`FILE` holding the search backend's API key, mode 0600")
+	cmd.Flags().IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http: keep at most `N` sessions open; a new one beyond closes the least recently used idle session (its client gets 404 and starts a new one)")
 	addEgressFlags(cmd, &ef)
 	return cmd
 }
@@ -105,6 +108,8 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 	switch {
 	case f.sessionTimeout <= 0:
 		return usageErrorf("use --session-timeout 30m", "--session-timeout must be positive, not %s", f.sessionTimeout)
+	case f.maxSessions <= 0:
+		return usageErrorf(fmt.Sprintf("use --max-sessions %d", mcpserver.DefaultMaxSessions), "--max-sessions must be positive, not %d", f.maxSessions)
 	case f.timeout <= 0:
 		return usageErrorf("use --timeout 30s", "--timeout must be positive, not %s", f.timeout)
 	case f.maxBytes <= 0:
@@ -183,6 +188,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		}
 		opts.BearerToken = token
 		opts.SessionTimeout = f.sessionTimeout
+		opts.MaxSessions = f.maxSessions
 		opts.Ready = func(addr net.Addr) {
 			url := fmt.Sprintf("http://%s/", addr)
 			fmt.Fprintf(a.stderr, "ocfetch mcp: serving streamable HTTP on %s\n", url)

@@ -225,3 +225,14 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPMaxSessionsFlag: the session cap of mcp --http is a flag shown in
+// --help with its default; a cap below 1 is a usage error naming it.
+func TestMCPMaxSessionsFlag(t *testing.T) {
+	ocfetch(t, cliOptions{}, "mcp", "--help").
+		want(t, exitOK, []string{"--max-sessions N", "closes the least recently used idle session", "(default 256)"}, nil)
+	for _, v := range []string{"0", "-1"} {
+		ocfetch(t, cliOptions{}, "mcp", "--http", "127.0.0.1:0", "--max-sessions", v).
+			want(t, exitUsage, nil, []string{"ocfetch: --max-sessions must be positive, not " + v, "hint: use --max-sessions 256"})
+	}
+}

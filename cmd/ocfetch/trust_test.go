@@ -349,3 +349,33 @@ func TestTrustOutdatedEntry(t *testing.T) {
 		"trusted: " + root}, nil)
 	ocfetch(t, cliOptions{}, "trust", "--list", "--json").want(t, exitOK, []string{`"trusted": true`}, nil)
 }
+
+// TestCreatedNoteOnlyWhenCreated: the first write says "ocfetch created its
+// .oc_chat/" only when this command made the directory; a .oc_chat/ that
+// was already there with only ocfetch's own files (an audit log, as a
+// sandboxed run or an earlier call leaves) is trusted with a note that
+// says that instead; a trusted workspace gets no note.
+func TestCreatedNoteOnlyWhenCreated(t *testing.T) {
+	fresh := newUntrustedRoot(t)
+	existing := newUntrustedRoot(t)
+	writeFile(t, filepath.Join(existing, ".oc_chat", "audit.jsonl"), "")
+	for _, tc := range []struct {
+		name, root, want string
+	}{
+		{"no .oc_chat", fresh, "trusted: " + fresh + trustedNote},
+		{"already trusted", fresh, ""},
+		{".oc_chat with an audit log only", existing, "trusted: " + existing + " (its .oc_chat/ held only ocfetch's own files: the audit log, lock files; `ocfetch trust --revoke` undoes this)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ocfetch(t, cliOptions{}, "--root", tc.root, "rules", "allow", "example.com")
+			r.want(t, exitOK, nil, nil)
+			note := "" // every line before the last, the rule's
+			if i := strings.LastIndex(strings.TrimSuffix(r.stdout, "\n"), "\n"); i >= 0 {
+				note = r.stdout[:i+1]
+			}
+			if note != tc.want {
+				t.Errorf("stdout before the rule: %q; want %q\nwhole stdout:\n%s", note, tc.want, r.stdout)
+			}
+		})
+	}
+}

@@ -27,14 +27,16 @@ const noUpstream = "none"
 func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
-	fl.StringVar(&f.upstreamAuth, "upstream-proxy-auth", "", "read the upstream proxy's credentials from `FILE` (one line user:pass)")
+	fl.StringVar(&f.upstreamAuth, "upstream-proxy-auth", "", "read the credentials of the --upstream-proxy from `FILE` (one line user:pass); only with --upstream-proxy (settings.json's proxy takes its own upstream_proxy_auth_file)")
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
 }
 
 // applyEgress sets o's upstream proxy and root CAs from the flags: the
 // proxy is --upstream-proxy, else the upstream_proxy of ws's settings.json
-// (ws nil: no settings are read); --upstream-proxy-auth adds credentials,
-// --ca-file the CAs. A bad flag is a usage error naming the flag; a bad
+// (ws nil: no settings are read); --upstream-proxy-auth adds credentials
+// to --upstream-proxy and only to it (a usage error without it), as
+// settings.json's upstream_proxy_auth_file does to its upstream_proxy;
+// --ca-file adds the CAs. A bad flag is a usage error naming the flag; a bad
 // settings value is settings_invalid naming the file. It returns the
 // settings.json proxy in use ("" when none, or the flag's): a workspace
 // grant that policy.Decide counts only in a trusted workspace
@@ -48,13 +50,21 @@ func applyEgress(ws *workspace.Workspace, f egressFlags, o *egress.Options) (fro
 }
 
 func applyEgressTo(ws *workspace.Workspace, f egressFlags, o *egress.Options) error {
-	raw, from := f.upstreamProxy, "--upstream-proxy"
+	// Credentials go only to the proxy named beside them: the flag's to
+	// --upstream-proxy, settings.json's upstream_proxy_auth_file to its
+	// upstream_proxy. The flag never reaches a proxy a workspace names
+	// (a later git pull may change that file).
+	if f.upstreamAuth != "" && (f.upstreamProxy == "" || strings.EqualFold(f.upstreamProxy, noUpstream)) {
+		return usageErrorf("name the proxy these credentials are for with --upstream-proxy URL; for a proxy named in settings.json, name the credentials file there too (\"upstream_proxy_auth_file\": \"/abs/path\")",
+			"--upstream-proxy-auth needs --upstream-proxy URL: its credentials are sent only to the proxy that flag names")
+	}
+	raw, from, authFile, authFrom := f.upstreamProxy, "--upstream-proxy", f.upstreamAuth, "--upstream-proxy-auth"
 	if raw == "" && ws != nil {
 		s, err := risk.ReadSettings(*ws)
 		if err != nil {
 			return classify(err)
 		}
-		raw, from = s.UpstreamProxy, "settings.json"
+		raw, from, authFile, authFrom = s.UpstreamProxy, "settings.json", s.UpstreamProxyAuthFile, "settings.json"
 	}
 	if strings.EqualFold(raw, noUpstream) && from == "--upstream-proxy" {
 		raw = ""
@@ -70,13 +80,13 @@ func applyEgressTo(ws *workspace.Workspace, f egressFlags, o *egress.Options) er
 		}
 		o.Upstream = up
 	}
-	if f.upstreamAuth != "" {
-		if o.Upstream == nil {
-			return usageErrorf("name the proxy with --upstream-proxy URL (or upstream_proxy in settings.json)",
-				"--upstream-proxy-auth needs an upstream proxy")
-		}
-		user, pass, err := egress.ReadProxyAuthFile(f.upstreamAuth)
+	if authFile != "" {
+		user, pass, err := egress.ReadProxyAuthFile(authFile)
 		if err != nil {
+			if authFrom == "settings.json" {
+				return classify(refusal.Newf(refusal.SettingsInvalid, "settings file %s: upstream_proxy_auth_file: %v", ws.SettingsPath(), err).
+					WithHint("write the proxy's user:pass on one line of a small regular file, or remove the key"))
+			}
 			return usageErrorf("write the proxy's user:pass on one line of a small regular file", "--upstream-proxy-auth: %v", err)
 		}
 		o.Upstream.Username, o.Upstream.Password = user, pass

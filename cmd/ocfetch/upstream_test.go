@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/netip"
@@ -78,7 +80,9 @@ func TestEgressFlagErrors(t *testing.T) {
 		{"mcp bad CA file", []string{"mcp", "--ca-file", badCA}, exitUsage, []string{"--ca-file", "corp-ca.pem"}},
 		{"proxy URL without port", []string{"get", "--upstream-proxy", "http://proxy.corp", "https://example.com/"}, exitUsage, []string{"--upstream-proxy", "port is missing", "hint: write --upstream-proxy http://HOST:PORT"}},
 		{"proxy URL with credentials", []string{"get", "--upstream-proxy", "http://a:secret@proxy.corp:3128", "https://example.com/"}, exitUsage, []string{"--upstream-proxy-auth"}},
-		{"auth without proxy", []string{"get", "--upstream-proxy-auth", auth, "https://example.com/"}, exitUsage, []string{"needs an upstream proxy"}},
+		{"auth without proxy", []string{"get", "--upstream-proxy-auth", auth, "https://example.com/"}, exitUsage, []string{"ocfetch: --upstream-proxy-auth needs --upstream-proxy URL: its credentials are sent only to the proxy that flag names", "upstream_proxy_auth_file"}},
+		{"auth with proxy none", []string{"get", "--upstream-proxy", "none", "--upstream-proxy-auth", auth, "https://example.com/"}, exitUsage, []string{"--upstream-proxy-auth needs --upstream-proxy URL"}},
+		{"mcp auth without proxy", []string{"mcp", "--upstream-proxy-auth", auth}, exitUsage, []string{"--upstream-proxy-auth needs --upstream-proxy URL"}},
 		{"auth file missing", []string{"get", "--upstream-proxy", "http://127.0.0.1:9", "--upstream-proxy-auth", filepath.Join(dir, "none"), "https://example.com/"}, exitUsage, []string{"--upstream-proxy-auth", "none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,5 +146,76 @@ func TestGetUntrustedUpstreamProxy(t *testing.T) {
 	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
 	if got, _ := proxy.Seen(); len(got) != 1 {
 		t.Errorf("trusted: the proxy saw %v; want one CONNECT", got)
+	}
+}
+
+// TestUpstreamCredentialsOnlyForTheirProxy: --upstream-proxy-auth goes
+// with --upstream-proxy only — beside a proxy named in settings.json it is
+// a usage error and that proxy sees nothing; the proxy settings.json names
+// gets the credentials of the upstream_proxy_auth_file the same file
+// names, in a trusted workspace only.
+func TestUpstreamCredentialsOnlyForTheirProxy(t *testing.T) {
+	pub := testnet.StartPublicTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello via "+r.Host)
+	}), nil)
+	o := cliOptions{egress: func(eo *egress.Options) {
+		eo.Resolver = testnet.Resolver{"example.com": {publicAddr}}
+		eo.RootCAs = pub.RootCAs
+		eo.Dial = pub.Dial
+	}}
+	dir := t.TempDir()
+	userAuth := filepath.Join(dir, "user-auth")
+	writeFile(t, userAuth, "alice:users-own-secret\n")
+	wsAuth := filepath.Join(dir, "ws-auth")
+	writeFile(t, wsAuth, "bob:pw\n")
+	quoted, _ := json.Marshal(wsAuth)
+
+	shipped := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	shipped.WantAuth = "Basic " + base64.StdEncoding.EncodeToString([]byte("bob:pw"))
+	root := newUntrustedRoot(t)
+	settings := filepath.Join(root, ".oc_chat", "settings.json")
+	writeFile(t, settings, `{"schema_version": 1, "upstream_proxy": "`+shipped.URL()+`", "upstream_proxy_auth_file": `+string(quoted)+`}`)
+	ocfetch(t, o, "rules", "allow", "--user", "example.com").want(t, exitOK, nil, nil)
+
+	for _, args := range [][]string{
+		{"get", "--upstream-proxy-auth", userAuth, "https://example.com/"},
+		{"mcp", "--upstream-proxy-auth", userAuth},
+	} {
+		r := ocfetch(t, o, append([]string{"--root", root}, args...)...)
+		r.want(t, exitUsage, nil, []string{"--upstream-proxy-auth needs --upstream-proxy URL"})
+		if strings.Contains(r.stderr, "users-own-secret") {
+			t.Errorf("%v: stderr repeats the password: %q", args, r.stderr)
+		}
+	}
+	// Untrusted: the shipped proxy and its credentials file are a grant.
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").
+		want(t, exitRefused, nil, []string{"workspace_untrusted", settings})
+	if got, _ := shipped.Seen(); len(got) != 0 {
+		t.Fatalf("untrusted: the shipped proxy saw %v; want nothing", got)
+	}
+	ocfetch(t, o, "--root", root, "trust", "--yes").want(t, exitOK, nil, nil)
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
+	if _, auths := shipped.Seen(); !cmp.Equal(auths, []string{shipped.WantAuth}) {
+		t.Errorf("trusted: the proxy of settings.json got credentials %v; want only those of its upstream_proxy_auth_file", auths)
+	}
+
+	// The user's own proxy gets the user's own credentials.
+	own := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	ocfetch(t, o, "--root", root, "get", "--upstream-proxy", own.URL(), "--upstream-proxy-auth", userAuth, "https://example.com/").
+		want(t, exitOK, []string{"hello via example.com"}, nil)
+	if _, auths := own.Seen(); !cmp.Equal(auths, []string{"Basic " + base64.StdEncoding.EncodeToString([]byte("alice:users-own-secret"))}) {
+		t.Errorf("--upstream-proxy got credentials %v; want those of --upstream-proxy-auth", auths)
+	}
+	if _, auths := shipped.Seen(); len(auths) != 1 {
+		t.Errorf("the proxy of settings.json saw %d requests; want still 1", len(auths))
+	}
+
+	// A credentials file settings.json names that cannot be read is
+	// settings_invalid naming the file; nothing is sent.
+	writeFile(t, settings, `{"schema_version": 1, "upstream_proxy": "`+shipped.URL()+`", "upstream_proxy_auth_file": `+strings.Replace(string(quoted), "ws-auth", "missing", 1)+`}`)
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").
+		want(t, exitRefused, nil, []string{"settings_invalid", settings, "upstream_proxy_auth_file"})
+	if _, auths := shipped.Seen(); len(auths) != 1 {
+		t.Errorf("with a missing credentials file the proxy saw %d requests; want still 1", len(auths))
 	}
 }

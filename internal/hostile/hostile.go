@@ -214,3 +214,46 @@ func flush(w http.ResponseWriter) {
 		f.Flush()
 	}
 }
+
+// UnsafeHeaderValue is one family of characters that must never be shown
+// as they are, as a server can put it in a response header value, and what
+// the value must read as once ocfetch shows it (every unsafe character
+// replaced by U+FFFD, a tab by a space).
+type UnsafeHeaderValue struct {
+	// Family names the characters: "C1 controls", "bidi isolates", ….
+	Family string
+	// Value is what the server sends. Families with Wire false (C0
+	// controls, DEL) cannot travel in an HTTP/1.1 header value that Go's
+	// client accepts: a response carrying them is refused as malformed.
+	Value string
+	Wire  bool
+	// Shown is Value as it must appear in every output.
+	Shown string
+}
+
+// UnsafeHeaderValues is every family, one value each.
+var UnsafeHeaderValues = []UnsafeHeaderValue{
+	{"tab (HTTP whitespace)", "a\tb", true, "a b"},
+	{"C1 controls", "a\u0085b\u009b2Jc\u009d0;t", true, "a\uFFFDb\uFFFD2Jc\uFFFD0;t"},
+	{"bidi overrides and embeddings", "x\u202ay\u202bz\u202c\u202dgpj.exe\u202e", true, "x\uFFFDy\uFFFDz\uFFFD\uFFFDgpj.exe\uFFFD"},
+	{"bidi isolates", "\u2066a\u2067b\u2068c\u2069", true, "\uFFFDa\uFFFDb\uFFFDc\uFFFD"},
+	{"bidi marks", "a\u200eb\u200fc\u061c", true, "a\uFFFDb\uFFFDc\uFFFD"},
+	{"invalid UTF-8", "a\xffb\xc0", true, "a\uFFFDb\uFFFD"},
+	{"C0 controls", "a\x1b]0;owned\x07b\x00", false, "a\uFFFD]0;owned\uFFFDb\uFFFD"},
+	{"DEL", "a\x7fb", false, "a\uFFFDb"},
+}
+
+// UnsafeHeaders answers 200 text/plain "ok" with value as the Server,
+// ETag and Last-Modified of the response, written raw (a hijacked
+// connection: net/http would not write some of these bytes).
+func UnsafeHeaders(value string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, bufrw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(bufrw, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\nServer: %s\r\nETag: %s\r\nLast-Modified: %s\r\n\r\nok", value, value, value)
+		_ = bufrw.Flush()
+	})
+}

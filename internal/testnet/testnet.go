@@ -2,6 +2,7 @@ package testnet
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"io"
@@ -56,6 +57,13 @@ type Options struct {
 	// fails the dial with an error (and is still recorded). If zero, every
 	// address the guard passes is connected to the server.
 	Only netip.AddrPort
+	// SocketBuffer, if positive, is the send buffer (SO_SNDBUF) of every
+	// connection the server accepts and the receive buffer (SO_RCVBUF) of
+	// every connection Dial makes, which also turns the kernel's
+	// autotuning of them off: what a handler managed to write is then
+	// what the client read plus a few small buffers, so a test can count
+	// on the server's side how much of a body the client read.
+	SocketBuffer int
 }
 
 // PublicTLS is a loopback TLS server standing in for public https hosts.
@@ -68,7 +76,8 @@ type PublicTLS struct {
 	// Dials records every address Dial was given.
 	Dials DialLog
 
-	only netip.AddrPort
+	only      netip.AddrPort
+	socketBuf int
 }
 
 // StartPublicTLS starts a loopback TLS server with handler h. Its error log
@@ -82,11 +91,20 @@ func StartPublicTLS(t testing.TB, h http.Handler, o *Options) *PublicTLS {
 	srv := httptest.NewUnstartedServer(h)
 	srv.EnableHTTP2 = o.HTTP2
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	if o.SocketBuffer > 0 {
+		srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+			if tc, ok := c.(*tls.Conn); ok && st == http.StateNew {
+				if raw, ok := tc.NetConn().(*net.TCPConn); ok {
+					raw.SetWriteBuffer(o.SocketBuffer)
+				}
+			}
+		}
+	}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
-	return &PublicTLS{Server: srv, RootCAs: pool, only: o.Only}
+	return &PublicTLS{Server: srv, RootCAs: pool, only: o.Only, socketBuf: o.SocketBuffer}
 }
 
 // Dial has the shape of net.Dialer.DialContext, for egress.Options.Dial.
@@ -101,5 +119,9 @@ func (p *PublicTLS) Dial(ctx context.Context, network, address string) (net.Conn
 	// "tcp", not network: the guard may dial a checked IPv6 address
 	// ("tcp6"), and the server listens on 127.0.0.1.
 	var d net.Dialer
-	return d.DialContext(ctx, "tcp", p.Server.Listener.Addr().String())
+	c, err := d.DialContext(ctx, "tcp", p.Server.Listener.Addr().String())
+	if tc, ok := c.(*net.TCPConn); ok && p.socketBuf > 0 {
+		tc.SetReadBuffer(p.socketBuf)
+	}
+	return c, err
 }
