@@ -63,6 +63,9 @@ type decision struct {
 	// notSaved: an "always" answer's rule was not saved, or saved where
 	// it does not count yet; the call went ahead.
 	notSaved *refusal.Error
+	// admitted is what the transport may dial for each requirement (the
+	// policy.Decision's Target and LoopbackPort), bound to the run.
+	admitted []tool.Admission
 }
 
 // Call prepares, decides, runs and audits one call of t. It never returns
@@ -101,7 +104,8 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 		b.audit(ctx, log, id, name, summary, primary, d, res, start)
 		return res
 	}
-	res, err := t.InvokableRun(tool.WithArtifact(ctx, id, artifact), argsJSON)
+	runCtx := tool.WithAdmissions(tool.WithArtifact(ctx, id, artifact), d.admitted, b.again(req))
+	res, err := t.InvokableRun(runCtx, argsJSON)
 	if err != nil {
 		res = tool.ErrorResult(err)
 	}
@@ -134,8 +138,10 @@ func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (App
 	return ApprovalRequest{}, false
 }
 
-func (b *Broker) args(need capability.Requirement) policy.Args {
-	return policy.Args{Front: policy.FrontFetchTool, Origin: need.Origin(), Workspace: b.Workspace, Profile: b.Profile,
+func (b *Broker) args(need capability.Requirement) policy.Args { return b.argsFor(need.Origin()) }
+
+func (b *Broker) argsFor(o capability.Origin) policy.Args {
+	return policy.Args{Front: policy.FrontFetchTool, Origin: o, Workspace: b.Workspace, Profile: b.Profile,
 		ProfileExplicit: b.ProfileExplicit, WorkspaceUpstream: b.WorkspaceUpstream, Layers: b.Layers, ForModel: b.ForModel}
 }
 
@@ -166,6 +172,7 @@ func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how stri
 func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
 	var notSaved *refusal.Error
+	var admitted []tool.Admission
 	for _, need := range req.Requirements {
 		d = b.decideOne(ctx, log, name, summary, need)
 		if !d.allowed {
@@ -174,9 +181,44 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 		if d.notSaved != nil {
 			notSaved = d.notSaved
 		}
+		admitted = append(admitted, d.admitted...)
 	}
-	d.notSaved = notSaved
+	d.notSaved, d.admitted = notSaved, admitted
 	return d
+}
+
+// admission is what pd lets the transport dial.
+func admission(pd policy.Decision) []tool.Admission {
+	return []tool.Admission{{Target: pd.Target, LoopbackPort: pd.LoopbackPort}}
+}
+
+// again is the run's [tool.Redecide]: a later origin of the call (a
+// redirect hop) is a new question to policy.Decide, with every file read
+// again. An allow admits it; a deny refuses it; an ask admits it only for a
+// target the user approved for this call (the hop stays on it), as the
+// answer covered this call.
+func (b *Broker) again(req tool.Request) tool.Redecide {
+	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
+		pd := policy.Decide(ctx, b.argsFor(o))
+		switch pd.Result {
+		case policy.Deny:
+			return tool.Admission{}, pd.Refusal
+		case policy.Ask:
+			if !requires(req, o.Target) {
+				return tool.Admission{}, pd.Refusal
+			}
+		}
+		return tool.Admission{Target: pd.Target, LoopbackPort: pd.LoopbackPort}, nil
+	}
+}
+
+func requires(req tool.Request, t capability.Target) bool {
+	for _, need := range req.Requirements {
+		if need.Target == t {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement) decision {
@@ -185,7 +227,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String())
 	switch pd.Result {
 	case policy.Allow:
-		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule}
+		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, admitted: admission(pd)}
 	case policy.Deny:
 		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, err: pd.Refusal}
 	}
@@ -200,6 +242,27 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		answer = Unanswered
 	}
 	log.Log(ctx, diag.L2, "approval answered", "target", target, "answer", answer.String())
+	var again policy.Decision
+	if answer == Once || answer == Session || answer == Always {
+		// The user may have taken a while: the files are read again
+		// before anything is saved or sent (seed 000: a port revoked, a
+		// deny rule added or the trust revoked while asking takes effect
+		// now). Ask again is what the answer approves; a deny refuses.
+		if again = policy.Decide(ctx, b.args(need)); again.Result == policy.Deny {
+			log.Log(ctx, diag.L2, "decided again after the answer", "target", target, "decision", again.String())
+			return decision{decidedBy: again.DecidedBy, rule: again.Rule, err: again.Refusal}
+		}
+	}
+	d := b.answered(ctx, log, need, answer, allowHint)
+	if d.allowed {
+		d.admitted = admission(again)
+	}
+	return d
+}
+
+// answered is the decision an approver's answer makes.
+func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability.Requirement, answer Answer, allowHint string) decision {
+	target := need.Target.String()
 	switch answer {
 	case Once:
 		return decision{allowed: true, decidedBy: audit.ByOnce}

@@ -322,3 +322,73 @@ func TestTerminalApprover(t *testing.T) {
 		t.Errorf("NewTerminalApprover: got %v, prompt %q; want always, no file named", got, out.String())
 	}
 }
+
+// admissionTool records the admission bound to its run for its target.
+type admissionTool struct {
+	fakeTool
+	got []tool.Admission
+}
+
+func (a *admissionTool) InvokableRun(ctx context.Context, args string) (*tool.Result, error) {
+	art, _, _ := tool.ArtifactFrom(ctx)
+	if fa, ok := art.(fakeArtifact); ok {
+		if ad, _, ok := tool.AdmissionFor(ctx, fa.target); ok {
+			a.got = append(a.got, ad)
+		}
+	}
+	return a.fakeTool.InvokableRun(ctx, args)
+}
+
+// TestApprovalDecidesAgain: the files are read again once the user has
+// answered, before anything is sent (seed 000, "read on every call"): a
+// port revoked or a deny rule added while the user was being asked refuses
+// the call, and the run dials under the admission of that second decision
+// (local mode's loopback port included).
+func TestApprovalDecidesAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		target     string
+		meanwhile  func(t *testing.T, ws workspace.Workspace)
+		wantReason refusal.Code
+		want       tool.Admission
+	}{
+		{"public, nothing changed", "example.com", func(*testing.T, workspace.Workspace) {}, "",
+			tool.Admission{Target: capability.Target{Host: "example.com", Port: 443}}},
+		{"local, nothing changed", "localhost:3000", func(*testing.T, workspace.Workspace) {}, "",
+			tool.Admission{Target: capability.Target{Host: "localhost", Port: 3000}, LoopbackPort: 3000}},
+		{"local, port revoked while asking", "localhost:3000",
+			func(t *testing.T, ws workspace.Workspace) { testws.Write(t, ws, testws.Spec{LocalPorts: []uint16{}}) },
+			refusal.LocalPortNotAllowed, tool.Admission{}},
+		{"public, deny rule added while asking", "example.com",
+			func(t *testing.T, ws workspace.Workspace) { addRule(t, ws, "example.com", 443, rules.Deny) },
+			refusal.DeniedByRule, tool.Admission{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := testws.New(t, testws.Spec{LocalPorts: []uint16{3000}})
+			at := &admissionTool{}
+			asked := 0
+			b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Permissive, ProfileExplicit: true,
+				Audit: audit.Open(ws), Approver: broker.ApproverFunc(func(context.Context, broker.ApprovalRequest) (broker.Answer, error) {
+					asked++
+					tc.meanwhile(t, ws)
+					return broker.Once, nil
+				})}
+			res := b.Call(context.Background(), at, `{"target":"`+tc.target+`"}`)
+			if asked != 1 {
+				t.Fatalf("approver asked %d times; want 1", asked)
+			}
+			if res.Reason != tc.wantReason {
+				t.Fatalf("reason %q (%s); want %q", res.Reason, res.Content, tc.wantReason)
+			}
+			if tc.wantReason != "" {
+				if at.ran != 0 {
+					t.Errorf("the tool ran after a refusal")
+				}
+				return
+			}
+			if len(at.got) != 1 || at.got[0] != tc.want {
+				t.Errorf("admissions bound %+v; want [%+v]", at.got, tc.want)
+			}
+		})
+	}
+}

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"github.com/ocfetch/ocfetch/policy"
 	"math"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 )
@@ -236,14 +237,14 @@ func FuzzPrepareCall(f *testing.F) {
 			if !ok {
 				t.Fatalf("error %T %v is not a refusal", err, err)
 			}
-			if (r.Code == refusal.LocalPortMissing || r.Code == refusal.LocalPortNotAllowed) && !localfetch.IsLocalTarget(raw.URL) {
-				t.Fatalf("local refusal %v for %q, which localfetch.IsLocalTarget says is not local", r, raw.URL)
+			if (r.Code == refusal.LocalPortMissing || r.Code == refusal.LocalPortNotAllowed) && !isLocalURL(raw.URL) {
+				t.Fatalf("local refusal %v for %q, which is not a local URL", r, raw.URL)
 			}
 			return
 		}
 		p := art.(*prepared)
-		if p.local != localfetch.IsLocalTarget(raw.URL) {
-			t.Fatalf("local %v for %q; localfetch.IsLocalTarget says %v", p.local, raw.URL, !p.local)
+		if p.local != isLocalURL(raw.URL) {
+			t.Fatalf("local %v for %q; a local URL: %v", p.local, raw.URL, !p.local)
 		}
 		if len(req.Requirements) != 1 || req.Requirements[0].Target != p.target || !req.Grants.Empty() {
 			t.Fatalf("request %+v for target %v; want one requirement for it and no grants", req, p.target)
@@ -258,4 +259,15 @@ func FuzzPrepareCall(f *testing.F) {
 			t.Fatalf("AuditSummary %q carries more than method and host", s)
 		}
 	})
+}
+
+// isLocalURL: an http(s) URL whose host normalises to one of the three
+// local hosts (seed 000's is_local_target).
+func isLocalURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h, err := capability.NormalizeHost(u.Hostname())
+	return err == nil && !strings.HasSuffix(h, ".") && capability.IsLocalHost(h)
 }

@@ -99,6 +99,9 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 			f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
 			args := `{"url": "` + srv.URL + `/page", "format": "` + format + `", "max_length": 1000000}`
 			ctx := context.Background()
+			// The broker's decision is its own benchmark (PrepareAndDecide):
+			// the run dials under the admission it hands over.
+			admitted := admissionsOf(b, ctx, f, args)
 			b.ReportAllocs()
 			start := cpuNow()
 			defer reportCPU(b, start)
@@ -108,7 +111,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, _ := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+				res, _ := f.InvokableRun(tool.WithAdmissions(tool.WithArtifact(ctx, id, art), admitted, redecide(f)), args)
 				if res.IsError || res.Bytes != int64(len(tenKB)) {
 					b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
 				}
@@ -131,6 +134,7 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 	f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
 	args := `{"url": "` + srv.URL + `/", "format": "raw"}`
 	ctx := context.Background()
+	admitted := admissionsOf(b, ctx, f, args)
 	var peak uint64
 	var ms runtime.MemStats
 	old := debug.SetGCPercent(-1)
@@ -145,7 +149,7 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, _ := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+		res, _ := f.InvokableRun(tool.WithAdmissions(tool.WithArtifact(ctx, id, art), admitted, redecide(f)), args)
 		runtime.ReadMemStats(&ms)
 		if res.IsError || res.Bytes != DefaultMaxBodyBytes {
 			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
@@ -185,4 +189,23 @@ func BenchmarkPrepareAndDecide(b *testing.B) {
 			}
 		})
 	}
+}
+
+// admissionsOf decides args' requirements once, as the broker would, and
+// returns what the run may dial.
+func admissionsOf(b *testing.B, ctx context.Context, f *Fetch, args string) []tool.Admission {
+	b.Helper()
+	req, _, err := f.PrepareCall(ctx, uuid.New(), args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var admitted []tool.Admission
+	for _, need := range req.Requirements {
+		a, err := redecide(f)(ctx, need.Origin())
+		if err != nil {
+			b.Fatal(err)
+		}
+		admitted = append(admitted, a)
+	}
+	return admitted
 }

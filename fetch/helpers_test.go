@@ -16,6 +16,7 @@ import (
 	"github.com/ocfetch/ocfetch/trust"
 
 	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -69,7 +70,7 @@ func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 	if err := decide(ctx, f, req); err != nil {
 		return tool.ErrorResult(err)
 	}
-	res, err := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+	res, err := f.InvokableRun(bind(ctx, f, id, art, req), args)
 	if err != nil {
 		panic(fmt.Sprintf("InvokableRun returned a Go error: %v", err))
 	}
@@ -87,6 +88,34 @@ func decide(ctx context.Context, f *Fetch, req tool.Request) error {
 		}
 	}
 	return nil
+}
+
+// bind binds art and the admissions of req's requirements to ctx, as the
+// broker does once a call is approved: each requirement's admission is
+// policy.Decide's Target and LoopbackPort, and a redirect hop is a new
+// question to policy.Decide (Ask counts as approved for the call's own
+// targets, as in [decide]).
+func bind(ctx context.Context, f *Fetch, id uuid.UUID, art tool.PreparedArtifact, req tool.Request) context.Context {
+	var admitted []tool.Admission
+	for _, need := range req.Requirements {
+		a, err := redecide(f)(ctx, need.Origin())
+		if err == nil {
+			admitted = append(admitted, a)
+		}
+	}
+	return tool.WithAdmissions(tool.WithArtifact(ctx, id, art), admitted, redecide(f))
+}
+
+// redecide is the tests' tool.Redecide: policy.Decide on f's workspace and
+// profile, Ask counting as approved.
+func redecide(f *Fetch) tool.Redecide {
+	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
+		d := policy.Decide(ctx, policy.Args{Origin: o, Workspace: f.opts.Workspace, Profile: f.opts.Profile, Layers: layersFor(f.opts.Workspace)})
+		if d.Result == policy.Deny {
+			return tool.Admission{}, d.Refusal
+		}
+		return tool.Admission{Target: d.Target, LoopbackPort: d.LoopbackPort}, nil
+	}
 }
 
 // noLayersDir is a directory that does not exist: no managed policy, no
