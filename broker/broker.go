@@ -11,22 +11,21 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/trust"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
-// Broker runs tool calls for one workspace. The zero value is not usable:
-// Workspace and Profile must be set.
+// Broker runs tool calls for one workspace's scope. The zero value is not
+// usable: Scope must be set.
 type Broker struct {
-	// Workspace is where rules are read and saved and the audit log lives.
-	Workspace workspace.Workspace
-	// Profile is the resolved risk profile. Strict accepts saved allow
-	// rules only.
-	Profile risk.Profile
+	// Scope is the workspace (where rules are read and saved and the
+	// audit log lives), its profile and upstream proxy and where they came
+	// from, and the layers around it: scope.Open builds it once per
+	// workspace, and every decision is asked with Scope.Args.
+	Scope *scope.Scope
 	// Approver decides uncovered requirements. If nil, NonInteractive.
 	Approver Approver
 	// Audit receives one line per call. If nil, nothing is recorded.
@@ -42,16 +41,6 @@ type Broker struct {
 	UnansweredHint string
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
-
-	// Layers locate the managed policy, the trust store and the user's
-	// rules (policy.Layers). Nil: the platform's places.
-	Layers *policy.Layers
-	// ProfileExplicit says Profile was given by the user (--profile, the
-	// embedder), not read from settings.json (policy.Args.ProfileExplicit).
-	ProfileExplicit bool
-	// WorkspaceUpstream is settings.json's upstream_proxy when the calls
-	// go through it (policy.Args.WorkspaceUpstream); "" for none.
-	WorkspaceUpstream string
 }
 
 // decision is how a call's requirements were settled, for the audit line.
@@ -130,7 +119,7 @@ func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (App
 	for _, need := range req.Requirements {
 		switch d := policy.Decide(ctx, b.args(need)); d.Result {
 		case policy.Ask:
-			return ApprovalRequest{Tool: toolName(ctx, t), Summary: t.AuditSummary(argsJSON), Requirement: need, Profile: b.Profile}, true
+			return ApprovalRequest{Tool: toolName(ctx, t), Summary: t.AuditSummary(argsJSON), Requirement: need, Profile: b.Scope.Profile}, true
 		case policy.Deny:
 			return ApprovalRequest{}, false
 		}
@@ -141,8 +130,9 @@ func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (App
 func (b *Broker) args(need capability.Requirement) policy.Args { return b.argsFor(need.Origin()) }
 
 func (b *Broker) argsFor(o capability.Origin) policy.Args {
-	return policy.Args{Front: policy.FrontFetchTool, Origin: o, Workspace: b.Workspace, Profile: b.Profile,
-		ProfileExplicit: b.ProfileExplicit, WorkspaceUpstream: b.WorkspaceUpstream, Layers: b.Layers, ForModel: b.ForModel}
+	a := b.Scope.Args(policy.FrontFetchTool, o)
+	a.ForModel = b.ForModel
+	return a
 }
 
 // ensureWorkspace creates .oc_chat/ if it is missing and then trusts the
@@ -151,18 +141,18 @@ func (b *Broker) argsFor(o capability.Origin) policy.Args {
 // call created .oc_chat/; a failure is logged and leaves the workspace as it
 // was (untrusted unless it was trusted before).
 func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how string) (*trust.Store, bool, error) {
-	s, err := b.Layers.TrustStore()
+	s, err := b.Scope.Layers.TrustStore()
 	if err != nil {
 		log.Log(ctx, diag.L1, "trust store unavailable", "err", err)
 		return nil, false, err
 	}
-	created, err := s.EnsureWorkspace(ctx, b.Workspace, how)
+	created, err := s.EnsureWorkspace(ctx, b.Scope.Workspace, how)
 	if err != nil {
 		log.Log(ctx, diag.L1, "could not create and trust the workspace", "err", err)
 		return s, false, err
 	}
 	if created {
-		log.Log(ctx, diag.L2, "created .oc_chat and trusted the workspace", "root", b.Workspace.Root)
+		log.Log(ctx, diag.L2, "created .oc_chat and trusted the workspace", "root", b.Scope.Workspace.Root)
 	}
 	return s, created, nil
 }
@@ -236,7 +226,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	if approver == nil {
 		approver = NonInteractive()
 	}
-	answer, err := approver.Approve(ctx, ApprovalRequest{Tool: name, Summary: summary, Requirement: need, Profile: b.Profile})
+	answer, err := approver.Approve(ctx, ApprovalRequest{Tool: name, Summary: summary, Requirement: need, Profile: b.Scope.Profile})
 	if err != nil {
 		log.Log(ctx, diag.L1, "approver failed", "target", target, "err", err)
 		answer = Unanswered
@@ -283,9 +273,9 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 		} else if created {
 			trusted = true
 		} else {
-			trusted, terr = s.Trusted(b.Workspace.Root)
+			trusted, terr = s.Trusted(b.Scope.Workspace.Root)
 		}
-		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
+		if err := rules.Add(ctx, b.Scope.Workspace, rule); err != nil {
 			// The user approved this call; only the saving failed. Run it
 			// once, and tell the user (the result's RuleNotSaved).
 			log.Log(ctx, diag.L1, "approved always, but the rule was not saved", "target", target, "err", err)
@@ -304,8 +294,8 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 			if terr != nil {
 				msg += " (the trust store cannot be read)"
 			}
-			d.notSaved = refusal.Newf(refusal.WorkspaceUntrusted, msg, ruleText, b.Workspace.RulesPath()).
-				WithHint("run `ocfetch trust --root " + safetext.ShellQuote(b.Workspace.Root) + "` if you trust this workspace's files")
+			d.notSaved = refusal.Newf(refusal.WorkspaceUntrusted, msg, ruleText, b.Scope.Workspace.RulesPath()).
+				WithHint("run `ocfetch trust --root " + safetext.ShellQuote(b.Scope.Workspace.Root) + "` if you trust this workspace's files")
 		}
 		return d
 	case Deny:

@@ -18,6 +18,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -187,7 +188,7 @@ func TestCallDecisions(t *testing.T) {
 				profile = risk.Standard
 			}
 			ft := &fakeTool{}
-			b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: profile, Approver: approver, Audit: audit.Open(ws)}
+			b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: profile, Layers: testlayers.New(t, ws).Layers}, Approver: approver, Audit: audit.Open(ws)}
 			res := b.Call(context.Background(), ft, tc.args)
 
 			if got, want := res.Reason, tc.wantReason; got != want {
@@ -217,7 +218,7 @@ func TestCallDecisions(t *testing.T) {
 func TestAlwaysSavesRule(t *testing.T) {
 	ws := testws.Bare(t)
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
 	if res := b.Call(context.Background(), ft, `{"target":"Bücher.example"}`); res.IsError {
 		t.Fatalf("first call: %s", res.Content)
@@ -246,7 +247,7 @@ func TestAlwaysSavesRule(t *testing.T) {
 
 func TestUnansweredNamesTheRuleCommand(t *testing.T) {
 	ws := testws.Bare(t)
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}}
 	res := b.Call(context.Background(), &fakeTool{}, `{"target":"[2001:4860::8888]:8443"}`)
 	if res.Reason != refusal.NotApproved {
 		t.Fatalf("reason = %q; want not_approved", res.Reason)
@@ -269,7 +270,7 @@ func TestCorruptRulesFailClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &fakeTool{}
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: neverAsk(t), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Approver: neverAsk(t), Audit: audit.Open(ws)}
 	res := b.Call(context.Background(), ft, `{"target":"example.com"}`)
 	if res.Reason != refusal.RulesInvalid || ft.ran != 0 {
 		t.Fatalf("reason = %q, ran %d; want rules_invalid, 0", res.Reason, ft.ran)
@@ -367,7 +368,7 @@ func TestApprovalDecidesAgain(t *testing.T) {
 			ws := testws.New(t, testws.Spec{LocalPorts: []uint16{3000}})
 			at := &admissionTool{}
 			asked := 0
-			b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Permissive, ProfileExplicit: true,
+			b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive, Layers: testlayers.New(t, ws).Layers, ProfileFrom: scope.FromFlag},
 				Audit: audit.Open(ws), Approver: broker.ApproverFunc(func(context.Context, broker.ApprovalRequest) (broker.Answer, error) {
 					asked++
 					tc.meanwhile(t, ws)

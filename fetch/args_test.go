@@ -226,7 +226,7 @@ func FuzzPrepareCall(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	fe := NewFetch(nil, &Options{Workspace: newWorkspace(f, 1, 80, 443, 3000, 8080), Profile: risk.Permissive})
+	fe := newFetch(nil, &Options{}, newWorkspace(f, 1, 80, 443, 3000, 8080), risk.Permissive)
 	f.Fuzz(func(t *testing.T, in string) {
 		_ = fe.AuditSummary(in)
 		req, art, err := fe.PrepareCall(context.Background(), uuid.Nil, in)
@@ -252,7 +252,7 @@ func FuzzPrepareCall(f *testing.F) {
 		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host {
 			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host)
 		}
-		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: fe.opts.Workspace, Profile: fe.opts.Profile, Layers: layersFor(fe.opts.Workspace)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
+		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: scopeOf(fe).ws, Profile: scopeOf(fe).profile, Layers: layersFor(scopeOf(fe).ws)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
 			t.Fatalf("public target %v over %s: decided %v", p.target, p.scheme, d)
 		}
 		if s := fe.AuditSummary(in); strings.ContainsAny(s, "/?#@") && !strings.Contains(s, "<") {

@@ -29,7 +29,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // decision step (BenchmarkPrepareAndDecide).
 func BenchmarkPrepareCall(b *testing.B) {
 	ws := newWorkspace(b, 8080)
-	f := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
+	f := newFetch(nil, &Options{}, ws, risk.Permissive)
 	cases := []struct{ name, args string }{
 		{"public-get", `{"url": "https://example.com/some/path?q=1"}`},
 		{"public-post-headers", `{"url": "https://api.example.com/v1/items?limit=10", "method": "POST", "body": "{\"name\": \"x\"}", "headers": {"Content-Type": "application/json", "Authorization": "Bearer abcdef0123456789", "Accept": "application/json"}, "format": "raw", "max_length": 5000, "start_index": 0}`},
@@ -96,7 +96,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 		b.Run("fetch-"+format, func(b *testing.B) {
 			client := egress.NewClient(nil)
 			defer client.CloseIdleConnections()
-			f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
+			f := newFetch(client, &Options{}, ws, risk.Permissive)
 			args := `{"url": "` + srv.URL + `/page", "format": "` + format + `", "max_length": 1000000}`
 			ctx := context.Background()
 			// The broker's decision is its own benchmark (PrepareAndDecide):
@@ -131,7 +131,7 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 	ws := newWorkspace(b, serverPort(b, srv))
 	client := egress.NewClient(nil)
 	defer client.CloseIdleConnections()
-	f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
+	f := newFetch(client, &Options{}, ws, risk.Permissive)
 	args := `{"url": "` + srv.URL + `/", "format": "raw"}`
 	ctx := context.Background()
 	admitted := admissionsOf(b, ctx, f, args)
@@ -167,7 +167,7 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 func BenchmarkPrepareAndDecide(b *testing.B) {
 	ws := newWorkspace(b, 8080)
 	testws.Write(b, ws, testws.Spec{Allow: []string{"example.com:443", "localhost:8080"}})
-	f := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
+	f := newFetch(nil, &Options{}, ws, risk.Permissive)
 	layers := layersFor(ws)
 	for _, c := range []struct{ name, args string }{
 		{"public", `{"url": "https://example.com/some/path?q=1"}`},

@@ -46,7 +46,30 @@ func writeAllowlist(t testing.TB, ws workspace.Workspace, ports ...uint16) {
 func localFetch(t testing.TB, client *http.Client, ports ...uint16) (*Fetch, workspace.Workspace) {
 	t.Helper()
 	ws := newWorkspace(t, ports...)
-	return NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive}), ws
+	return newFetch(client, &Options{}, ws, risk.Permissive), ws
+}
+
+// testScope is what the broker would decide a test Fetch's calls under:
+// fetch itself knows no workspace and no profile.
+type testScope struct {
+	ws      workspace.Workspace
+	profile risk.Profile
+}
+
+var scopes sync.Map // *Fetch → testScope
+
+// newFetch is NewFetch for a test whose calls are decided in ws under
+// profile (see [call]).
+func newFetch(client *http.Client, opts *Options, ws workspace.Workspace, profile risk.Profile) *Fetch {
+	f := NewFetch(client, opts)
+	scopes.Store(f, testScope{ws: ws, profile: profile})
+	return f
+}
+
+func scopeOf(f *Fetch) testScope {
+	sc, _ := scopes.Load(f)
+	s, _ := sc.(testScope)
+	return s
 }
 
 // argsJSON marshals a call's arguments.
@@ -82,7 +105,7 @@ func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 // that use it play a user who approves.
 func decide(ctx context.Context, f *Fetch, req tool.Request) error {
 	for _, need := range req.Requirements {
-		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: f.opts.Workspace, Profile: f.opts.Profile, Layers: layersFor(f.opts.Workspace)})
+		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: scopeOf(f).ws, Profile: scopeOf(f).profile, Layers: layersFor(scopeOf(f).ws)})
 		if d.Result == policy.Deny {
 			return d.Refusal
 		}
@@ -110,7 +133,7 @@ func bind(ctx context.Context, f *Fetch, id uuid.UUID, art tool.PreparedArtifact
 // profile, Ask counting as approved.
 func redecide(f *Fetch) tool.Redecide {
 	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
-		d := policy.Decide(ctx, policy.Args{Origin: o, Workspace: f.opts.Workspace, Profile: f.opts.Profile, Layers: layersFor(f.opts.Workspace)})
+		d := policy.Decide(ctx, policy.Args{Origin: o, Workspace: scopeOf(f).ws, Profile: scopeOf(f).profile, Layers: layersFor(scopeOf(f).ws)})
 		if d.Result == policy.Deny {
 			return tool.Admission{}, d.Refusal
 		}

@@ -41,8 +41,9 @@ type verdict struct {
 // written on the admitted port only, and never to the proxy's own port.
 func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	v := verdict{ctx: ctx, decidedBy: audit.ByPolicy}
-	d := policy.Decide(ctx, policy.Args{Front: policy.FrontProxy, Origin: o, Workspace: s.ws, Profile: s.profile,
-		ProfileExplicit: s.explicit, Layers: s.layers, LoadRules: s.rules.load})
+	args := s.scope.Args(policy.FrontProxy, o)
+	args.LoadRules = s.rules.load
+	d := policy.Decide(ctx, args)
 	switch d.Result {
 	case policy.Deny:
 		v.decidedBy, v.rule, v.err = d.DecidedBy, d.Rule, d.Refusal
@@ -61,7 +62,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 			// Even allowlisted, the proxy's own port would make a loop
 			// that feeds every tunnel into another.
 			v.err = refusal.Newf(refusal.LocalPortNotAllowed, "port %d is this proxy's own port", d.LoopbackPort).
-				WithHint("remove the proxy's port from " + s.ws.LocalFetchPath())
+				WithHint("remove the proxy's port from " + s.scope.Workspace.LocalFetchPath())
 			return v
 		}
 		v.ctx = egress.WithLoopback(ctx, d.Target)

@@ -17,9 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/policy"
-	"github.com/ocfetch/ocfetch/risk"
-	"github.com/ocfetch/ocfetch/workspace"
+	"github.com/ocfetch/ocfetch/scope"
 )
 
 // Defaults for the zero values of [Options].
@@ -40,26 +38,14 @@ var ErrNotLoopback = errors.New("proxy: listen address is not loopback")
 // after [Server.Shutdown] or [Server.Close].
 var ErrServerClosed = errors.New("proxy: server closed")
 
-// Options configure a [Server]. The zero value of every field but Workspace
+// Options configure a [Server]. The zero value of every field but Scope
 // is usable.
 type Options struct {
-	// Workspace is the project whose rules.json, local_fetch.json and
-	// audit.jsonl the proxy uses. Both files are read on every request.
-	Workspace workspace.Workspace
-
-	// Profile is the risk profile, resolved once by the caller (flag, else
-	// settings.json). Local mode needs [risk.Permissive]; the zero value
-	// admits no loopback target.
-	Profile risk.Profile
-	// ProfileExplicit says Profile was given by the user (--profile), not
-	// read from settings.json: a permissive profile from settings.json is
-	// a workspace grant, counted only in a trusted workspace.
-	ProfileExplicit bool
-
-	// Layers locate the managed policy, the trust store and the user's
-	// rules (policy.Layers), read on every request. Nil: the platform's
-	// places.
-	Layers *policy.Layers
+	// Scope is the workspace whose rules.json, local_fetch.json and
+	// audit.jsonl the proxy uses, its profile and where it came from, and
+	// the layers around it (scope.Open builds it; policy.Decide reads every
+	// file on every request). Required.
+	Scope *scope.Scope
 
 	// Guard dials every upstream connection. If nil, egress.NewGuard(nil)
 	// is used: the system resolver, public addresses only.
@@ -112,10 +98,7 @@ type Options struct {
 // Server is the egress proxy. Create it with [New]; it is safe for
 // concurrent use and serves any number of loopback listeners.
 type Server struct {
-	ws        workspace.Workspace
-	profile   risk.Profile
-	explicit  bool
-	layers    *policy.Layers
+	scope     *scope.Scope
 	guard     *egress.Guard
 	audit     *audit.Log
 	log       *slog.Logger
@@ -152,14 +135,11 @@ func New(opts *Options) (*Server, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if opts.Workspace.Root == "" {
-		return nil, errors.New("proxy: Options.Workspace is required")
+	if opts.Scope == nil || opts.Scope.Workspace.Root == "" {
+		return nil, errors.New("proxy: Options.Scope (with its workspace) is required")
 	}
 	s := &Server{
-		ws:        opts.Workspace,
-		profile:   opts.Profile,
-		explicit:  opts.ProfileExplicit,
-		layers:    opts.Layers,
+		scope:     opts.Scope,
 		guard:     opts.Guard,
 		audit:     opts.Audit,
 		log:       opts.Logger,

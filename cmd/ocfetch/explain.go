@@ -13,15 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/netrange"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -104,47 +103,23 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	if !utf8.ValidString(rawURL) {
 		return usageErrorf("run 'ocfetch explain --help' for usage", "the URL is not valid UTF-8")
 	}
-	ws, err := a.workspace()
-	if err != nil {
-		return err
-	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return err
-	}
 	front := policy.FrontFetchTool
 	if proxy {
 		front = policy.FrontProxy
 	}
-	layers, err := a.policyLayers()
+	// get would connect through settings.json's upstream_proxy (a
+	// workspace grant that Decide judges too); the proxy does not.
+	sc, err := a.scope("", !proxy)
 	if err != nil {
 		return err
 	}
-	in := explainInput{ws: ws, profile: profile, explicit: a.profileFlag != "", layers: layers, front: front}
-	if !proxy {
-		// get would connect through settings.json's upstream_proxy: a
-		// workspace grant that Decide judges too.
-		if in.upstream, err = applyEgress(&ws, egressFlags{}, &egress.Options{}); err != nil {
-			return err
-		}
-	}
-	e := explain(ctx, in, rawURL)
-	e.Trusted, e.Layers = layerStates(ws, layers)
+	e := explain(ctx, sc, front, rawURL)
+	e.Trusted, e.Layers = layerStates(sc.Workspace, sc.Layers)
 	if asJSON {
 		return writeJSON(a.stdout, e)
 	}
 	printExplanation(a.stdout, e)
 	return nil
-}
-
-// explainInput is what explain decides with, as get decides.
-type explainInput struct {
-	ws       workspace.Workspace
-	profile  risk.Profile
-	explicit bool
-	layers   *policy.Layers
-	front    policy.Front
-	upstream string // settings.json's upstream_proxy, as get would use it
 }
 
 // layerStates reads the layers' files as Decide reads them: the managed
@@ -186,15 +161,15 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 
 // explain is what Decide says for rawURL, parsed exactly as get parses it
 // (the Fetch tool's PrepareCall), so its verdict is get's.
-func explain(ctx context.Context, in explainInput, rawURL string) explanation {
-	ws, profile, front := in.ws, in.profile, in.front
+func explain(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL string) explanation {
+	ws, profile := sc.Workspace, sc.Profile
 	e := explanation{Front: front.String(), Scheme: schemeRule(front)}
 	args, err := json.Marshal(map[string]string{"url": rawURL})
 	if err != nil {
 		e.Decision, e.Reason, e.Message = "refused", refusal.InvalidArguments, "the URL cannot be encoded"
 		return e
 	}
-	tl := fetch.NewFetch(nil, &fetch.Options{Workspace: ws, Profile: profile})
+	tl := fetch.NewFetch(nil, nil)
 	req, _, err := tl.PrepareCall(ctx, uuid.New(), string(args))
 	if err != nil {
 		r, ok := refusal.As(err)
@@ -208,7 +183,7 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 	o := need.Origin()
 	e.URL = o.String() + "/"
 	e.Target = &o.Target
-	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile, ProfileExplicit: in.explicit, Layers: in.layers, WorkspaceUpstream: in.upstream})
+	d := policy.Decide(ctx, sc.Args(front, o))
 	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
 	e.Layer = d.Layer.String()
 	if r := d.Refusal; r != nil {

@@ -52,15 +52,9 @@ on first use; --auth none serves every local client without credentials.`,
 // proxyOptions builds the proxy's options for the workspace: rules,
 // profile, the guard and the audit log, as get uses them.
 func proxyOptions(a *app) (*proxy.Options, error) {
-	ws, err := a.workspace()
-	if err != nil {
-		return nil, err
-	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return nil, err
-	}
-	layers, err := a.policyLayers()
+	// The proxy connects directly: settings.json's upstream_proxy is
+	// get's and mcp's way out, not read here.
+	sc, err := a.scope("", false)
 	if err != nil {
 		return nil, err
 	}
@@ -69,13 +63,10 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 		a.egressOptions(eopts)
 	}
 	return &proxy.Options{
-		Workspace:       ws,
-		Profile:         profile,
-		ProfileExplicit: a.profileFlag != "",
-		Layers:          layers,
-		Guard:           egress.NewGuard(eopts),
-		Audit:           audit.Open(ws),
-		Logger:          a.log(),
+		Scope:  sc,
+		Guard:  egress.NewGuard(eopts),
+		Audit:  audit.Open(sc.Workspace),
+		Logger: a.log(),
 	}, nil
 }
 
@@ -122,7 +113,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error 
 		return internalErrorf("cannot listen on %s: %v", listen, err)
 	}
 	addr := ln.Addr().String()
-	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s, HTTP and SOCKS5 (workspace %s, profile %s)\n", addr, opts.Workspace.Root, opts.Profile)
+	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s, HTTP and SOCKS5 (workspace %s, profile %s)\n", addr, opts.Scope.Workspace.Root, opts.Scope.Profile)
 	if opts.Auth == nil {
 		fmt.Fprintln(a.stderr, "ocfetch proxy: warning: --auth none: every user of this machine can use this proxy under your rules")
 		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=http://%s HTTP_PROXY=http://%s ALL_PROXY=socks5h://%s\n", addr, addr, addr)

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
-	"github.com/ocfetch/ocfetch/workspace"
+	"github.com/ocfetch/ocfetch/scope"
 )
 
 // egressFlags are the flags of get and mcp that shape the way out: the
@@ -20,10 +16,6 @@ type egressFlags struct {
 	caFile        string
 }
 
-// noUpstream is the --upstream-proxy value that turns off a proxy named in
-// settings.json.
-const noUpstream = "none"
-
 func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
@@ -31,44 +23,14 @@ func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
 }
 
-// applyEgress sets o's upstream proxy and root CAs from the flags: the
-// proxy is --upstream-proxy, else the upstream_proxy of ws's settings.json
-// (ws nil: no settings are read); --upstream-proxy-auth adds credentials,
-// --ca-file the CAs. A bad flag is a usage error naming the flag; a bad
-// settings value is settings_invalid naming the file. It returns the
-// settings.json proxy in use ("" when none, or the flag's): a workspace
-// grant that policy.Decide counts only in a trusted workspace
-// (policy.Args.WorkspaceUpstream).
-func applyEgress(ws *workspace.Workspace, f egressFlags, o *egress.Options) (fromWorkspace string, err error) {
-	err = applyEgressTo(ws, f, o)
-	if err == nil && f.upstreamProxy == "" && o.Upstream != nil {
-		fromWorkspace = o.Upstream.Addr
-	}
-	return fromWorkspace, err
-}
-
-func applyEgressTo(ws *workspace.Workspace, f egressFlags, o *egress.Options) error {
-	raw, from := f.upstreamProxy, "--upstream-proxy"
-	if raw == "" && ws != nil {
-		s, err := risk.ReadSettings(*ws)
-		if err != nil {
-			return classify(err)
-		}
-		raw, from = s.UpstreamProxy, "settings.json"
-	}
-	if strings.EqualFold(raw, noUpstream) && from == "--upstream-proxy" {
-		raw = ""
-	}
-	if raw != "" {
-		up, err := egress.ParseUpstreamProxy(raw)
-		if err != nil {
-			if from == "settings.json" {
-				return classify(refusal.Newf(refusal.SettingsInvalid, "settings file %s: upstream_proxy: %v", ws.SettingsPath(), err).
-					WithHint(`write "upstream_proxy": "http://HOST:PORT", or remove the key`))
-			}
-			return usageErrorf("write --upstream-proxy http://HOST:PORT", "--upstream-proxy: %v", err)
-		}
-		o.Upstream = up
+// applyEgress sets o's upstream proxy (the scope's: --upstream-proxy,
+// else settings.json's, see scope.Open), its credentials
+// (--upstream-proxy-auth) and the root CAs (--ca-file). A bad flag is a
+// usage error naming the flag.
+func applyEgress(sc *scope.Scope, f egressFlags, o *egress.Options) error {
+	if sc != nil && sc.Upstream != nil {
+		up := *sc.Upstream
+		o.Upstream = &up
 	}
 	if f.upstreamAuth != "" {
 		if o.Upstream == nil {
