@@ -14,8 +14,6 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/fetch"
-	"github.com/ocfetch/ocfetch/localfetch"
-	"github.com/ocfetch/ocfetch/netrange"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
@@ -68,6 +66,16 @@ type explanation struct {
 	// count only then); Layers are the files Decide read, in order.
 	Trusted *bool        `json:"trusted,omitempty"`
 	Layers  []layerState `json:"layers,omitempty"`
+	// Trace is what the decision consulted, in order (policy.Decision.Trace).
+	Trace []traceStep `json:"trace,omitempty"`
+}
+
+// traceStep is one step of the decision's trace.
+type traceStep struct {
+	Layer string `json:"layer"`
+	Check string `json:"check"`
+	File  string `json:"file,omitempty"`
+	Said  string `json:"said"`
 }
 
 // layerState is one layer as explain shows it: its file and what it holds.
@@ -162,7 +170,6 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 // explain is what Decide says for rawURL, parsed exactly as get parses it
 // (the Fetch tool's PrepareCall), so its verdict is get's.
 func explain(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL string) explanation {
-	ws, profile := sc.Workspace, sc.Profile
 	e := explanation{Front: front.String(), Scheme: schemeRule(front)}
 	args, err := json.Marshal(map[string]string{"url": rawURL})
 	if err != nil {
@@ -183,26 +190,31 @@ func explain(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL st
 	o := need.Origin()
 	e.URL = o.String() + "/"
 	e.Target = &o.Target
-	d := policy.Decide(ctx, sc.Args(front, o))
+	q := sc.Args(front, o)
+	q.Trace = true
+	d := policy.Decide(ctx, q)
 	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
 	e.Layer = d.Layer.String()
 	if r := d.Refusal; r != nil {
 		e.Reason, e.Message, e.Hint = r.Code, r.Message, r.Hint
 	}
-	if o.IsLocal() {
-		lv := &localVerdict{File: ws.LocalFetchPath()}
-		if port, err := localfetch.Admit(o, ws, profile); err == nil {
-			lv.Admitted, lv.Port = true, port
-		} else if r, ok := refusal.As(err); ok {
-			lv.Reason, lv.Message = r.Code, r.Message
+	// explain is a printer of the decision's trace: local mode's verdict
+	// and the address check are what Decide found, not asked again.
+	for _, st := range d.Trace {
+		e.Trace = append(e.Trace, traceStep{Layer: st.Layer.String(), Check: st.Check, File: st.File, Said: st.Said})
+		switch st.Check {
+		case policy.CheckLocal:
+			lv := &localVerdict{File: st.File, Admitted: st.Refusal == nil}
+			if st.Refusal == nil {
+				lv.Port = st.Port
+			} else {
+				lv.Reason, lv.Message = st.Refusal.Code, st.Refusal.Message
+			}
+			e.Local = lv
+		case policy.CheckAddress:
+			addr, _ := netip.ParseAddr(o.Target.Host)
+			e.Address = &addressVerdict{IP: addr.String(), Public: st.Range == "", Range: st.Range}
 		}
-		e.Local = lv
-	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
-		av := &addressVerdict{IP: addr.String(), Public: true}
-		if r, bad := netrange.NonPublicRange(addr); bad {
-			av.Public, av.Range = false, r.String()
-		}
-		e.Address = av
 	}
 	return e
 }
