@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/policy"
 	"net"
 	"net/netip"
 	"net/url"
