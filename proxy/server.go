@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/loopback"
 	"github.com/ocfetch/ocfetch/scope"
 )
 
@@ -32,7 +32,9 @@ const (
 // ErrNotLoopback is returned by [Server.ListenAndServe] and [Server.Serve]
 // for a listen address that is not a loopback address: the proxy is for the
 // shells of this machine only.
-var ErrNotLoopback = errors.New("proxy: listen address is not loopback")
+// It is the one internal/loopback.ErrNotLoopback, which the MCP server
+// returns too.
+var ErrNotLoopback = loopback.ErrNotLoopback
 
 // ErrServerClosed is returned by [Server.Serve] and [Server.ListenAndServe]
 // after [Server.Shutdown] or [Server.Close].
@@ -185,10 +187,10 @@ func orDur(v, d time.Duration) time.Duration {
 // [Server.Shutdown]. A non-loopback address is refused with an error
 // wrapping [ErrNotLoopback] before anything is bound.
 func (s *Server) ListenAndServe(addr string) error {
-	if err := CheckListenAddr(addr); err != nil {
+	ln, err := loopback.Listen(context.Background(), addr)
+	if errors.Is(err, ErrNotLoopback) {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("proxy: listen %s: %w", addr, err)
 	}
@@ -199,25 +201,15 @@ func (s *Server) ListenAndServe(addr string) error {
 // address: an IP in 127.0.0.0/8 or ::1, or the name localhost. It returns an
 // error wrapping [ErrNotLoopback] otherwise.
 func CheckListenAddr(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("proxy: listen address %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
-		return fmt.Errorf("%w: %q (use 127.0.0.1:PORT)", ErrNotLoopback, addr)
-	}
-	return nil
+	_, err := loopback.Check(addr)
+	return err
 }
 
 // Serve accepts connections on ln until [Server.Shutdown] or [Server.Close],
 // then returns [ErrServerClosed]. ln must be bound to a loopback address;
 // otherwise Serve closes it and returns an error wrapping [ErrNotLoopback].
 func (s *Server) Serve(ln net.Listener) error {
-	if ap, err := netip.ParseAddrPort(ln.Addr().String()); err != nil || !ap.Addr().Unmap().IsLoopback() {
+	if !loopback.IsAddr(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("%w: %s", ErrNotLoopback, ln.Addr())
 	}

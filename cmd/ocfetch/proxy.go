@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/loopback"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -105,7 +105,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error 
 	if err != nil {
 		return internalErrorf("%v", err)
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := loopback.Listen(ctx, listen)
 	if err != nil {
 		if le := listenError("--listen", listen, err); le != nil {
 			return le
