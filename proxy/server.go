@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/loopback"
+	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/scope"
 )
 
@@ -112,7 +113,7 @@ type Server struct {
 	refused   func(Refusal)
 
 	transport *http.Transport
-	rules     ruleMemo
+	rules     rules.Memo
 	sem       chan struct{} // one token per connection being served
 	refusers  chan struct{} // bounds the goroutines answering 503
 	wg        sync.WaitGroup
