@@ -95,34 +95,11 @@ type Args struct {
 // grant is about to count (seed 000: no caching, so an edit takes effect
 // at once and a deletion closes the door at once).
 //
-// The layers are the managed policy, then the workspace (its grants only
-// when the user trusts it), then the user; a deny from any layer wins. The
-// order, first refusal wins:
-//
-//  1. the managed policy: a file that exists but is malformed refuses every
-//     call (managed_policy_invalid); its max_profile caps the profile;
-//  2. local mode: a target on localhost, 127.0.0.1 or ::1 is admitted by
-//     local_fetch.json and the permissive profile (LoopbackPort set), or
-//     denied by name — it never falls through to the public path. Local
-//     mode needs permissive within max_profile (else
-//     managed_policy_forbids) and, since the ports are the workspace's
-//     grant, a trusted workspace (else workspace_untrusted, once no layer
-//     denies the target);
-//  3. an IP literal that is not a local host must be public (built-in,
-//     address_not_public naming the IANA range);
-//  4. the scheme rule of the front: the Fetch tool reaches public hosts
-//     over https only (https_required); the proxy forwards any scheme a
-//     rule covers;
-//  5. the rule layers — managed, workspace, user: a deny from any layer
-//     wins (a workspace's deny counts trusted or not); the workspace's
-//     upstream_proxy needs trust; then the first allow in layer order,
-//     where a workspace allow counts only in a trusted workspace, and with
-//     managed_rules_only only a managed allow counts and nobody is asked;
-//     an allow that counted for nothing because the workspace is untrusted
-//     is refused workspace_untrusted naming the file and the rule;
-//  6. built-in: profile strict (the workspace's, or max_profile's) accepts
-//     saved rules only (deny); allow_once false forbids asking (deny,
-//     managed_policy_forbids); else Ask.
+// The layers are [Order]'s; the order of the checks, first refusal wins,
+// is stated once, in docs/DESIGN.md ("The decision"): the managed policy,
+// local mode (localfetch.Admit), the address of an IP literal, the front's
+// scheme rule, the rule layers (a deny from any layer wins; a workspace
+// grant counts only when trusted), then built-in (strict, allow_once, Ask).
 //
 // Every Deny names its layer and, where there is one, its file.
 func Decide(ctx context.Context, a Args) Decision {
