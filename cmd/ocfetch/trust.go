@@ -201,6 +201,9 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 			return nil
 		}
 	}
+	if err := checkPolicyWritable(s.Path()); err != nil {
+		return err
+	}
 	if err := s.Trust(ctx, ws.Root, trust.Details{How: "ocfetch trust"}); err != nil {
 		return classify(err)
 	}
@@ -328,6 +331,9 @@ func runTrustRevoke(ctx context.Context, a *app) error {
 	} else if root == "" {
 		return err
 	} // else: a deleted workspace's entry is revoked by its path
+	if err := checkPolicyWritable(s.Path()); err != nil {
+		return err
+	}
 	removed, err := s.Revoke(ctx, root)
 	if err != nil {
 		return classify(err)
