@@ -365,9 +365,9 @@ func (l ruleLayer) denyHint(target string) string {
 // order, each with its reader: the managed policy's rules (already read),
 // the workspace's rules.json, the user's rules.json.
 func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
-	load := a.LoadRules
-	if load == nil {
-		load = rules.Load
+	load := rules.Load
+	if a.LoadRules != nil {
+		load = a.LoadRules
 	}
 	ws := a.Workspace
 	for _, spec := range order {
@@ -379,7 +379,8 @@ func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
 		case LayerManaged:
 			l.file, l.load = mp.File, func() (*rules.Set, error) { return mp.Rules, nil }
 		case LayerWorkspace:
-			l.file, l.load = ws.RulesPath(), func() (*rules.Set, error) { return load(ws) }
+			wsLoad := load // captured by value: never assigned again
+			l.file, l.load = ws.RulesPath(), func() (*rules.Set, error) { return wsLoad(ws) }
 		case LayerUser:
 			if loc, err := a.Layers.UserRules(); err != nil {
 				l.load = func() (*rules.Set, error) { return nil, err }
