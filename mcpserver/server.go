@@ -182,13 +182,6 @@ func (s *server) toolInfo() (*mcp.Tool, error) {
 	}, nil
 }
 
-func (s *server) cwdOrFixed() workspace.Workspace {
-	if s.fixed != nil {
-		return *s.fixed
-	}
-	return s.cwd
-}
-
 // testLayers is the Layers of a server whose Options leave them nil: nil
 // (the platform's places) except in this package's tests, which set it in
 // TestMain so that no test reads the real trust store.
