@@ -24,6 +24,17 @@
 // refuses the namespaces, [Command] returns a *refusal.Error with code
 // sandbox_unavailable naming the cause and the fix.
 //
+// [Cmd.Filesystem] confines the command's files too (Linux and macOS; see
+// [Filesystem]): writes only under its writable roots, read-only islands
+// that no flag lifts (the files that decide or record the network, the
+// dangerous files of [DangerousNames] in a writable root, /proc/sys),
+// hidden paths. On Linux the namespace's first process applies the
+// [Plan] in a mount namespace of its own (bind mounts, which also keep
+// the directories leading to an island from being renamed away) and
+// restricts writes with Landlock, or, on a kernel without Landlock, by
+// remounting everything else read-only; [Cmd.Confinement] says which.
+// On macOS the plan becomes Seatbelt file rules ([SeatbeltFileRules]).
+//
 // Wiring (proxy.Run does this):
 //
 //	cmd, err := sandbox.Command(ctx, []string{"curl", "https://example.com/"},

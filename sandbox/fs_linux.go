@@ -143,9 +143,8 @@ func confineFilesystem() (byte, error) {
 	return conf, nil
 }
 
-// apply performs one mount of the plan. A path that has gone since the
-// plan was made is skipped, except a protected one: that is an error
-// (the plan said it existed).
+// apply performs one mount of the plan (see skipGone for what is
+// skipped).
 func apply(m Mount, mounts []string) error {
 	switch m.Kind {
 	case Pin:
@@ -173,8 +172,13 @@ func apply(m Mount, mounts []string) error {
 	return nil
 }
 
+// skipGone skips a mount whose path has gone since the plan was made
+// (a protected one excepted: the plan said it existed), or that this
+// process may not reach: the command, of the same identity with fewer
+// capabilities, cannot reach it either (root's configuration directory
+// when root's command runs as an ordinary user).
 func skipGone(m Mount, err error) error {
-	if errors.Is(err, unix.ENOENT) && m.Why != "policy" {
+	if errors.Is(err, unix.EACCES) || (errors.Is(err, unix.ENOENT) && m.Why != "policy") {
 		return nil
 	}
 	return err

@@ -34,15 +34,23 @@ func newFSWorld(t *testing.T) *fsWorld {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("sh is not on PATH")
 	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
+	// Open to everyone (directories 0777, files 0666), so that whatever
+	// user the command runs as, every write it fails is the sandbox's
+	// refusal, not the file's permissions; in a directory of its own
+	// (t.TempDir's parent is private to the test's user).
+	dir, err := os.MkdirTemp("", "ocfetch-fs-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(base, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	base, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := &fsWorld{base: base, ws: base + "/tmp/ws", cfg: base + "/cfg", outside: base + "/outside",
 		allowed: base + "/allowed", secret: base + "/secret", secretFile: base + "/secretfile", policy: map[string][]byte{}}
 	for _, d := range []string{w.ws + "/.oc_chat", w.ws + "/.git/hooks", w.cfg, w.outside, w.allowed, w.secret} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.MkdirAll(d, 0o777); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,15 +65,19 @@ func newFSWorld(t *testing.T) *fsWorld {
 		w.secretFile:                    "SECRET-FILE\n",
 	}
 	for p, c := range files {
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(c), 0o666); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(p, ".oc_chat") || strings.HasPrefix(p, w.cfg) || strings.Contains(p, ".git/") {
 			w.policy[p] = []byte(c)
 		}
 	}
-	// Everything belongs to the test's user: under TestUnprivileged that
-	// is nobody, who must be able to write where the sandbox allows it.
+	filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+		if err == nil {
+			os.Chmod(p, map[bool]os.FileMode{true: 0o777, false: 0o666}[d.IsDir()])
+		}
+		return nil
+	})
 	t.Setenv("TMPDIR", base+"/tmp")
 	return w
 }

@@ -47,20 +47,6 @@ func devIno(dev, ino uint64) string {
 	return string(strconv.AppendUint(b, ino, 10))
 }
 
-// birthOf formats a birth time, "sec.nnnnnnnnn"; a zero or negative one
-// (what BSDs and macOS report where the file system records none) is
-// none.
-func birthOf(sec, nsec int64) string {
-	if sec <= 0 || nsec < 0 || nsec >= 1e9 {
-		return ""
-	}
-	var buf [32]byte
-	b := strconv.AppendInt(buf[:0], sec, 10)
-	dot := len(b)
-	b = strconv.AppendInt(append(b, '.'), nsec+1e9, 10) // "sec.1nnnnnnnnn"
-	return string(append(b[:dot+1], b[dot+2:]...))      // drop the 1: zero-padded
-}
-
 // newMarker returns the contents of a fresh marker file and the
 // incarnation that records it. 32 bytes of crypto/rand: nobody who has
 // not read this file can write one that matches.

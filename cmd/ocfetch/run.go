@@ -32,7 +32,7 @@ The sandbox also confines the filesystem (Linux and macOS). COMMAND may
 write only in the workspace, the system temporary directory and the paths
 given with --allow-write; everything else is read-only. It may read
 everything except ~/.ssh, ~/.gnupg, ocfetch's proxy credentials and MCP
-token, and the paths given with --deny-read. Whatever the flags say, the
+token, the workspace's trust marker, and the paths given with --deny-read. Whatever the flags say, the
 files that decide or record COMMAND's network stay read-only inside —
 the workspace's .oc_chat/ (rules, allowlist, settings, audit log), your
 ocfetch configuration directory (trust store, your rules), the managed

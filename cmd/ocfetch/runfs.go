@@ -10,6 +10,7 @@ import (
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/sandbox"
+	"github.com/ocfetch/ocfetch/trust"
 )
 
 // runFlags are ocfetch run's own flags.
@@ -55,7 +56,10 @@ func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 			*fl.dst = append(*fl.dst, abs)
 		}
 	}
-	fsys.DenyRead = append(defaultDenyRead(a), fsys.DenyRead...)
+	// The workspace's trust marker is a secret of this machine too (where
+	// the file system has no birth time): a command that read it could
+	// plant it in a directory that later takes the workspace's place.
+	fsys.DenyRead = append(append(defaultDenyRead(a), filepath.Join(ws.Dir(), trust.MarkerFile)), fsys.DenyRead...)
 	return fsys, nil
 }
 
