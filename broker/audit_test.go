@@ -15,6 +15,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -55,7 +56,7 @@ func TestAuditUnavailableRefuses(t *testing.T) {
 			ws := testws.New(t, testws.Spec{Allow: []string{"example.com:443"}})
 			tc.setup(t, ws)
 			ft := &fakeTool{}
-			b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: neverAsk(t), Audit: audit.Open(ws)}
+			b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Approver: neverAsk(t), Audit: audit.Open(ws)}
 			res := b.Call(context.Background(), ft, `{"target":"example.com"}`)
 			if res.Reason != refusal.AuditUnavailable || ft.ran != 0 {
 				t.Fatalf("reason %q, ran %d; want audit_unavailable and nothing run", res.Reason, ft.ran)
@@ -85,7 +86,7 @@ func (b *breakAuditTool) InvokableRun(ctx context.Context, args string) (*tool.R
 func TestAuditFailureAfterCallIsReported(t *testing.T) {
 	ws := testws.New(t, testws.Spec{Allow: []string{"example.com:443"}})
 	bt := &breakAuditTool{ws: ws}
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: neverAsk(t), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Approver: neverAsk(t), Audit: audit.Open(ws)}
 	res := b.Call(context.Background(), bt, `{"target":"example.com"}`)
 	if res.IsError || bt.ran != 1 {
 		t.Fatalf("result %+v ran %d; want the call delivered", res, bt.ran)
@@ -98,7 +99,7 @@ func TestAuditFailureAfterCallIsReported(t *testing.T) {
 // TestPending is what the MCP server asks: would this call ask the user?
 func TestPending(t *testing.T) {
 	ws := testws.New(t, testws.Spec{Allow: []string{"allowed.example:443"}, Deny: []string{"denied.example:443"}})
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Audit: audit.Open(ws)}
 	for target, want := range map[string]bool{"allowed.example": false, "denied.example": false, "new.example": true} {
 		ft := &fakeTool{}
 		req, ask := b.Pending(context.Background(), ft, `{"target":"`+target+`"}`)
@@ -121,7 +122,7 @@ func TestPending(t *testing.T) {
 // have the user run the command.
 func TestForModelHint(t *testing.T) {
 	ws := testws.Bare(t)
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, ForModel: true}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, ForModel: true}
 	res := b.Call(context.Background(), &fakeTool{}, `{"target":"new.example"}`)
 	if res.Reason != refusal.NotApproved || res.Hint != "ask the user to run: ocfetch rules allow new.example:443" {
 		t.Fatalf("reason %q hint %q", res.Reason, res.Hint)

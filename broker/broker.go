@@ -11,22 +11,21 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/trust"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
-// Broker runs tool calls for one workspace. The zero value is not usable:
-// Workspace and Profile must be set.
+// Broker runs tool calls for one workspace's scope. The zero value is not
+// usable: Scope must be set.
 type Broker struct {
-	// Workspace is where rules are read and saved and the audit log lives.
-	Workspace workspace.Workspace
-	// Profile is the resolved risk profile. Strict accepts saved allow
-	// rules only.
-	Profile risk.Profile
+	// Scope is the workspace (where rules are read and saved and the
+	// audit log lives), its profile and upstream proxy and where they came
+	// from, and the layers around it: scope.Open builds it once per
+	// workspace, and every decision is asked with Scope.Args.
+	Scope *scope.Scope
 	// Approver decides uncovered requirements. If nil, NonInteractive.
 	Approver Approver
 	// Audit receives one line per call. If nil, nothing is recorded.
@@ -42,16 +41,6 @@ type Broker struct {
 	UnansweredHint string
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
-
-	// Layers locate the managed policy, the trust store and the user's
-	// rules (policy.Layers). Nil: the platform's places.
-	Layers *policy.Layers
-	// ProfileExplicit says Profile was given by the user (--profile, the
-	// embedder), not read from settings.json (policy.Args.ProfileExplicit).
-	ProfileExplicit bool
-	// WorkspaceUpstream is settings.json's upstream_proxy when the calls
-	// go through it (policy.Args.WorkspaceUpstream); "" for none.
-	WorkspaceUpstream string
 }
 
 // decision is how a call's requirements were settled, for the audit line.
@@ -63,6 +52,9 @@ type decision struct {
 	// notSaved: an "always" answer's rule was not saved, or saved where
 	// it does not count yet; the call went ahead.
 	notSaved *refusal.Error
+	// admitted is what the transport may dial for each requirement (the
+	// policy.Decision's Target and LoopbackPort), bound to the run.
+	admitted []tool.Admission
 }
 
 // Call prepares, decides, runs and audits one call of t. It never returns
@@ -101,7 +93,8 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 		b.audit(ctx, log, id, name, summary, primary, d, res, start)
 		return res
 	}
-	res, err := t.InvokableRun(tool.WithArtifact(ctx, id, artifact), argsJSON)
+	runCtx := tool.WithAdmissions(tool.WithArtifact(ctx, id, artifact), d.admitted, b.again(req))
+	res, err := t.InvokableRun(runCtx, argsJSON)
 	if err != nil {
 		res = tool.ErrorResult(err)
 	}
@@ -126,7 +119,7 @@ func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (App
 	for _, need := range req.Requirements {
 		switch d := policy.Decide(ctx, b.args(need)); d.Result {
 		case policy.Ask:
-			return ApprovalRequest{Tool: toolName(ctx, t), Summary: t.AuditSummary(argsJSON), Requirement: need, Profile: b.Profile}, true
+			return ApprovalRequest{Tool: toolName(ctx, t), Summary: t.AuditSummary(argsJSON), Requirement: need, Profile: b.Scope.Profile}, true
 		case policy.Deny:
 			return ApprovalRequest{}, false
 		}
@@ -134,9 +127,12 @@ func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (App
 	return ApprovalRequest{}, false
 }
 
-func (b *Broker) args(need capability.Requirement) policy.Args {
-	return policy.Args{Front: policy.FrontFetchTool, Origin: need.Origin(), Workspace: b.Workspace, Profile: b.Profile,
-		ProfileExplicit: b.ProfileExplicit, WorkspaceUpstream: b.WorkspaceUpstream, Layers: b.Layers, ForModel: b.ForModel}
+func (b *Broker) args(need capability.Requirement) policy.Args { return b.argsFor(need.Origin()) }
+
+func (b *Broker) argsFor(o capability.Origin) policy.Args {
+	a := b.Scope.Args(policy.FrontFetchTool, o)
+	a.ForModel = b.ForModel
+	return a
 }
 
 // ensureWorkspace creates .oc_chat/ if it is missing and then trusts the
@@ -145,18 +141,18 @@ func (b *Broker) args(need capability.Requirement) policy.Args {
 // call created .oc_chat/; a failure is logged and leaves the workspace as it
 // was (untrusted unless it was trusted before).
 func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how string) (*trust.Store, bool, error) {
-	s, err := b.Layers.TrustStore()
+	s, err := b.Scope.Layers.TrustStore()
 	if err != nil {
 		log.Log(ctx, diag.L1, "trust store unavailable", "err", err)
 		return nil, false, err
 	}
-	created, err := s.EnsureWorkspace(ctx, b.Workspace, how)
+	created, err := s.EnsureWorkspace(ctx, b.Scope.Workspace, how)
 	if err != nil {
 		log.Log(ctx, diag.L1, "could not create and trust the workspace", "err", err)
 		return s, false, err
 	}
 	if created {
-		log.Log(ctx, diag.L2, "created .oc_chat and trusted the workspace", "root", b.Workspace.Root)
+		log.Log(ctx, diag.L2, "created .oc_chat and trusted the workspace", "root", b.Scope.Workspace.Root)
 	}
 	return s, created, nil
 }
@@ -166,6 +162,7 @@ func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how stri
 func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
 	var notSaved *refusal.Error
+	var admitted []tool.Admission
 	for _, need := range req.Requirements {
 		d = b.decideOne(ctx, log, name, summary, need)
 		if !d.allowed {
@@ -174,9 +171,44 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 		if d.notSaved != nil {
 			notSaved = d.notSaved
 		}
+		admitted = append(admitted, d.admitted...)
 	}
-	d.notSaved = notSaved
+	d.notSaved, d.admitted = notSaved, admitted
 	return d
+}
+
+// admission is what pd lets the transport dial.
+func admission(pd policy.Decision) []tool.Admission {
+	return []tool.Admission{{Target: pd.Target, LoopbackPort: pd.LoopbackPort}}
+}
+
+// again is the run's [tool.Redecide]: a later origin of the call (a
+// redirect hop) is a new question to policy.Decide, with every file read
+// again. An allow admits it; a deny refuses it; an ask admits it only for a
+// target the user approved for this call (the hop stays on it), as the
+// answer covered this call.
+func (b *Broker) again(req tool.Request) tool.Redecide {
+	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
+		pd := policy.Decide(ctx, b.argsFor(o))
+		switch pd.Result {
+		case policy.Deny:
+			return tool.Admission{}, pd.Refusal
+		case policy.Ask:
+			if !requires(req, o.Target) {
+				return tool.Admission{}, pd.Refusal
+			}
+		}
+		return tool.Admission{Target: pd.Target, LoopbackPort: pd.LoopbackPort}, nil
+	}
+}
+
+func requires(req tool.Request, t capability.Target) bool {
+	for _, need := range req.Requirements {
+		if need.Target == t {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement) decision {
@@ -185,7 +217,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String())
 	switch pd.Result {
 	case policy.Allow:
-		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule}
+		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, admitted: admission(pd)}
 	case policy.Deny:
 		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, err: pd.Refusal}
 	}
@@ -194,12 +226,33 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	if approver == nil {
 		approver = NonInteractive()
 	}
-	answer, err := approver.Approve(ctx, ApprovalRequest{Tool: name, Summary: summary, Requirement: need, Profile: b.Profile})
+	answer, err := approver.Approve(ctx, ApprovalRequest{Tool: name, Summary: summary, Requirement: need, Profile: b.Scope.Profile})
 	if err != nil {
 		log.Log(ctx, diag.L1, "approver failed", "target", target, "err", err)
 		answer = Unanswered
 	}
 	log.Log(ctx, diag.L2, "approval answered", "target", target, "answer", answer.String())
+	var again policy.Decision
+	if answer == Once || answer == Session || answer == Always {
+		// The user may have taken a while: the files are read again
+		// before anything is saved or sent (seed 000: a port revoked, a
+		// deny rule added or the trust revoked while asking takes effect
+		// now). Ask again is what the answer approves; a deny refuses.
+		if again = policy.Decide(ctx, b.args(need)); again.Result == policy.Deny {
+			log.Log(ctx, diag.L2, "decided again after the answer", "target", target, "decision", again.String())
+			return decision{decidedBy: again.DecidedBy, rule: again.Rule, err: again.Refusal}
+		}
+	}
+	d := b.answered(ctx, log, need, answer, allowHint)
+	if d.allowed {
+		d.admitted = admission(again)
+	}
+	return d
+}
+
+// answered is the decision an approver's answer makes.
+func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability.Requirement, answer Answer, allowHint string) decision {
+	target := need.Target.String()
 	switch answer {
 	case Once:
 		return decision{allowed: true, decidedBy: audit.ByOnce}
@@ -220,9 +273,9 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		} else if created {
 			trusted = true
 		} else {
-			trusted, terr = s.Trusted(b.Workspace.Root)
+			trusted, terr = s.Trusted(b.Scope.Workspace.Root)
 		}
-		if err := rules.Add(ctx, b.Workspace, rule); err != nil {
+		if err := rules.Add(ctx, b.Scope.Workspace, rule); err != nil {
 			// The user approved this call; only the saving failed. Run it
 			// once, and tell the user (the result's RuleNotSaved).
 			log.Log(ctx, diag.L1, "approved always, but the rule was not saved", "target", target, "err", err)
@@ -241,8 +294,8 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 			if terr != nil {
 				msg += " (the trust store cannot be read)"
 			}
-			d.notSaved = refusal.Newf(refusal.WorkspaceUntrusted, msg, ruleText, b.Workspace.RulesPath()).
-				WithHint("run `ocfetch trust --root " + safetext.ShellQuote(b.Workspace.Root) + "` if you trust this workspace's files")
+			d.notSaved = refusal.Newf(refusal.WorkspaceUntrusted, msg, ruleText, b.Scope.Workspace.RulesPath()).
+				WithHint("run `ocfetch trust --root " + safetext.ShellQuote(b.Scope.Workspace.Root) + "` if you trust this workspace's files")
 		}
 		return d
 	case Deny:

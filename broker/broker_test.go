@@ -18,6 +18,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -187,7 +188,7 @@ func TestCallDecisions(t *testing.T) {
 				profile = risk.Standard
 			}
 			ft := &fakeTool{}
-			b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: profile, Approver: approver, Audit: audit.Open(ws)}
+			b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: profile, Layers: testlayers.New(t, ws).Layers}, Approver: approver, Audit: audit.Open(ws)}
 			res := b.Call(context.Background(), ft, tc.args)
 
 			if got, want := res.Reason, tc.wantReason; got != want {
@@ -217,7 +218,7 @@ func TestCallDecisions(t *testing.T) {
 func TestAlwaysSavesRule(t *testing.T) {
 	ws := testws.Bare(t)
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
 	if res := b.Call(context.Background(), ft, `{"target":"Bücher.example"}`); res.IsError {
 		t.Fatalf("first call: %s", res.Content)
@@ -246,7 +247,7 @@ func TestAlwaysSavesRule(t *testing.T) {
 
 func TestUnansweredNamesTheRuleCommand(t *testing.T) {
 	ws := testws.Bare(t)
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}}
 	res := b.Call(context.Background(), &fakeTool{}, `{"target":"[2001:4860::8888]:8443"}`)
 	if res.Reason != refusal.NotApproved {
 		t.Fatalf("reason = %q; want not_approved", res.Reason)
@@ -269,7 +270,7 @@ func TestCorruptRulesFailClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &fakeTool{}
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Standard, Approver: neverAsk(t), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: testlayers.New(t, ws).Layers}, Approver: neverAsk(t), Audit: audit.Open(ws)}
 	res := b.Call(context.Background(), ft, `{"target":"example.com"}`)
 	if res.Reason != refusal.RulesInvalid || ft.ran != 0 {
 		t.Fatalf("reason = %q, ran %d; want rules_invalid, 0", res.Reason, ft.ran)
@@ -320,5 +321,75 @@ func TestTerminalApprover(t *testing.T) {
 	got, _ := broker.NewTerminalApprover(strings.NewReader("a\n"), &out).Approve(context.Background(), req)
 	if got != broker.Always || strings.Contains(out.String(), " in ") {
 		t.Errorf("NewTerminalApprover: got %v, prompt %q; want always, no file named", got, out.String())
+	}
+}
+
+// admissionTool records the admission bound to its run for its target.
+type admissionTool struct {
+	fakeTool
+	got []tool.Admission
+}
+
+func (a *admissionTool) InvokableRun(ctx context.Context, args string) (*tool.Result, error) {
+	art, _, _ := tool.ArtifactFrom(ctx)
+	if fa, ok := art.(fakeArtifact); ok {
+		if ad, _, ok := tool.AdmissionFor(ctx, fa.target); ok {
+			a.got = append(a.got, ad)
+		}
+	}
+	return a.fakeTool.InvokableRun(ctx, args)
+}
+
+// TestApprovalDecidesAgain: the files are read again once the user has
+// answered, before anything is sent (seed 000, "read on every call"): a
+// port revoked or a deny rule added while the user was being asked refuses
+// the call, and the run dials under the admission of that second decision
+// (local mode's loopback port included).
+func TestApprovalDecidesAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		target     string
+		meanwhile  func(t *testing.T, ws workspace.Workspace)
+		wantReason refusal.Code
+		want       tool.Admission
+	}{
+		{"public, nothing changed", "example.com", func(*testing.T, workspace.Workspace) {}, "",
+			tool.Admission{Target: capability.Target{Host: "example.com", Port: 443}}},
+		{"local, nothing changed", "localhost:3000", func(*testing.T, workspace.Workspace) {}, "",
+			tool.Admission{Target: capability.Target{Host: "localhost", Port: 3000}, LoopbackPort: 3000}},
+		{"local, port revoked while asking", "localhost:3000",
+			func(t *testing.T, ws workspace.Workspace) { testws.Write(t, ws, testws.Spec{LocalPorts: []uint16{}}) },
+			refusal.LocalPortNotAllowed, tool.Admission{}},
+		{"public, deny rule added while asking", "example.com",
+			func(t *testing.T, ws workspace.Workspace) { addRule(t, ws, "example.com", 443, rules.Deny) },
+			refusal.DeniedByRule, tool.Admission{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := testws.New(t, testws.Spec{LocalPorts: []uint16{3000}})
+			at := &admissionTool{}
+			asked := 0
+			b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive, Layers: testlayers.New(t, ws).Layers, ProfileFrom: scope.FromFlag},
+				Audit: audit.Open(ws), Approver: broker.ApproverFunc(func(context.Context, broker.ApprovalRequest) (broker.Answer, error) {
+					asked++
+					tc.meanwhile(t, ws)
+					return broker.Once, nil
+				})}
+			res := b.Call(context.Background(), at, `{"target":"`+tc.target+`"}`)
+			if asked != 1 {
+				t.Fatalf("approver asked %d times; want 1", asked)
+			}
+			if res.Reason != tc.wantReason {
+				t.Fatalf("reason %q (%s); want %q", res.Reason, res.Content, tc.wantReason)
+			}
+			if tc.wantReason != "" {
+				if at.ran != 0 {
+					t.Errorf("the tool ran after a refusal")
+				}
+				return
+			}
+			if len(at.got) != 1 || at.got[0] != tc.want {
+				t.Errorf("admissions bound %+v; want [%+v]", at.got, tc.want)
+			}
+		})
 	}
 }

@@ -12,11 +12,11 @@
 // happens, exactly one audit line is appended, and it never holds the path,
 // query, headers or body of the request.
 //
+//	sc, err := scope.Open(ws, scope.Flags{}, nil) // the workspace's frame
 //	b := &broker.Broker{
-//		Workspace: ws,
-//		Profile:   risk.Standard,
-//		Approver:  broker.NonInteractive(),
-//		Audit:     audit.Open(ws),
+//		Scope:    sc,
+//		Approver: broker.NonInteractive(),
+//		Audit:    audit.Open(ws),
 //	}
 //	res := b.Call(ctx, fetch.NewFetch(client, opts), `{"url":"https://example.com/"}`)
 package broker

@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/scope"
 )
 
 // In a directory with no .oc_chat/, an "always" answer (and the audit line
@@ -22,7 +23,7 @@ func TestAlwaysInAFreshWorkspaceTrustsIt(t *testing.T) {
 	ws := testws.Bare(t)
 	l := testlayers.New(t) // nothing trusted yet
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Layers: l.Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: l.Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
 	res := b.Call(context.Background(), ft, `{"target":"docs.example"}`)
 	if res.IsError || res.RuleNotSaved != nil {
@@ -44,7 +45,7 @@ func TestAlwaysInAnUntrustedWorkspaceSaysSo(t *testing.T) {
 	ws := testws.New(t, testws.Spec{Profile: "standard"}) // came with its .oc_chat/settings.json
 	l := testlayers.New(t)
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Layers: l.Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: l.Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
 	res := b.Call(context.Background(), ft, `{"target":"docs.example"}`)
 	if res.IsError || ft.ran != 1 {
@@ -70,7 +71,7 @@ func TestAlwaysSaveFailureIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Layers: l.Layers, Workspace: ws, Profile: risk.Standard, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: l.Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
 	ft := &fakeTool{}
 	res := b.Call(context.Background(), ft, `{"target":"docs.example"}`)
 	if res.IsError || ft.ran != 1 {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/scope"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -66,8 +67,8 @@ func TestAuditAndLogsHoldNoSecrets(t *testing.T) {
 	logger := diag.New(&logs, 4)
 	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second, Logger: logger})
 	defer client.CloseIdleConnections()
-	f := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: risk.Permissive, Logger: logger})
-	b := &broker.Broker{Layers: testlayers.New(t, ws).Layers, Workspace: ws, Profile: risk.Permissive, Audit: audit.Open(ws), Logger: logger}
+	f := fetch.NewFetch(client, &fetch.Options{Logger: logger})
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive, Layers: testlayers.New(t, ws).Layers}, Audit: audit.Open(ws), Logger: logger}
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	var secrets []string

@@ -509,14 +509,7 @@ func (w *mdWriter) list(n *html.Node, depth int) {
 		w.breakLines(2)
 	}
 	ordered := n.DataAtom == atom.Ol
-	num := 1
-	if ordered {
-		if s, ok := attr(n, "start"); ok {
-			if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && v >= 0 && v < 1_000_000_000 {
-				num = v
-			}
-		}
-	}
+	num := listStart(n)
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode || c.DataAtom != atom.Li {
 			w.node(c, depth+1)

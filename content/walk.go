@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -208,4 +210,21 @@ func nextWord(s string, unicodeSpace bool) (word string, spaceBefore bool, rest 
 		return "", spaceBefore, ""
 	}
 	return s[start:], spaceBefore, ""
+}
+
+// listStart is the number of the first item of list n, the one rule both
+// writers number by: an <ol start> that CommonMark can write as a list
+// marker (0 to 999,999,999), else 1 — a negative or huge start (which
+// Markdown cannot express) counts from 1 in the text too, so that the two
+// formats never number the same list differently.
+func listStart(n *html.Node) int {
+	if n.DataAtom != atom.Ol {
+		return 1
+	}
+	if s, ok := attr(n, "start"); ok {
+		if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && v >= 0 && v < 1_000_000_000 {
+			return v
+		}
+	}
+	return 1
 }

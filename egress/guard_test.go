@@ -321,7 +321,9 @@ func TestLoopbackAdmission(t *testing.T) {
 	_, port := loopbackServer(t, nil)
 	other := newCountingListener(t)
 	ps := strconv.Itoa(int(port))
-	admitted := WithLoopbackPort(context.Background(), port)
+	admit := func(host string) context.Context {
+		return WithLoopback(context.Background(), capability.Target{Host: host, Port: port})
+	}
 	for _, tc := range []struct {
 		name    string
 		ctx     context.Context
@@ -329,22 +331,22 @@ func TestLoopbackAdmission(t *testing.T) {
 		address string
 		wantErr refusal.Code // "" for success
 	}{
-		{"127.0.0.1 admitted", admitted, "tcp", "127.0.0.1:" + ps, ""},
-		{"localhost admitted", admitted, "tcp", "localhost:" + ps, ""},
-		{"LOCALHOST. admitted", admitted, "tcp", "LOCALHOST.:" + ps, ""},
-		{"::1 dials ::1 only, never the IPv4 listener", admitted, "tcp", "[::1]:" + ps, refusal.ConnectionFailed},
+		{"127.0.0.1 admitted", admit("127.0.0.1"), "tcp", "127.0.0.1:" + ps, ""},
+		{"localhost admitted", admit("localhost"), "tcp", "localhost:" + ps, ""},
+		{"LOCALHOST. admitted", admit("localhost"), "tcp", "LOCALHOST.:" + ps, ""},
+		{"::1 dials ::1 only, never the IPv4 listener", admit("::1"), "tcp", "[::1]:" + ps, refusal.ConnectionFailed},
 		{"admitted 127.0.0.1, written 127.0.0.1", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), "tcp", "127.0.0.1:" + ps, ""},
 		{"admitted 127.0.0.1, dialed localhost", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
 		{"admitted ::1, dialed 127.0.0.1", WithLoopback(context.Background(), capability.Target{Host: "::1", Port: port}), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
-		{"tcp4 localhost admitted", admitted, "tcp4", "localhost:" + ps, ""},
+		{"tcp4 localhost admitted", admit("localhost"), "tcp4", "localhost:" + ps, ""},
 		{"no admission", context.Background(), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 		{"localhost, no admission", context.Background(), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
-		{"admitted port, other port dialed", admitted, "tcp", other.Addr, refusal.AddressNotPublic},
-		{"localhost, other port", admitted, "tcp", "localhost:" + strconv.Itoa(int(other.Port)), refusal.AddressNotPublic},
-		{"127.0.0.2 is not local mode", admitted, "tcp", "127.0.0.2:" + ps, refusal.AddressNotPublic},
-		{"mapped loopback is not local mode", admitted, "tcp", "[::ffff:127.0.0.1]:" + ps, refusal.AddressNotPublic},
-		{"0.0.0.0 is not local mode", admitted, "tcp", "0.0.0.0:" + ps, refusal.AddressNotPublic},
-		{"port 0 admits nothing", WithLoopbackPort(context.Background(), 0), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
+		{"admitted port, other port dialed", admit("127.0.0.1"), "tcp", other.Addr, refusal.AddressNotPublic},
+		{"localhost, other port", admit("localhost"), "tcp", "localhost:" + strconv.Itoa(int(other.Port)), refusal.AddressNotPublic},
+		{"127.0.0.2 is not local mode", admit("127.0.0.1"), "tcp", "127.0.0.2:" + ps, refusal.AddressNotPublic},
+		{"mapped loopback is not local mode", admit("127.0.0.1"), "tcp", "[::ffff:127.0.0.1]:" + ps, refusal.AddressNotPublic},
+		{"0.0.0.0 is not local mode", admit("127.0.0.1"), "tcp", "0.0.0.0:" + ps, refusal.AddressNotPublic},
+		{"port 0 admits nothing", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1"}), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewGuard(&Options{Resolver: failResolver{t}})
@@ -404,7 +406,7 @@ func TestLoopbackFallsBackToIPv6(t *testing.T) {
 			return d.DialContext(ctx, network, address)
 		},
 	})
-	conn, err := g.DialContext(WithLoopbackPort(context.Background(), port), "tcp", "localhost:"+strconv.Itoa(int(port)))
+	conn, err := g.DialContext(WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: port}), "tcp", "localhost:"+strconv.Itoa(int(port)))
 	if err != nil {
 		t.Fatalf("DialContext: %v", err)
 	}
@@ -564,15 +566,22 @@ func checkParseAddrPort4(t *testing.T, s string) {
 	}
 }
 
-func TestLoopbackPort(t *testing.T) {
-	if p, ok := LoopbackPort(context.Background()); ok {
-		t.Errorf("LoopbackPort(background) = %d, true; want false", p)
-	}
-	if p, ok := LoopbackPort(WithLoopbackPort(context.Background(), 8080)); !ok || p != 8080 {
-		t.Errorf("LoopbackPort = %d, %t; want 8080, true", p, ok)
-	}
-	if p, ok := LoopbackPort(WithLoopbackPort(context.Background(), 0)); ok {
-		t.Errorf("LoopbackPort(port 0) = %d, true; want false", p)
+func TestLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want capability.Target
+		ok   bool
+	}{
+		{"nothing", context.Background(), capability.Target{}, false},
+		{"localhost:8080", WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: 8080}), capability.Target{Host: "localhost", Port: 8080}, true},
+		{"port 0", WithLoopback(context.Background(), capability.Target{Host: "localhost"}), capability.Target{Host: "localhost"}, false},
+		{"not a local host", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.2", Port: 8080}), capability.Target{Host: "127.0.0.2", Port: 8080}, false},
+		{"no host", WithLoopback(context.Background(), capability.Target{Port: 8080}), capability.Target{Port: 8080}, false},
+	} {
+		if got, ok := Loopback(tc.ctx); got != tc.want || ok != tc.ok {
+			t.Errorf("%s: Loopback = %v, %t; want %v, %t", tc.name, got, ok, tc.want, tc.ok)
+		}
 	}
 }
 
@@ -597,7 +606,7 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 	}
 	conn.Close()
 	_, _ = g.DialContext(context.Background(), "tcp", "nx.test:443")
-	conn, err = g.DialContext(WithLoopbackPort(context.Background(), 3000), "tcp", "localhost:3000")
+	conn, err = g.DialContext(WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: 3000}), "tcp", "localhost:3000")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,38 +19,26 @@ var (
 // context dials, for that host and port only, the loopback address written
 // — 127.0.0.1 over IPv4 only, ::1 over IPv6 only, localhost 127.0.0.1 then
 // ::1 — so that a process listening on the other address family is never
-// reached. It is set by the code that decided local mode applies
-// (policy.Decide's admission, re-checked by the caller at run time) and by
-// nothing else. A target that is not a local host, or port 0, admits
+// reached. It is set from policy.Decide's admission (Decision.Target and
+// LoopbackPort, carried to the transport) and by nothing else. A target that is not a local host, or port 0, admits
 // nothing.
 func WithLoopback(ctx context.Context, t capability.Target) context.Context {
 	return context.WithValue(ctx, loopbackKey{}, t)
 }
 
-// WithLoopbackPort admits port for the three local hosts, each dialled as
-// [WithLoopback] dials it. Port 0 admits nothing.
-//
-// Deprecated: use [WithLoopback], which admits the host that was decided
-// on and no other.
-func WithLoopbackPort(ctx context.Context, port uint16) context.Context {
-	return context.WithValue(ctx, loopbackKey{}, capability.Target{Port: port})
-}
-
-// LoopbackPort returns the port local mode admitted on ctx, if any.
-func LoopbackPort(ctx context.Context) (uint16, bool) {
+// Loopback returns local mode's admission on ctx ([WithLoopback]), if it
+// admits anything.
+func Loopback(ctx context.Context) (capability.Target, bool) {
 	t, ok := ctx.Value(loopbackKey{}).(capability.Target)
-	return t.Port, ok && t.Port != 0
+	return t, ok && t.Port != 0 && capability.IsLocalHost(t.Host)
 }
 
 // admittedLoopback returns the loopback addresses the Guard may dial for
 // host and port under ctx's admission, in order, or nil when ctx admits
 // nothing for them.
 func admittedLoopback(ctx context.Context, host string, port uint16) []netip.Addr {
-	t, ok := ctx.Value(loopbackKey{}).(capability.Target)
-	if !ok || t.Port == 0 || t.Port != port || !capability.IsLocalHost(host) {
-		return nil
-	}
-	if t.Host != "" && t.Host != host {
+	t, ok := Loopback(ctx)
+	if !ok || t.Port != port || t.Host != host {
 		return nil
 	}
 	return loopbackAddrs(host)

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"github.com/ocfetch/ocfetch/policy"
 	"math"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
-	"github.com/ocfetch/ocfetch/localfetch"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 )
@@ -225,7 +226,7 @@ func FuzzPrepareCall(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	fe := NewFetch(nil, &Options{Workspace: newWorkspace(f, 1, 80, 443, 3000, 8080), Profile: risk.Permissive})
+	fe := newFetch(nil, &Options{}, newWorkspace(f, 1, 80, 443, 3000, 8080), risk.Permissive)
 	f.Fuzz(func(t *testing.T, in string) {
 		_ = fe.AuditSummary(in)
 		req, art, err := fe.PrepareCall(context.Background(), uuid.Nil, in)
@@ -236,14 +237,14 @@ func FuzzPrepareCall(f *testing.F) {
 			if !ok {
 				t.Fatalf("error %T %v is not a refusal", err, err)
 			}
-			if (r.Code == refusal.LocalPortMissing || r.Code == refusal.LocalPortNotAllowed) && !localfetch.IsLocalTarget(raw.URL) {
-				t.Fatalf("local refusal %v for %q, which localfetch.IsLocalTarget says is not local", r, raw.URL)
+			if (r.Code == refusal.LocalPortMissing || r.Code == refusal.LocalPortNotAllowed) && !isLocalURL(raw.URL) {
+				t.Fatalf("local refusal %v for %q, which is not a local URL", r, raw.URL)
 			}
 			return
 		}
 		p := art.(*prepared)
-		if p.local != localfetch.IsLocalTarget(raw.URL) {
-			t.Fatalf("local %v for %q; localfetch.IsLocalTarget says %v", p.local, raw.URL, !p.local)
+		if p.local != isLocalURL(raw.URL) {
+			t.Fatalf("local %v for %q; a local URL: %v", p.local, raw.URL, !p.local)
 		}
 		if len(req.Requirements) != 1 || req.Requirements[0].Target != p.target || !req.Grants.Empty() {
 			t.Fatalf("request %+v for target %v; want one requirement for it and no grants", req, p.target)
@@ -251,11 +252,22 @@ func FuzzPrepareCall(f *testing.F) {
 		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host {
 			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host)
 		}
-		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: fe.opts.Workspace, Profile: fe.opts.Profile, Layers: layersFor(fe.opts.Workspace)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
+		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: scopeOf(fe).ws, Profile: scopeOf(fe).profile, Layers: layersFor(scopeOf(fe).ws)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
 			t.Fatalf("public target %v over %s: decided %v", p.target, p.scheme, d)
 		}
 		if s := fe.AuditSummary(in); strings.ContainsAny(s, "/?#@") && !strings.Contains(s, "<") {
 			t.Fatalf("AuditSummary %q carries more than method and host", s)
 		}
 	})
+}
+
+// isLocalURL: an http(s) URL whose host normalises to one of the three
+// local hosts (seed 000's is_local_target).
+func isLocalURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h, err := capability.NormalizeHost(u.Hostname())
+	return err == nil && !strings.HasSuffix(h, ".") && capability.IsLocalHost(h)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -37,7 +38,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // decision step (BenchmarkPrepareAndDecide).
 func BenchmarkPrepareCall(b *testing.B) {
 	ws := newWorkspace(b, 8080)
-	f := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
+	f := newFetch(nil, &Options{}, ws, risk.Permissive)
 	cases := []struct{ name, args string }{
 		{"public-get", `{"url": "https://example.com/some/path?q=1"}`},
 		{"public-post-headers", `{"url": "https://api.example.com/v1/items?limit=10", "method": "POST", "body": "{\"name\": \"x\"}", "headers": {"Content-Type": "application/json", "Authorization": "Bearer abcdef0123456789", "Accept": "application/json"}, "format": "raw", "max_length": 5000, "start_index": 0}`},
@@ -107,9 +108,12 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 		b.Run("fetch-"+format, func(b *testing.B) {
 			client := egress.NewClient(nil)
 			defer client.CloseIdleConnections()
-			f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
+			f := newFetch(client, &Options{}, ws, risk.Permissive)
 			args := `{"url": "` + srv.URL + `/page", "format": "` + format + `", "max_length": 1000000}`
 			ctx := context.Background()
+			// The broker's decision is its own benchmark (PrepareAndDecide):
+			// the run dials under the admission it hands over.
+			admitted := admissionsOf(b, ctx, f, args)
 			b.ReportAllocs()
 			start := cpuNow()
 			defer reportCPU(b, start)
@@ -119,7 +123,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, _ := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+				res, _ := f.InvokableRun(tool.WithAdmissions(tool.WithArtifact(ctx, id, art), admitted, redecide(f)), args)
 				if res.IsError || res.Bytes != int64(len(tenKB)) {
 					b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
 				}
@@ -158,13 +162,12 @@ func benchFull(b *testing.B, url string, port uint16, format string) {
 	start := cpuNow()
 	defer reportCPU(b, start)
 	for b.Loop() {
-		profile, err := risk.Resolve(ws, "")
-		if err != nil || profile != risk.Permissive {
-			b.Fatal(profile, err)
+		sc, err := scope.Open(ws, scope.Flags{}, l.Layers)
+		if err != nil || sc.Profile != risk.Permissive {
+			b.Fatal(sc, err)
 		}
-		t := NewFetch(client, &Options{Workspace: ws, Profile: profile})
-		br := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), ForModel: true,
-			Layers: l.Layers, Approver: broker.NonInteractive()}
+		t := NewFetch(client, nil)
+		br := &broker.Broker{Scope: sc, Audit: audit.Open(ws), ForModel: true, Approver: broker.NonInteractive()}
 		res := br.Call(ctx, t, args)
 		if res.IsError || res.Bytes != int64(len(tenKB)) {
 			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
@@ -183,9 +186,10 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 	ws := newWorkspace(b, serverPort(b, srv))
 	client := egress.NewClient(nil)
 	defer client.CloseIdleConnections()
-	f := NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive})
+	f := newFetch(client, &Options{}, ws, risk.Permissive)
 	args := `{"url": "` + srv.URL + `/", "format": "raw"}`
 	ctx := context.Background()
+	admitted := admissionsOf(b, ctx, f, args)
 	var peak uint64
 	var ms runtime.MemStats
 	old := debug.SetGCPercent(-1)
@@ -200,7 +204,7 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, _ := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+		res, _ := f.InvokableRun(tool.WithAdmissions(tool.WithArtifact(ctx, id, art), admitted, redecide(f)), args)
 		runtime.ReadMemStats(&ms)
 		if res.IsError || res.Bytes != DefaultMaxBodyBytes {
 			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
@@ -218,7 +222,7 @@ func BenchmarkEndlessBodyMemory(b *testing.B) {
 func BenchmarkPrepareAndDecide(b *testing.B) {
 	ws := newWorkspace(b, 8080)
 	testws.Write(b, ws, testws.Spec{Allow: []string{"example.com:443", "localhost:8080"}})
-	f := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
+	f := newFetch(nil, &Options{}, ws, risk.Permissive)
 	layers := layersFor(ws)
 	for _, c := range []struct{ name, args string }{
 		{"public", `{"url": "https://example.com/some/path?q=1"}`},
@@ -240,4 +244,23 @@ func BenchmarkPrepareAndDecide(b *testing.B) {
 			}
 		})
 	}
+}
+
+// admissionsOf decides args' requirements once, as the broker would, and
+// returns what the run may dial.
+func admissionsOf(b *testing.B, ctx context.Context, f *Fetch, args string) []tool.Admission {
+	b.Helper()
+	req, _, err := f.PrepareCall(ctx, uuid.New(), args)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var admitted []tool.Admission
+	for _, need := range req.Requirements {
+		a, err := redecide(f)(ctx, need.Origin())
+		if err != nil {
+			b.Fatal(err)
+		}
+		admitted = append(admitted, a)
+	}
+	return admitted
 }

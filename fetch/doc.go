@@ -27,18 +27,20 @@
 // value, 32 KiB in all), none of Host, the hop-by-hop headers,
 // Content-Length, Accept-Encoding, Expect or Proxy-*; an absolute http(s) URL
 // without credentials, its fragment dropped and its host normalised
-// (capability.NormalizeHost) once. A URL on localhost, 127.0.0.1 or ::1 is
-// local mode (seed 000): admitted now by localfetch.AdmitLocalURL or refused
-// by name, never treated as public. Any other IP literal must be public
-// (egress.CheckPublic), and a public target must be https.
+// (capability.NormalizeHost) once. That is parse-level validation only:
+// whether the origin may be reached (local mode, seed 000; the address
+// check; https for public hosts; rules; approval) is policy.Decide's,
+// asked by the broker.
 //
 // [Fetch.InvokableRun] runs only the artifact bound to its context for its
 // own execution id (tool.WithArtifact); it never reparses the raw
-// arguments and fails closed without the artifact. Local mode is admitted
-// again (the allowlist may have changed since approval) and its port is put
+// arguments and fails closed without the artifact. It dials under the
+// admission the broker bound (tool.WithAdmissions: the decision's Target
+// and LoopbackPort) and fails closed without one; local mode's port is put
 // on the request context for the egress guard (egress.WithLoopback).
 // Redirects are followed only to the approved scheme, host and port, at
-// most 10 hops, each admitted again in local mode; anything else is refused
+// most 10 hops, each a new question to the same decision (the bound
+// tool.Redecide: policy.Decide with every file read again); anything else is refused
 // (redirect_off_target, naming only the redirect's scheme://host:port)
 // before the next request is sent, so a 307 never replays a POST body off
 // target.

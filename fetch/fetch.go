@@ -10,9 +10,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // Name is the tool's name, as models and the audit log see it.
@@ -31,16 +29,10 @@ const (
 	maxRedirects = 10
 )
 
-// Options configure a Fetch. The zero value is usable: nothing is admitted
-// in local mode (the zero Profile is not permissive) and every bound takes
-// its default.
+// Options configure a Fetch. The zero value is usable: every bound takes
+// its default. A Fetch knows no workspace and no profile: what a call may
+// reach is the decision the broker binds to the run (tool.WithAdmissions).
 type Options struct {
-	// Workspace is the project whose .oc_chat/local_fetch.json admits
-	// loopback ports (local mode). The zero Workspace admits none.
-	Workspace workspace.Workspace
-	// Profile is the resolved risk profile; local mode needs
-	// risk.Permissive. Read-only: fetch never changes it.
-	Profile risk.Profile
 	// MaxBodyBytes bounds the response body read, after decompression. A
 	// longer body is cut there and the result says so. 0 means
 	// DefaultMaxBodyBytes.
@@ -62,8 +54,8 @@ type Options struct {
 }
 
 // Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected
-// client. It has no filesystem access of its own beyond local mode's
-// read-only allowlist, and it never constructs a client. A Fetch is safe for
+// client. It has no filesystem access of its own, decides nothing about
+// admission, and never constructs a client. A Fetch is safe for
 // concurrent use; its artifacts are immutable.
 type Fetch struct {
 	client           *http.Client

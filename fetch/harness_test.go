@@ -36,8 +36,7 @@ func newHarness(t *testing.T, opts *Options) *harness {
 	if opts != nil {
 		o = *opts
 	}
-	o.Workspace, o.Profile = h.ws, risk.Permissive
-	h.f = NewFetch(h.client, &o)
+	h.f = newFetch(h.client, &o, h.ws, risk.Permissive)
 	t.Cleanup(func() {
 		h.client.CloseIdleConnections()
 		goleak.VerifyNone(t, ignore)

@@ -16,6 +16,7 @@ import (
 	"github.com/ocfetch/ocfetch/trust"
 
 	"github.com/google/uuid"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -45,7 +46,30 @@ func writeAllowlist(t testing.TB, ws workspace.Workspace, ports ...uint16) {
 func localFetch(t testing.TB, client *http.Client, ports ...uint16) (*Fetch, workspace.Workspace) {
 	t.Helper()
 	ws := newWorkspace(t, ports...)
-	return NewFetch(client, &Options{Workspace: ws, Profile: risk.Permissive}), ws
+	return newFetch(client, &Options{}, ws, risk.Permissive), ws
+}
+
+// testScope is what the broker would decide a test Fetch's calls under:
+// fetch itself knows no workspace and no profile.
+type testScope struct {
+	ws      workspace.Workspace
+	profile risk.Profile
+}
+
+var scopes sync.Map // *Fetch → testScope
+
+// newFetch is NewFetch for a test whose calls are decided in ws under
+// profile (see [call]).
+func newFetch(client *http.Client, opts *Options, ws workspace.Workspace, profile risk.Profile) *Fetch {
+	f := NewFetch(client, opts)
+	scopes.Store(f, testScope{ws: ws, profile: profile})
+	return f
+}
+
+func scopeOf(f *Fetch) testScope {
+	sc, _ := scopes.Load(f)
+	s, _ := sc.(testScope)
+	return s
 }
 
 // argsJSON marshals a call's arguments.
@@ -69,7 +93,7 @@ func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 	if err := decide(ctx, f, req); err != nil {
 		return tool.ErrorResult(err)
 	}
-	res, err := f.InvokableRun(tool.WithArtifact(ctx, id, art), args)
+	res, err := f.InvokableRun(bind(ctx, f, id, art, req), args)
 	if err != nil {
 		panic(fmt.Sprintf("InvokableRun returned a Go error: %v", err))
 	}
@@ -81,12 +105,40 @@ func call(ctx context.Context, f *Fetch, args string) *tool.Result {
 // that use it play a user who approves.
 func decide(ctx context.Context, f *Fetch, req tool.Request) error {
 	for _, need := range req.Requirements {
-		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: f.opts.Workspace, Profile: f.opts.Profile, Layers: layersFor(f.opts.Workspace)})
+		d := policy.Decide(ctx, policy.Args{Origin: need.Origin(), Workspace: scopeOf(f).ws, Profile: scopeOf(f).profile, Layers: layersFor(scopeOf(f).ws)})
 		if d.Result == policy.Deny {
 			return d.Refusal
 		}
 	}
 	return nil
+}
+
+// bind binds art and the admissions of req's requirements to ctx, as the
+// broker does once a call is approved: each requirement's admission is
+// policy.Decide's Target and LoopbackPort, and a redirect hop is a new
+// question to policy.Decide (Ask counts as approved for the call's own
+// targets, as in [decide]).
+func bind(ctx context.Context, f *Fetch, id uuid.UUID, art tool.PreparedArtifact, req tool.Request) context.Context {
+	var admitted []tool.Admission
+	for _, need := range req.Requirements {
+		a, err := redecide(f)(ctx, need.Origin())
+		if err == nil {
+			admitted = append(admitted, a)
+		}
+	}
+	return tool.WithAdmissions(tool.WithArtifact(ctx, id, art), admitted, redecide(f))
+}
+
+// redecide is the tests' tool.Redecide: policy.Decide on f's workspace and
+// profile, Ask counting as approved.
+func redecide(f *Fetch) tool.Redecide {
+	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
+		d := policy.Decide(ctx, policy.Args{Origin: o, Workspace: scopeOf(f).ws, Profile: scopeOf(f).profile, Layers: layersFor(scopeOf(f).ws)})
+		if d.Result == policy.Deny {
+			return tool.Admission{}, d.Refusal
+		}
+		return tool.Admission{Target: d.Target, LoopbackPort: d.LoopbackPort}, nil
+	}
 }
 
 // noLayersDir is a directory that does not exist: no managed policy, no

@@ -13,7 +13,6 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
-	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
@@ -188,24 +187,6 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 		RawPath:    u.RawPath,
 		RawQuery:   u.RawQuery,
 		ForceQuery: u.ForceQuery,
-	}
-	return nil
-}
-
-// admitLocal asks localfetch to admit p's origin under the workspace
-// allowlist and the profile, at run time and on every redirect hop: the
-// allowlist file is read on every call (seed 000), so an edit made while
-// the user was being asked takes effect before anything is sent.
-func (f *Fetch) admitLocal(o capability.Origin) error {
-	port, err := localfetch.Admit(o, f.opts.Workspace, f.opts.Profile)
-	if err != nil {
-		if _, ok := refusal.As(err); ok {
-			return err
-		}
-		return refusal.Newf(refusal.LocalAllowlistInvalid, "local mode refused %s", o.Target).Wrap(err)
-	}
-	if port != o.Target.Port {
-		return refusal.Newf(refusal.InternalError, "local mode admitted port %d for a URL on port %d", port, o.Target.Port)
 	}
 	return nil
 }

@@ -129,9 +129,9 @@ func TestPrepareCallLimits(t *testing.T) {
 
 func TestPrepareCallRefusals(t *testing.T) {
 	ws := newWorkspace(t, 8080)
-	permissive := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Permissive})
-	standard := NewFetch(nil, &Options{Workspace: ws, Profile: risk.Standard})
-	noFile := NewFetch(nil, &Options{Workspace: newWorkspace(t), Profile: risk.Permissive})
+	permissive := newFetch(nil, &Options{}, ws, risk.Permissive)
+	standard := newFetch(nil, &Options{}, ws, risk.Standard)
+	noFile := newFetch(nil, &Options{}, newWorkspace(t), risk.Permissive)
 	many := make([]string, 0, 40)
 	for i := range 33 {
 		many = append(many, `"X-H`+strings.Repeat("a", i)+`": "v"`)

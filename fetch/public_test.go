@@ -45,7 +45,7 @@ func newPublicHarness(t *testing.T, handler http.Handler, http2 bool) *publicHar
 		Timeout:  5 * time.Second,
 		Dial:     ph.pub.Dial,
 	})
-	ph.f = NewFetch(ph.client, &Options{Profile: risk.Standard})
+	ph.f = newFetch(ph.client, &Options{}, testScope{}.ws, risk.Standard)
 	t.Cleanup(func() {
 		ph.pub.Server.Close()
 		ph.client.CloseIdleConnections()

@@ -9,12 +9,15 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/tool"
 )
 
 // checkRedirect returns the redirect policy of one run: a hop is followed
 // only to the same scheme, normalised host and port as the approved
-// requirement, at most maxRedirects times, and in local mode only if the
-// allowlist still admits the port (it is read again on every hop). Anything
+// requirement, at most maxRedirects times, and only when the decision
+// admits the hop again: again is the broker's tool.Redecide, the same
+// policy.Decide asked about the hop's origin with every file read again
+// (seed 000: a port revoked while the chain runs stops it). Anything
 // else is refused before the next request is sent (http.Client consults
 // CheckRedirect before sending, so a 307/308 never replays a POST body off
 // target). A refusal names the redirect target's origin
@@ -22,9 +25,9 @@ import (
 //
 // A followed hop's URL host is rewritten to the normalised ASCII form, so
 // the host on the wire stays the approved one whatever the Location spells.
-func (f *Fetch) checkRedirect(p *prepared) func(*http.Request, []*http.Request) error {
+func (f *Fetch) checkRedirect(p *prepared, again tool.Redecide) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		err := f.redirectHop(p, req, len(via))
+		err := f.redirectHop(p, again, req, len(via))
 		if err != nil {
 			f.logDecision(req.Context(), "redirect refused", err, p)
 			return err
@@ -34,7 +37,7 @@ func (f *Fetch) checkRedirect(p *prepared) func(*http.Request, []*http.Request) 
 	}
 }
 
-func (f *Fetch) redirectHop(p *prepared, req *http.Request, hop int) error {
+func (f *Fetch) redirectHop(p *prepared, again tool.Redecide, req *http.Request, hop int) error {
 	if hop > maxRedirects {
 		return refusal.Newf(refusal.TooManyRedirects, "%s %s: more than %d redirects; not followed", p.method, p.target.Host, maxRedirects).
 			WithHint("the server redirects in a loop or a long chain; fetch the final URL directly if you know it")
@@ -61,12 +64,17 @@ func (f *Fetch) redirectHop(p *prepared, req *http.Request, hop int) error {
 			p.method, p.scheme, p.target, where).
 			WithHint("redirects are followed only to the same scheme, host and port; fetch " + where + " in a new call if you want it (it needs its own approval)")
 	}
+	if again == nil {
+		return refusal.Newf(refusal.InternalError, "%s %s: no decision step is bound for a redirect hop; not followed", p.method, p.target.Host)
+	}
+	ad, err := again(req.Context(), o)
+	if err != nil {
+		return err
+	}
+	if ad.Target != p.target || (p.local && ad.LoopbackPort != p.target.Port) || (!p.local && ad.LoopbackPort != 0) {
+		return refusal.Newf(refusal.InternalError, "%s %s: the decision on a redirect hop admits another target; not followed", p.method, p.target.Host)
+	}
 	u.Host = o.Host()
 	req.Host = ""
-	if p.local {
-		if err := f.admitLocal(o); err != nil {
-			return err
-		}
-	}
 	return nil
 }

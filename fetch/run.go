@@ -25,9 +25,12 @@ const acceptHeader = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/p
 // without a bound artifact of this tool, or with one whose recorded
 // execution id differs from the binding's, it fails closed.
 //
-// Local mode is admitted again here (the allowlist may have changed since
-// approval) and on every redirect hop, and the admitted port is carried on
-// the request context for the egress guard. The run is bounded by
+// It dials under the admission the broker bound for the call's target
+// (tool.WithAdmissions: the policy.Decision's Target and LoopbackPort) and
+// no other: fetch decides nothing about admission itself. A redirect hop is
+// a new question to the same decision (the bound tool.Redecide, see
+// checkRedirect). Local mode's port is carried on the request context for
+// the egress guard. The run is bounded by
 // Options.Timeout, by the redirect policy (see checkRedirect), by the body
 // cap (counted after decompression; a longer body is cut and the result
 // says so), and by max_length/start_index.
@@ -46,7 +49,13 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 	if f.client == nil {
 		return tool.ErrorResult(refusal.New(refusal.InternalError, "the fetch tool has no HTTP client; nothing was sent")), nil
 	}
-	res, err := f.run(ctx, p)
+	ad, again, ok := tool.AdmissionFor(ctx, p.target)
+	if !ok || (p.local && ad.LoopbackPort != p.target.Port) || (!p.local && ad.LoopbackPort != 0) {
+		f.log.Log(ctx, diag.L2, "run refused", "reason", string(refusal.InternalError), "why", "no admission bound for the target")
+		return tool.ErrorResult(refusal.Newf(refusal.InternalError, "no decision admits %s for this call; nothing was sent", p.target).
+			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")), nil
+	}
+	res, err := f.run(ctx, p, again)
 	if err != nil {
 		f.logDecision(ctx, "run failed", err, p)
 		return tool.ErrorResult(err), nil
@@ -54,13 +63,10 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 	return res, nil
 }
 
-func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
+func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	if p.local {
-		if err := f.admitLocal(p.origin); err != nil {
-			return nil, err
-		}
 		ctx = egress.WithLoopback(ctx, p.target)
 	} else {
 		// A public call admits no loopback port, whatever the caller's
@@ -93,7 +99,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	// A shallow copy: the injected client is shared and never mutated.
 	// Jar is dropped so no cookie outlives the call.
 	client := *f.client
-	client.CheckRedirect = f.checkRedirect(p)
+	client.CheckRedirect = f.checkRedirect(p, again)
 	client.Jar = nil
 
 	f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)

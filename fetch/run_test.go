@@ -206,21 +206,37 @@ func TestRunFailsClosedWithoutArtifact(t *testing.T) {
 	wantError(t, res, refusal.InternalError)
 }
 
-// TestRunReadmitsLocal: the allowlist is read again at run time; a port
-// revoked (or a file deleted) after approval is refused and nothing is sent.
-func TestRunReadmitsLocal(t *testing.T) {
+// TestRunDialsOnlyTheAdmittedTarget: the run dials under the admission the
+// runtime bound for the call's target and no other; without one (or with
+// one for another target, or a local admission on another port) nothing
+// is sent. The allowlist read after approval is the broker's
+// (broker.TestApprovalDecidesAgain).
+func TestRunDialsOnlyTheAdmittedTarget(t *testing.T) {
 	h := newHarness(t, nil)
 	rec := &hostile.Recorder{}
-	base, _ := h.serve(rec)
+	base, port := h.serve(rec)
 	args := `{"url": "` + base + `/"}`
 	id := uuid.New()
 	_, art, err := h.f.PrepareCall(context.Background(), id, args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeAllowlist(h.t, h.ws)
-	res, _ := h.f.InvokableRun(tool.WithArtifact(context.Background(), id, art), args)
-	wantError(t, res, refusal.LocalPortNotAllowed)
+	bound := tool.WithArtifact(context.Background(), id, art)
+	target := capability.Target{Host: "127.0.0.1", Port: port}
+	for _, tc := range []struct {
+		name     string
+		admitted []tool.Admission
+	}{
+		{"no admission", nil},
+		{"another target", []tool.Admission{{Target: capability.Target{Host: "localhost", Port: port}, LoopbackPort: port}}},
+		{"not local mode", []tool.Admission{{Target: target}}},
+		{"another loopback port", []tool.Admission{{Target: target, LoopbackPort: port + 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := h.f.InvokableRun(tool.WithAdmissions(bound, tc.admitted, nil), args)
+			wantError(t, res, refusal.InternalError)
+		})
+	}
 	if n := len(rec.Requests()); n != 0 {
 		t.Errorf("server got %d requests; want 0", n)
 	}
@@ -246,8 +262,8 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestRunLoopbackPortOnContext(t *testing.T) {
 	var got []uint16
 	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		p, _ := egress.LoopbackPort(r.Context())
-		got = append(got, p)
+		lt, _ := egress.Loopback(r.Context())
+		got = append(got, lt.Port)
 		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
 	})}
 	f, _ := localFetch(t, client, 8080)
@@ -294,11 +310,11 @@ func TestRunIgnoresRawArguments(t *testing.T) {
 	approvedBase, _ := h.serve(approved)
 	otherBase, _ := h.serve(other)
 	id := uuid.New()
-	_, art, err := h.f.PrepareCall(context.Background(), id, `{"url": "`+approvedBase+`/approved"}`)
+	req, art, err := h.f.PrepareCall(context.Background(), id, `{"url": "`+approvedBase+`/approved"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := h.f.InvokableRun(tool.WithArtifact(context.Background(), id, art), `{"url": "`+otherBase+`/swapped", "method": "POST", "body": "x"}`)
+	res, _ := h.f.InvokableRun(bind(context.Background(), h.f, id, art, req), `{"url": "`+otherBase+`/swapped", "method": "POST", "body": "x"}`)
 	output(t, res)
 	got := approved.Requests()
 	if len(got) != 1 || got[0].Method != "GET" || got[0].Path != "/approved" || len(other.Requests()) != 0 {

@@ -40,10 +40,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 	h := newHarness(t, nil)
 	h.client = egress.NewClient(&egress.Options{Timeout: 5 * time.Second, Logger: logger})
 	t.Cleanup(h.client.CloseIdleConnections)
-	h.f = NewFetch(h.client, &Options{Workspace: h.ws, Profile: risk.Permissive, Logger: logger, MaxBodyBytes: 4096, Timeout: 10 * time.Second})
+	h.f = newFetch(h.client, &Options{Logger: logger, MaxBodyBytes: 4096, Timeout: 10 * time.Second}, h.ws, risk.Permissive)
 	// Only the timeout scenario runs on a short deadline: the others must
 	// not fail because a loaded machine is slow.
-	short := NewFetch(h.client, &Options{Workspace: h.ws, Profile: risk.Permissive, Logger: logger, MaxBodyBytes: 4096, Timeout: 500 * time.Millisecond})
+	short := newFetch(h.client, &Options{Logger: logger, MaxBodyBytes: 4096, Timeout: 500 * time.Millisecond}, h.ws, risk.Permissive)
 
 	_, otherPort := h.serve(&hostile.Recorder{})
 	mux := http.NewServeMux()

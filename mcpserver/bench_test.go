@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"github.com/ocfetch/ocfetch/scope"
 	"os"
 	"os/exec"
 	"testing"
@@ -54,8 +55,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile})
-			br := &broker.Broker{Layers: layers, Workspace: ws, Profile: profile, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
+			t := fetch.NewFetch(client, nil)
+			br := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: profile, Layers: layers}, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
 			if res := br.Call(ctx, t, args); res.IsError {
 				b.Fatalf("error result: %s", res.Content)
 			}

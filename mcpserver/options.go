@@ -10,10 +10,9 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/policy"
-	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/tool"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // DefaultFetchTimeout is the Timeout of the guarded fetch client when
@@ -106,10 +105,11 @@ type Options struct {
 	// places. A workspace's own grants (a permissive profile, local ports,
 	// allow rules) count only when the user trusts it.
 	Layers *policy.Layers
-	// WorkspaceUpstream is the upstream_proxy of the --root workspace's
-	// settings.json when Egress.Upstream came from it ("" otherwise): a
-	// workspace grant, refused in an untrusted workspace.
-	WorkspaceUpstream string
+	// UpstreamFrom says where Egress.Upstream came from: scope.FromSettings
+	// when it is the upstream_proxy of the --root workspace's
+	// settings.json, a workspace grant refused in an untrusted workspace;
+	// anything else is the operator's choice (a flag).
+	UpstreamFrom scope.Source
 
 	// AuditSink receives a copy of every audit line (an exporter to an
 	// OpenTelemetry collector, package auditexport); nil for none.
@@ -121,5 +121,5 @@ type Options struct {
 
 	// newTool builds the tool for one call; nil means the fetch tool. Tests
 	// set it (export_test.go) to exercise approval without a network.
-	newTool func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool
+	newTool func(client *http.Client) tool.Tool
 }

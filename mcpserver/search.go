@@ -9,10 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/tool"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // The search tool beside fetch (issue 24): served when Options.Search
@@ -36,11 +34,11 @@ func (s *server) addSearch(ms *mcp.Server) error {
 	eo.Timeout = max(eo.Timeout, search.DefaultTimeout)
 	client := egress.NewClient(&eo)
 	backend := s.opts.Search
-	newTool := func(ws workspace.Workspace, p risk.Profile, _ *http.Client) tool.Tool {
-		return search.New(client, backend, &search.Options{Workspace: ws, Profile: p,
+	newTool := func(*http.Client) tool.Tool {
+		return search.New(client, backend, &search.Options{
 			UserAgent: cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)), Logger: s.opts.Logger})
 	}
-	info, err := newTool(s.cwdOrFixed(), risk.Standard, nil).Info(context.Background())
+	info, err := newTool(nil).Info(context.Background())
 	if err != nil {
 		return fmt.Errorf("mcpserver: search tool info: %w", err)
 	}

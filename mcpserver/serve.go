@@ -9,13 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/internal/loopback"
 )
 
 func logger(opts *Options) *slog.Logger {
@@ -28,7 +27,9 @@ func logger(opts *Options) *slog.Logger {
 // ErrNotLoopback is returned by [Serve] for an HTTP address that is not a
 // loopback address: the streamable HTTP transport has no authentication, so
 // it is only ever offered to this machine.
-var ErrNotLoopback = errors.New("mcpserver: --http must be a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT)")
+// It is the one internal/loopback.ErrNotLoopback, which the proxy returns
+// too.
+var ErrNotLoopback = loopback.ErrNotLoopback
 
 // MaxHTTPRequestBytes bounds one HTTP request body of the streamable
 // transport, as the stdio transport bounds a line (16 MiB): oversized tool
@@ -93,44 +94,17 @@ func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) e
 // LoopbackListen listens on addr, which must name a loopback address:
 // a literal in 127.0.0.0/8 or ::1 (IPv4-mapped forms included), or
 // "localhost", which is taken as 127.0.0.1 without asking DNS. An empty
-// host (all interfaces), any other name or address is [ErrNotLoopback].
+// host (all interfaces), any other name or address is [ErrNotLoopback]
+// (internal/loopback, the one check of every listener).
 func LoopbackListen(ctx context.Context, addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotLoopback, err)
-	}
-	ip, ok := loopbackHost(host)
-	if !ok {
-		return nil, ErrNotLoopback
-	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(ip.String(), port))
-	if err != nil {
+	ln, err := loopback.Listen(ctx, addr)
+	if err != nil && !errors.Is(err, ErrNotLoopback) {
 		return nil, fmt.Errorf("mcpserver: listen: %w", err)
 	}
-	return ln, nil
+	return ln, err
 }
 
-func loopbackHost(host string) (netip.Addr, bool) {
-	if strings.EqualFold(host, "localhost") {
-		return netip.AddrFrom4([4]byte{127, 0, 0, 1}), true
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || ip.Zone() != "" {
-		return netip.Addr{}, false
-	}
-	ip = ip.Unmap()
-	return ip, ip.IsLoopback()
-}
-
-func isLoopbackAddr(a net.Addr) bool {
-	tcp, ok := a.(*net.TCPAddr)
-	if !ok {
-		return false
-	}
-	ip, ok := netip.AddrFromSlice(tcp.IP)
-	return ok && ip.Unmap().IsLoopback()
-}
+func isLoopbackAddr(a net.Addr) bool { return loopback.IsAddr(a) }
 
 func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) error {
 	ln := opts.Listener

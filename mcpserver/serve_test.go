@@ -19,9 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
-	"github.com/ocfetch/ocfetch/workspace"
 
 	"github.com/google/uuid"
 )
@@ -365,7 +363,7 @@ func (fakeTool) AuditSummary(string) string { return "GET example.com" }
 func TestPanicIsAnErrorResult(t *testing.T) {
 	ws := trustedWS(t, testws.Spec{})
 	calls := 0
-	opts := &Options{Root: ws.Root, newTool: func(workspace.Workspace, risk.Profile, *http.Client) tool.Tool {
+	opts := &Options{Root: ws.Root, newTool: func(*http.Client) tool.Tool {
 		calls++
 		if calls == 1 { // the Info of NewServer
 			return fakeTool{}

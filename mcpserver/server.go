@@ -21,6 +21,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -33,7 +34,7 @@ type server struct {
 	opts    Options
 	log     *slog.Logger
 	client  *http.Client
-	newTool func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool
+	newTool func(client *http.Client) tool.Tool
 	// fixed is the workspace of every call when --root is given.
 	fixed *workspace.Workspace
 	// cwd is the fallback workspace: the current directory at startup.
@@ -148,9 +149,8 @@ func newServer(opts *Options) (*server, error) {
 			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
 			Logger:           s.opts.Logger,
 		}
-		s.newTool = func(ws workspace.Workspace, p risk.Profile, client *http.Client) tool.Tool {
+		s.newTool = func(client *http.Client) tool.Tool {
 			o := fo
-			o.Workspace, o.Profile = ws, p
 			return fetch.NewFetch(client, &o)
 		}
 	}
@@ -165,7 +165,7 @@ func newServer(opts *Options) (*server, error) {
 // toolInfo builds the MCP description of the tool from the tool's own Info,
 // so the schema a model sees is the one PrepareCall enforces.
 func (s *server) toolInfo() (*mcp.Tool, error) {
-	t := s.newTool(s.cwdOrFixed(), risk.Standard, s.client)
+	t := s.newTool(s.client)
 	info, err := t.Info(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: tool info: %w", err)
@@ -183,13 +183,6 @@ func (s *server) toolInfo() (*mcp.Tool, error) {
 			IdempotentHint: false,
 		},
 	}, nil
-}
-
-func (s *server) cwdOrFixed() workspace.Workspace {
-	if s.fixed != nil {
-		return *s.fixed
-	}
-	return s.cwd
 }
 
 // testLayers is the Layers of a server whose Options leave them nil: nil
@@ -237,6 +230,24 @@ func (s *server) trustSentence(ws workspace.Workspace) string {
 	return "The user has not trusted this workspace: what its .oc_chat/ files grant (a permissive profile, local ports, allow rules, an upstream proxy) is ignored, and a call that needs it is refused with workspace_untrusted; ask the user to run `ocfetch trust --root " + safetext.ShellQuote(ws.Root) + "` if they trust its files. Its deny rules and profile strict always apply."
 }
 
+// scopeOf is the scope of a call in ws: the profile flag, else ws's
+// settings.json; the upstream proxy is the one the server's client goes
+// through, which only the --root workspace's settings.json can name
+// (Options.UpstreamFrom).
+func (s *server) scopeOf(ws workspace.Workspace) (*scope.Scope, error) {
+	sc, err := scope.Open(ws, scope.Flags{Profile: s.opts.Profile, NoSettingsUpstream: true}, s.opts.Layers)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Egress != nil && s.opts.Egress.Upstream != nil {
+		sc.Upstream, sc.UpstreamFrom = s.opts.Egress.Upstream, scope.FromFlag
+		if s.opts.UpstreamFrom == scope.FromSettings && s.fixed != nil && ws.Root == s.fixed.Root {
+			sc.UpstreamFrom = scope.FromSettings // a grant of --root's settings.json
+		}
+	}
+	return sc, nil
+}
+
 // handle serves tools/call. Every outcome is a CallToolResult: a refusal or
 // failure is isError with "reason: message", never a protocol error, and a
 // panic below becomes internal_error rather than a dead server.
@@ -245,7 +256,7 @@ func (s *server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 // serveTool is handle for the tool newTool builds (fetch, or search).
-func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newTool func(workspace.Workspace, risk.Profile, *http.Client) tool.Tool) (res *mcp.CallToolResult, err error) {
+func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newTool func(*http.Client) tool.Tool) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("tool call panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -264,16 +275,13 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 		s.log.Log(ctx, diag.L2, "asking the client for its roots", "protocol", c.protocol)
 		return c.inputRequired(inputRoots, &mcp.ListRootsParams{}, callState{})
 	}
-	profile, perr := risk.Resolve(ws, s.opts.Profile)
+	sc, perr := s.scopeOf(ws)
 	if perr != nil {
 		return errorResult(tool.ErrorResult(perr)), nil
 	}
-	t := newTool(ws, profile, s.client)
-	b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws).WithSink(s.opts.AuditSink), Logger: s.opts.Logger, ForModel: true,
-		Layers: s.opts.Layers, ProfileExplicit: s.opts.Profile != ""}
-	if s.fixed != nil && ws.Root == s.fixed.Root {
-		b.WorkspaceUpstream = s.opts.WorkspaceUpstream
-	}
+	profile := sc.Profile
+	t := newTool(s.client)
+	b := &broker.Broker{Scope: sc, Audit: audit.Open(ws).WithSink(s.opts.AuditSink), Logger: s.opts.Logger, ForModel: true}
 
 	switch {
 	case !c.caps.elicitation:

@@ -78,6 +78,11 @@ type Args struct {
 	// ForModel makes the not_approved hints address a model (the MCP
 	// server): "ask the user to run: …" instead of the command itself.
 	ForModel bool
+	// Trace makes the Decision carry its trace (Decision.Trace): which
+	// checks and layers were consulted and what each said. `ocfetch
+	// explain` prints it; the other front ends leave it off (it costs an
+	// allocation per decision).
+	Trace bool
 }
 
 // Decide is the one decision step: may this scheme, host and port be
@@ -92,43 +97,49 @@ type Args struct {
 // its directory on every call, and a new read and parse whenever either
 // changed ([securefile.Cache] behind each reader).
 //
-// The layers are the managed policy, then the workspace (its grants only
-// when the user trusts it), then the user; a deny from any layer wins. The
-// order, first refusal wins:
-//
-//  1. the managed policy: a file that exists but is malformed refuses every
-//     call (managed_policy_invalid); its max_profile caps the profile;
-//  2. local mode: a target on localhost, 127.0.0.1 or ::1 is admitted by
-//     local_fetch.json and the permissive profile (LoopbackPort set), or
-//     denied by name — it never falls through to the public path. Local
-//     mode needs permissive within max_profile (else
-//     managed_policy_forbids) and, since the ports are the workspace's
-//     grant, a trusted workspace (else workspace_untrusted, once no layer
-//     denies the target);
-//  3. an IP literal that is not a local host must be public (built-in,
-//     address_not_public naming the IANA range);
-//  4. the scheme rule of the front: the Fetch tool reaches public hosts
-//     over https only (https_required); the proxy forwards any scheme a
-//     rule covers;
-//  5. the rule layers — managed, workspace, user: a deny from any layer
-//     wins (a workspace's deny counts trusted or not); the workspace's
-//     upstream_proxy needs trust; then the first allow in layer order,
-//     where a workspace allow counts only in a trusted workspace, and with
-//     managed_rules_only only a managed allow counts and nobody is asked;
-//     an allow that counted for nothing because the workspace is untrusted
-//     is refused workspace_untrusted naming the file and the rule;
-//  6. built-in: profile strict (the workspace's, or max_profile's) accepts
-//     saved rules only (deny); allow_once false forbids asking (deny,
-//     managed_policy_forbids); else Ask.
+// The layers are [Order]'s; the order of the checks, first refusal wins,
+// is stated once, in docs/DESIGN.md ("The decision"): the managed policy,
+// local mode (localfetch.Admit), the address of an IP literal, the front's
+// scheme rule, the rule layers (a deny from any layer wins; a workspace
+// grant counts only when trusted), then built-in (strict, allow_once, Ask).
 //
 // Every Deny names its layer and, where there is one, its file.
 func Decide(ctx context.Context, a Args) Decision {
 	_ = ctx
+	var tr *[]Step
+	if a.Trace {
+		tr = new([]Step)
+	}
+	d := decide(a, tr)
+	if tr != nil {
+		d.Trace = *tr
+	}
+	return d
+}
+
+// step records one step of the trace (tr nil: no trace).
+func step(tr *[]Step, l Layer, check, file, said string) {
+	if tr != nil {
+		*tr = append(*tr, Step{Layer: l, Check: check, File: file, Said: said})
+	}
+}
+
+func decide(a Args, tr *[]Step) Decision {
 	o := a.Origin
 	d := Decision{Target: o.Target}
 
 	// 1. The managed policy, read on every call.
 	mp, err := a.Layers.LoadManaged()
+	if tr != nil {
+		switch {
+		case err != nil:
+			step(tr, LayerManaged, "policy", a.Layers.ManagedPath(), "invalid: every call is refused")
+		case mp.Present():
+			step(tr, LayerManaged, "policy", mp.File, fmt.Sprintf("present: max_profile %s", mp.MaxProfile))
+		default:
+			step(tr, LayerManaged, "policy", a.Layers.ManagedPath(), "absent")
+		}
+	}
 	if err != nil {
 		return deny(d, LayerManaged, a.Layers.ManagedPath(), "", audit.ByPolicy,
 			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
@@ -145,6 +156,14 @@ func Decide(ctx context.Context, a Args) Decision {
 				WithHint("ask your administrator; `ocfetch explain` shows the layers"))
 		}
 		port, err := localfetch.Admit(o, a.Workspace, a.Profile)
+		if tr != nil {
+			st := Step{Layer: LayerWorkspace, Check: CheckLocal, File: a.Workspace.LocalFetchPath(), Port: port, Said: fmt.Sprintf("admits port %d", port)}
+			if err != nil {
+				st.Refusal = asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused "+o.Target.String())
+				st.Said = "refuses: " + string(st.Refusal.Code)
+			}
+			*tr = append(*tr, st)
+		}
 		if err != nil {
 			return deny(d, LayerWorkspace, a.Workspace.LocalFetchPath(), "", audit.ByPolicy,
 				asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused "+o.Target.String()))
@@ -156,7 +175,16 @@ func Decide(ctx context.Context, a Args) Decision {
 		d.LoopbackPort = port
 	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
 		// 3. A non-local IP literal must be public.
-		if err := netrange.CheckPublic(addr); err != nil {
+		err := netrange.CheckPublic(addr)
+		if tr != nil {
+			st := Step{Layer: LayerBuiltin, Check: CheckAddress, Said: "public"}
+			if r, bad := netrange.NonPublicRange(addr); bad {
+				st.Range = r.String()
+				st.Said = "in " + st.Range
+			}
+			*tr = append(*tr, st)
+		}
+		if err != nil {
 			return deny(d, LayerBuiltin, "", "", audit.ByPolicy,
 				asRefusal(err, refusal.AddressNotPublic, o.Target.Host+" is not a public address"))
 		}
@@ -172,9 +200,20 @@ func Decide(ctx context.Context, a Args) Decision {
 	// 5. Rule layers. A deny from any layer wins; then the first allow in
 	// layer order that counts.
 	need := capability.Network(o.Target)
-	var allows [3]*Decision
-	for i, l := range ruleLayers(a, mp) {
+	var lbuf [4]ruleLayer
+	var abuf [4]*Decision
+	layers := ruleLayers(lbuf[:0], a, mp)
+	allows := abuf[:len(layers)]
+	for i, l := range layers {
 		set, err := l.load()
+		if tr != nil {
+			switch {
+			case err != nil:
+				step(tr, l.layer, "rules", l.file, "invalid")
+			case set == nil:
+				step(tr, l.layer, "rules", l.file, "absent")
+			}
+		}
 		if err != nil {
 			return deny(d, l.layer, l.file, "", audit.ByPolicy,
 				asRefusal(err, refusal.RulesInvalid, "cannot read "+l.file))
@@ -184,9 +223,11 @@ func Decide(ctx context.Context, a Args) Decision {
 		}
 		m, ok := set.Decide(need)
 		if !ok {
+			step(tr, l.layer, "rules", l.file, "no rule covers the target")
 			continue
 		}
 		text := m.Rule.String()
+		step(tr, l.layer, "rules", l.file, text)
 		if m.Decision == rules.Deny {
 			return deny(d, l.layer, l.file, text, audit.ByRule, refusal.Newf(refusal.DeniedByRule,
 				"%s is denied by the rule %q in %s (the %s layer)", o.Target, text, l.file, l.layer).
@@ -224,7 +265,7 @@ func Decide(ctx context.Context, a Args) Decision {
 		if al == nil {
 			continue
 		}
-		if i == 1 {
+		if layers[i].needsTrust {
 			if r := tc.need(al.File, al.Rule); r != nil {
 				if ignored == nil {
 					ig := deny(d, LayerWorkspace, tc.file(al.File), al.Rule, audit.ByPolicy, r)
@@ -253,6 +294,7 @@ func Decide(ctx context.Context, a Args) Decision {
 		return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
 			"%s is not covered by a saved rule, and the managed policy %s forbids approving a call (allow_once: false): no --yes, no once or always answer", o.Target, mp.File).WithHint(hint))
 	}
+	step(tr, LayerBuiltin, "profile", "", "nothing covers the target: ask")
 	d.Result, d.Layer = Ask, LayerBuiltin
 	d.Refusal = refusal.Newf(refusal.NotApproved, "%s is not covered by a saved rule", o.Target).WithHint(hint)
 	return d
@@ -305,9 +347,10 @@ func (c *trustCheck) file(grantFile string) string {
 
 // ruleLayer is one layer of saved rules and the file it reads.
 type ruleLayer struct {
-	layer Layer
-	file  string
-	load  func() (*rules.Set, error)
+	layer      Layer
+	needsTrust bool
+	file       string
+	load       func() (*rules.Set, error)
 }
 
 func (l ruleLayer) denyHint(target string) string {
@@ -320,26 +363,38 @@ func (l ruleLayer) denyHint(target string) string {
 	return "remove the rule with: " + RemoveCommand(target)
 }
 
-// ruleLayers returns the rule layers in order: the managed policy's rules
-// (already read), the workspace's rules.json, the user's rules.json.
-func ruleLayers(a Args, mp managed.Policy) [3]ruleLayer {
-	load := a.LoadRules
-	if load == nil {
-		load = rules.Load
+// ruleLayers returns the layers of [Order] that hold saved rules, in
+// order, each with its reader: the managed policy's rules (already read),
+// the workspace's rules.json, the user's rules.json.
+func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
+	load := rules.Load
+	if a.LoadRules != nil {
+		load = a.LoadRules
 	}
 	ws := a.Workspace
-	user := ruleLayer{layer: LayerUser, load: func() (*rules.Set, error) { return nil, nil }}
-	if loc, err := a.Layers.UserRules(); err != nil {
-		user.load = func() (*rules.Set, error) { return nil, err }
-	} else {
-		user.file = loc.Path()
-		user.load = func() (*rules.Set, error) { return rules.LoadAt(loc) }
+	for _, spec := range order {
+		if !spec.HasRules {
+			continue
+		}
+		l := ruleLayer{layer: spec.Layer, needsTrust: spec.NeedsTrust}
+		switch spec.Layer {
+		case LayerManaged:
+			l.file, l.load = mp.File, func() (*rules.Set, error) { return mp.Rules, nil }
+		case LayerWorkspace:
+			wsLoad := load // captured by value: never assigned again
+			l.file, l.load = ws.RulesPath(), func() (*rules.Set, error) { return wsLoad(ws) }
+		case LayerUser:
+			if loc, err := a.Layers.UserRules(); err != nil {
+				l.load = func() (*rules.Set, error) { return nil, err }
+			} else {
+				l.file, l.load = loc.Path(), func() (*rules.Set, error) { return rules.LoadAt(loc) }
+			}
+		default:
+			panic("policy: no reader for layer " + spec.Layer.String())
+		}
+		out = append(out, l)
 	}
-	return [3]ruleLayer{
-		{layer: LayerManaged, file: mp.File, load: func() (*rules.Set, error) { return mp.Rules, nil }},
-		{layer: LayerWorkspace, file: ws.RulesPath(), load: func() (*rules.Set, error) { return load(ws) }},
-		user,
-	}
+	return out
 }
 
 func deny(d Decision, l Layer, file, rule string, by audit.DecidedBy, r *refusal.Error) Decision {

@@ -61,8 +61,8 @@ func (l Layer) String() string {
 	return "none"
 }
 
-// Decision is the answer of [Decide] for one origin: a value, safe to copy
-// and compare.
+// Decision is the answer of [Decide] for one origin: a value, safe to
+// copy (its Trace, when asked for, is shared by copies).
 type Decision struct {
 	Result Result
 	// Layer is the layer that decided.
@@ -87,6 +87,35 @@ type Decision struct {
 	// DecidedBy is the audit line's decided_by for Allow and Deny. For Ask
 	// it is empty: the answer decides (once, always, denied, unanswered).
 	DecidedBy audit.DecidedBy
+	// Trace is what Decide consulted, in order, and what each said; set
+	// only when Args.Trace asks (`ocfetch explain` prints it).
+	Trace []Step
+}
+
+// Checks a [Step] names besides the rule files.
+const (
+	// CheckLocal is local mode's admission (localfetch.Admit).
+	CheckLocal = "local mode"
+	// CheckAddress is the address check of an IP literal (netrange).
+	CheckAddress = "address"
+)
+
+// Step is one step of a decision's trace: the layer, the check ("policy",
+// [CheckLocal], [CheckAddress], "rules", "profile"), the file it read ("" for a
+// built-in check) and what it said ("absent", "allow example.com:443",
+// "admits port 3000", "in 10.0.0.0/8 (private-use)", …). Secret-free: no
+// path or query of a URL.
+type Step struct {
+	Layer Layer
+	Check string
+	File  string
+	Said  string
+	// Port is the port local mode admitted ([CheckLocal]); Refusal what a
+	// refusing check said ([CheckLocal]); Range the IANA range of a
+	// non-public address ([CheckAddress]).
+	Port    uint16
+	Refusal *refusal.Error
+	Range   string
 }
 
 // Allowed reports whether the decision lets the call go ahead unasked.

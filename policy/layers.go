@@ -5,6 +5,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/trust"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // Layers locate the files of the layers around the workspace (issue 12):
@@ -73,4 +74,70 @@ func (l *Layers) ManagedPath() string {
 // caller refuses every call).
 func (l *Layers) LoadManaged() (managed.Policy, error) {
 	return managed.Load(l.ManagedOptions())
+}
+
+// LayerSpec is one layer of the decision: its name, the files it reads and
+// what it may grant and refuse. [Order] is the one list of them, in the
+// order [Decide] consults them; `ocfetch explain`, `rules list`, `ocfetch
+// trust` and docs/DESIGN.md read it, so that a new layer is added here, to
+// its reader and to its tests.
+type LayerSpec struct {
+	Layer Layer
+	// Grants is what the layer may grant; Restricts what it may refuse.
+	Grants, Restricts string
+	// NeedsTrust: the layer's grants count only in a workspace the user
+	// trusts (its restrictions count always).
+	NeedsTrust bool
+	// HasRules: the layer holds saved rules (rules.json's format).
+	HasRules bool
+	// Files are the files the layer reads for ws under l.
+	Files func(ws workspace.Workspace, l *Layers) []string
+}
+
+var order = []LayerSpec{
+	{
+		Layer: LayerManaged, HasRules: true,
+		Grants:    "allow rules",
+		Restricts: "deny rules, max_profile, managed_rules_only, allow_once: false, require_sandbox; a malformed file refuses every call",
+		Files:     func(_ workspace.Workspace, l *Layers) []string { return []string{l.ManagedPath()} },
+	},
+	{
+		Layer: LayerWorkspace, HasRules: true, NeedsTrust: true,
+		Grants:    "profile permissive (settings.json), loopback ports (local_fetch.json), allow rules (rules.json), upstream_proxy (settings.json)",
+		Restricts: "deny rules, profile strict",
+		Files: func(ws workspace.Workspace, _ *Layers) []string {
+			return []string{ws.SettingsPath(), ws.LocalFetchPath(), ws.RulesPath()}
+		},
+	},
+	{
+		Layer: LayerUser, HasRules: true,
+		Grants:    "allow rules, in every workspace",
+		Restricts: "deny rules, in every workspace",
+		Files: func(_ workspace.Workspace, l *Layers) []string {
+			if loc, err := l.UserRules(); err == nil {
+				return []string{loc.Path()}
+			}
+			return nil
+		},
+	},
+	{
+		Layer:     LayerBuiltin,
+		Grants:    "nothing: what no layer covers is asked (Ask), or refused where nobody can be asked",
+		Restricts: "non-public addresses, https for public hosts (the Fetch tool), profile strict: saved rules only",
+		Files:     func(workspace.Workspace, *Layers) []string { return nil },
+	},
+}
+
+// Order returns the layers in the order Decide consults them. The slice is
+// a copy.
+func Order() []LayerSpec { return append([]LayerSpec(nil), order...) }
+
+// Spec returns the LayerSpec of layer l.
+func Spec(l Layer) (LayerSpec, bool) {
+	for _, s := range order {
+		if s.Layer == l {
+			return s, true
+		}
+	}
+	return LayerSpec{}, false
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/scope"
 	"io"
 	"net"
 	"net/http"
@@ -118,9 +119,7 @@ func newWorld(t testing.TB, o worldOpts) *world {
 		},
 	})
 	opts := &Options{
-		Workspace:        ws,
-		Layers:           testlayers.New(t, ws).Layers,
-		Profile:          o.profile,
+		Scope:            &scope.Scope{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: o.profile},
 		Guard:            guard,
 		Audit:            audit.Open(ws),
 		HandshakeTimeout: 5 * time.Second,

@@ -1,18 +1,14 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"net/netip"
-	"sync"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/rules"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // verdict is the policy's answer for one target: admitted (err nil) with
@@ -44,8 +40,9 @@ type verdict struct {
 // written on the admitted port only, and never to the proxy's own port.
 func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	v := verdict{ctx: ctx, decidedBy: audit.ByPolicy}
-	d := policy.Decide(ctx, policy.Args{Front: policy.FrontProxy, Origin: o, Workspace: s.ws, Profile: s.profile,
-		ProfileExplicit: s.explicit, Layers: s.layers, LoadRules: s.rules.load})
+	args := s.scope.Args(policy.FrontProxy, o)
+	args.LoadRules = s.rules.Load
+	d := policy.Decide(ctx, args)
 	switch d.Result {
 	case policy.Deny:
 		v.decidedBy, v.rule, v.err, v.file = d.DecidedBy, d.Rule, d.Refusal, d.File
@@ -54,7 +51,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 		}
 		return v
 	case policy.Ask:
-		v.file = s.ws.RulesPath()
+		v.file = s.scope.Workspace.RulesPath()
 		v.err = refusal.Newf(refusal.NotApproved,
 			"%s is not covered by a saved rule, and the proxy accepts saved rules only", o.Target).
 			WithHint(d.Refusal.Hint)
@@ -65,7 +62,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 			// Even allowlisted, the proxy's own port would make a loop
 			// that feeds every tunnel into another.
 			v.err = refusal.Newf(refusal.LocalPortNotAllowed, "port %d is this proxy's own port", d.LoopbackPort).
-				WithHint("remove the proxy's port from " + s.ws.LocalFetchPath())
+				WithHint("remove the proxy's port from " + s.scope.Workspace.LocalFetchPath())
 			return v
 		}
 		v.ctx = egress.WithLoopback(ctx, d.Target)
@@ -86,51 +83,4 @@ func (s *Server) ownPort(port uint16) bool {
 		}
 	}
 	return false
-}
-
-// ruleMemo spares the parse of rules.json when the file reads exactly as it
-// did for the set it remembers. It is not a cache in time: the file is
-// still read on every request, and a decision is always made from the set
-// that the bytes read for this request parse to. Parsing is the larger part
-// of the proxy's CPU per tunnel (strict JSON, every host normalised), and
-// rules.json rarely changes between two tunnels.
-type ruleMemo struct {
-	mu   sync.Mutex
-	data []byte
-	set  *rules.Set
-}
-
-// load returns the rule set of ws's rules.json as rules.Load would for the
-// bytes read now. Whenever the bytes differ from the remembered ones, or the
-// file cannot be read as a small regular file (missing, a symlink to
-// nothing, too large, a FIFO: rules.Load decides what that means), it is
-// rules.Load that reads and parses. Its result is remembered only when the
-// file read the same before and after it, so the set is the parse of the
-// bytes it is remembered for. (A file that changed and changed back within
-// that window could pair the bytes with the set of the transient content;
-// whoever can write rules.json can write that content for good, so this
-// grants nothing.)
-func (m *ruleMemo) load(ws workspace.Workspace) (*rules.Set, error) {
-	path := ws.RulesPath()
-	before, err := workspace.ReadSmallFile(path)
-	if err != nil {
-		return rules.Load(ws)
-	}
-	m.mu.Lock()
-	if m.set != nil && bytes.Equal(before, m.data) {
-		set := m.set
-		m.mu.Unlock()
-		return set, nil
-	}
-	m.mu.Unlock()
-	set, err := rules.Load(ws)
-	if err != nil {
-		return nil, err
-	}
-	if after, err := workspace.ReadSmallFile(path); err == nil && bytes.Equal(before, after) {
-		m.mu.Lock()
-		m.data, m.set = before, set
-		m.mu.Unlock()
-	}
-	return set, nil
 }

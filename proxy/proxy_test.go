@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/ocfetch/ocfetch/scope"
 	"io"
 	"net"
 	"net/http"
@@ -517,7 +518,7 @@ func TestListenAddr(t *testing.T) {
 			}
 		})
 	}
-	s, err := New(&Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers})
+	s, err := New(&Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}})
 	if err != nil {
 		t.Fatal(err)
 	}

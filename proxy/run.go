@@ -218,7 +218,7 @@ func startCommand(ctx context.Context, opts *Options, log *slog.Logger, ro *RunO
 		return c, ln, nil
 	}
 	sc, err := sandbox.Command(ctx, cmd, func(p netip.AddrPort) []string { return Env(os.Environ(), p, creds) },
-		&sandbox.Options{Workspace: opts.Workspace.Root, DenyUnixSockets: ro.DenyUnixSockets})
+		&sandbox.Options{Workspace: opts.Scope.Workspace.Root, DenyUnixSockets: ro.DenyUnixSockets})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/scope"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -78,7 +79,7 @@ func TestRunExitStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code, err := run(context.Background(), &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
+			code, err := run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
 			if code != tc.wantCode || (err != nil) != tc.wantErr {
 				t.Errorf("run(%q): got %d, %v; want %d, error %v", tc.cmd, code, err, tc.wantCode, tc.wantErr)
 			}
@@ -108,7 +109,7 @@ func TestRunCurl(t *testing.T) {
 	port := localPort(t, site)
 	w.allowLocal(uint16(port))
 	w.rule(rules.Allow, "localhost", port)
-	opts := &Options{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: risk.Permissive, Audit: audit.Open(ws)}
+	opts := &Options{Scope: &scope.Scope{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: risk.Permissive}, Audit: audit.Open(ws)}
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -153,7 +154,7 @@ func TestRunForwardsSignals(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			go func() {
-				code, err := run(ctx, &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
+				code, err := run(ctx, &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
 					[]string{"sh", "-c", `trap 'exit 42' TERM; trap 'exit 43' INT; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
 				pw.Close()
 				done <- result{code, err}
@@ -182,7 +183,7 @@ func TestRunForwardsSignals(t *testing.T) {
 func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	code, err := run(ctx, &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
+	code, err := run(ctx, &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("cancelled run: got %d, %v; want %d (SIGTERM)", code, err, 128+int(syscall.SIGTERM))
 	}
@@ -217,7 +218,7 @@ func TestRunSandboxed(t *testing.T) {
 	port := strconv.Itoa(localPort(t, site))
 	w.allowLocal(uint16(localPort(t, site)))
 	w.rule(rules.Allow, "localhost", localPort(t, site))
-	opts := &Options{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: risk.Permissive, Audit: audit.Open(ws)}
+	opts := &Options{Scope: &scope.Scope{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: risk.Permissive}, Audit: audit.Open(ws)}
 	script := `c=` + curlPath + `
 $c -sS --max-time 5 http://localhost:` + port + `/ ; echo " [http $?]"
 $c -sS --max-time 5 -x "$ALL_PROXY" http://localhost:` + port + `/ ; echo " [socks $?]"
@@ -271,7 +272,7 @@ func TestRunRefusesWithoutSandbox(t *testing.T) {
 	dir := t.TempDir()
 	marker := dir + "/ran"
 	var errOut bytes.Buffer
-	code, err := run(context.Background(), &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers},
+	code, err := run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}},
 		&RunOptions{NoSandbox: true, SandboxRequired: true, Stderr: &errOut}, []string{"touch", marker})
 	if r, ok := refusal.As(err); !ok || r.Code != refusal.ManagedPolicyForbids || code != 3 {
 		t.Errorf("got %d, %v; want 3 and managed_policy_forbids", code, err)
@@ -279,7 +280,7 @@ func TestRunRefusesWithoutSandbox(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the command ran although the sandbox was required")
 	}
-	code, err = run(context.Background(), &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers},
+	code, err = run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}},
 		&RunOptions{NoSandbox: true, Stderr: &errOut}, []string{"touch", marker})
 	if code != 0 || err != nil {
 		t.Fatalf("--no-sandbox: got %d, %v", code, err)
@@ -298,7 +299,7 @@ func TestRunRefusesWithoutSandbox(t *testing.T) {
 func TestRunDenyUnixSockets(t *testing.T) {
 	dir := t.TempDir()
 	marker := dir + "/ran"
-	code, err := run(context.Background(), &Options{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers},
+	code, err := run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}},
 		&RunOptions{NoSandbox: true, DenyUnixSockets: true, Stderr: io.Discard}, []string{"touch", marker})
 	if code != 2 || err == nil || !strings.Contains(err.Error(), "NoSandbox") {
 		t.Errorf("with NoSandbox: got %d, %v; want 2 and an error naming NoSandbox", code, err)
@@ -306,7 +307,7 @@ func TestRunDenyUnixSockets(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the command ran")
 	}
-	code, err = run(context.Background(), &Options{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers},
+	code, err = run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}},
 		&RunOptions{DenyUnixSockets: true, Stdout: io.Discard, Stderr: io.Discard}, []string{"sh", "-c", "exit 4"})
 	if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
 		t.Skipf("sandbox unavailable here: %v", r)

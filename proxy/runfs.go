@@ -30,19 +30,19 @@ func PolicyFiles(opts *Options) []string {
 		}
 		out = append(out, p)
 	}
-	if opts.Workspace.Root != "" {
-		add(opts.Workspace.Dir())
+	if opts.Scope.Workspace.Root != "" {
+		add(opts.Scope.Workspace.Dir())
 	}
 	if opts.Audit != nil {
 		add(opts.Audit.Path())
 	}
-	if s, err := opts.Layers.TrustStore(); err == nil {
+	if s, err := opts.Scope.Layers.TrustStore(); err == nil {
 		add(filepath.Dir(s.Path()))
 	}
-	if loc, err := opts.Layers.UserRules(); err == nil {
+	if loc, err := opts.Scope.Layers.UserRules(); err == nil {
 		add(loc.Dir)
 	}
-	if p := opts.Layers.ManagedPath(); p != "" {
+	if p := opts.Scope.Layers.ManagedPath(); p != "" {
 		add(filepath.Dir(p))
 	}
 	return out
@@ -59,11 +59,11 @@ func SandboxFilesystem(opts *Options, fs *sandbox.Filesystem) (*sandbox.Filesyst
 	f := sandbox.Filesystem{}
 	if fs != nil {
 		f = *fs
-	} else if opts != nil && opts.Workspace.Root != "" {
-		f.Writable = []string{opts.Workspace.Root}
+	} else if opts != nil && opts.Scope.Workspace.Root != "" {
+		f.Writable = []string{opts.Scope.Workspace.Root}
 	}
-	if opts != nil && opts.Workspace.Root != "" {
-		if err := opts.Workspace.EnsureDir(); err != nil {
+	if opts != nil && opts.Scope.Workspace.Root != "" {
+		if err := opts.Scope.Workspace.EnsureDir(); err != nil {
 			return nil, err
 		}
 	}
@@ -71,10 +71,10 @@ func SandboxFilesystem(opts *Options, fs *sandbox.Filesystem) (*sandbox.Filesyst
 		// The configuration directories: created as ocfetch creates them
 		// (0700); where that fails the command cannot create them either,
 		// or the sandbox keeps the nearest existing ancestor read-only.
-		if s, err := opts.Layers.TrustStore(); err == nil {
+		if s, err := opts.Scope.Layers.TrustStore(); err == nil {
 			os.MkdirAll(filepath.Dir(s.Path()), 0o700)
 		}
-		if loc, err := opts.Layers.UserRules(); err == nil {
+		if loc, err := opts.Scope.Layers.UserRules(); err == nil {
 			os.MkdirAll(loc.Dir, 0o700)
 		}
 	}

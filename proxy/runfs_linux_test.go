@@ -5,6 +5,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"github.com/ocfetch/ocfetch/scope"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestRunProtectsPolicyFiles(t *testing.T) {
 	}
 	l.AddUserRule(t, rules.NewRule(rules.Deny, pat, 443))
 	l.WriteManaged(t, `{}`)
-	opts := &Options{Workspace: ws, Layers: l.Layers, Audit: audit.Open(ws)}
+	opts := &Options{Scope: &scope.Scope{Workspace: ws, Layers: l.Layers}, Audit: audit.Open(ws)}
 	want := []string{ws.Dir(), ws.AuditPath(), l.ConfigDir, filepath.Dir(l.ManagedPath)}
 	if diff := cmp.Diff(want, PolicyFiles(opts)); diff != "" {
 		t.Errorf("PolicyFiles (-want +got)\n%s", diff)

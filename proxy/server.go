@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -17,9 +16,9 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/policy"
-	"github.com/ocfetch/ocfetch/risk"
-	"github.com/ocfetch/ocfetch/workspace"
+	"github.com/ocfetch/ocfetch/internal/loopback"
+	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 )
 
 // Defaults for the zero values of [Options].
@@ -34,32 +33,22 @@ const (
 // ErrNotLoopback is returned by [Server.ListenAndServe] and [Server.Serve]
 // for a listen address that is not a loopback address: the proxy is for the
 // shells of this machine only.
-var ErrNotLoopback = errors.New("proxy: listen address is not loopback")
+// It is the one internal/loopback.ErrNotLoopback, which the MCP server
+// returns too.
+var ErrNotLoopback = loopback.ErrNotLoopback
 
 // ErrServerClosed is returned by [Server.Serve] and [Server.ListenAndServe]
 // after [Server.Shutdown] or [Server.Close].
 var ErrServerClosed = errors.New("proxy: server closed")
 
-// Options configure a [Server]. The zero value of every field but Workspace
+// Options configure a [Server]. The zero value of every field but Scope
 // is usable.
 type Options struct {
-	// Workspace is the project whose rules.json, local_fetch.json and
-	// audit.jsonl the proxy uses. Both files are read on every request.
-	Workspace workspace.Workspace
-
-	// Profile is the risk profile, resolved once by the caller (flag, else
-	// settings.json). Local mode needs [risk.Permissive]; the zero value
-	// admits no loopback target.
-	Profile risk.Profile
-	// ProfileExplicit says Profile was given by the user (--profile), not
-	// read from settings.json: a permissive profile from settings.json is
-	// a workspace grant, counted only in a trusted workspace.
-	ProfileExplicit bool
-
-	// Layers locate the managed policy, the trust store and the user's
-	// rules (policy.Layers), read on every request. Nil: the platform's
-	// places.
-	Layers *policy.Layers
+	// Scope is the workspace whose rules.json, local_fetch.json and
+	// audit.jsonl the proxy uses, its profile and where it came from, and
+	// the layers around it (scope.Open builds it; policy.Decide reads every
+	// file on every request). Required.
+	Scope *scope.Scope
 
 	// Guard dials every upstream connection. If nil, egress.NewGuard(nil)
 	// is used: the system resolver, public addresses only.
@@ -112,10 +101,7 @@ type Options struct {
 // Server is the egress proxy. Create it with [New]; it is safe for
 // concurrent use and serves any number of loopback listeners.
 type Server struct {
-	ws        workspace.Workspace
-	profile   risk.Profile
-	explicit  bool
-	layers    *policy.Layers
+	scope     *scope.Scope
 	guard     *egress.Guard
 	audit     *audit.Log
 	log       *slog.Logger
@@ -128,7 +114,7 @@ type Server struct {
 	metrics   metrics // metrics.go
 
 	transport *http.Transport
-	rules     ruleMemo
+	rules     rules.Memo
 	sem       chan struct{} // one token per connection being served
 	refusers  chan struct{} // bounds the goroutines answering 503
 	wg        sync.WaitGroup
@@ -153,14 +139,11 @@ func New(opts *Options) (*Server, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if opts.Workspace.Root == "" {
-		return nil, errors.New("proxy: Options.Workspace is required")
+	if opts.Scope == nil || opts.Scope.Workspace.Root == "" {
+		return nil, errors.New("proxy: Options.Scope (with its workspace) is required")
 	}
 	s := &Server{
-		ws:        opts.Workspace,
-		profile:   opts.Profile,
-		explicit:  opts.ProfileExplicit,
-		layers:    opts.Layers,
+		scope:     opts.Scope,
 		guard:     opts.Guard,
 		audit:     opts.Audit,
 		log:       opts.Logger,
@@ -206,10 +189,10 @@ func orDur(v, d time.Duration) time.Duration {
 // [Server.Shutdown]. A non-loopback address is refused with an error
 // wrapping [ErrNotLoopback] before anything is bound.
 func (s *Server) ListenAndServe(addr string) error {
-	if err := CheckListenAddr(addr); err != nil {
+	ln, err := loopback.Listen(context.Background(), addr)
+	if errors.Is(err, ErrNotLoopback) {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("proxy: listen %s: %w", addr, err)
 	}
@@ -220,25 +203,15 @@ func (s *Server) ListenAndServe(addr string) error {
 // address: an IP in 127.0.0.0/8 or ::1, or the name localhost. It returns an
 // error wrapping [ErrNotLoopback] otherwise.
 func CheckListenAddr(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("proxy: listen address %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
-		return fmt.Errorf("%w: %q (use 127.0.0.1:PORT)", ErrNotLoopback, addr)
-	}
-	return nil
+	_, err := loopback.Check(addr)
+	return err
 }
 
 // Serve accepts connections on ln until [Server.Shutdown] or [Server.Close],
 // then returns [ErrServerClosed]. ln must be bound to a loopback address;
 // otherwise Serve closes it and returns an error wrapping [ErrNotLoopback].
 func (s *Server) Serve(ln net.Listener) error {
-	if ap, err := netip.ParseAddrPort(ln.Addr().String()); err != nil || !ap.Addr().Unmap().IsLoopback() {
+	if !loopback.IsAddr(ln.Addr()) {
 		ln.Close()
 		return fmt.Errorf("%w: %s", ErrNotLoopback, ln.Addr())
 	}

@@ -96,11 +96,13 @@ const (
 )
 
 // Policy reports whether c is a refusal by policy (exit code 3) rather than a
-// failure of the request itself (network, TLS, timeout, size: exit code 4).
+// failure of the request itself (network, TLS, timeout, size, a proxy at its
+// connection limit: exit code 4, docs/DESIGN.md). README's reason table
+// states the same, and a test of cmd/ocfetch holds the two together.
 func (c Code) Policy() bool {
 	switch c {
 	case Timeout, TLSError, ConnectionFailed, ResponseTooLarge, ResponseHeadersTooLarge, InternalError,
-		ContentTooComplex, Cancelled, SearchBackendFailed, SearchRateLimited:
+		ContentTooComplex, Cancelled, SearchBackendFailed, SearchRateLimited, TooManyConnections:
 		return false
 	}
 	return true

@@ -17,11 +17,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testnet"
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/tool"
 )
@@ -62,17 +64,17 @@ func BenchmarkPlainRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkSearchTool is the tool alone on the same backend: strict
-// decoding, local mode's admission (local_fetch.json read on every call),
-// the guarded client, the parse, safetext and the rendering.
+// BenchmarkSearchTool is the tool alone on the same backend, under an
+// admission bound as the broker binds it: strict decoding, the guarded
+// client, the parse, safetext and the rendering.
 func BenchmarkSearchTool(b *testing.B) {
 	_, port, base := benchBackend(b)
-	ws := testws.New(b, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
 	be, _ := search.NewSearXNG(base)
 	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
 	defer c.CloseIdleConnections()
-	s := search.New(c, be, &search.Options{Workspace: ws, Profile: risk.Permissive})
-	ctx := context.Background()
+	s := search.New(c, be, nil)
+	// The broker's part: local mode's admission of the backend, bound.
+	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.Target{Host: "127.0.0.1", Port: port}, LoopbackPort: port}}, nil)
 	b.ReportAllocs()
 	start := cpuNow()
 	for b.Loop() {
@@ -99,8 +101,8 @@ func BenchmarkSearchCall(b *testing.B) {
 	be, _ := search.NewSearXNG(base)
 	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
 	defer c.CloseIdleConnections()
-	s := search.New(c, be, &search.Options{Workspace: ws, Profile: risk.Permissive})
-	br := &broker.Broker{Workspace: ws, Profile: risk.Permissive, Approver: broker.NonInteractive(), Audit: audit.Open(ws), Layers: l.Layers}
+	s := search.New(c, be, nil)
+	br := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive, Layers: l.Layers}, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
 	ctx := context.Background()
 	b.ReportAllocs()
 	start := cpuNow()
@@ -163,7 +165,8 @@ func BenchmarkSearchToolPublic(b *testing.B) {
 	defer c.CloseIdleConnections()
 	be, _ := search.NewBrave("https://search.example.com/res/v1/web/search", braveKey)
 	s := search.New(c, be, nil)
-	ctx := context.Background()
+	// The broker's part: the public backend's admission, bound.
+	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.Target{Host: "search.example.com", Port: 443}}}, nil)
 	b.ReportAllocs()
 	start := cpuNow()
 	for b.Loop() {

@@ -12,11 +12,8 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // Name is the tool's name, as models and the audit log see it.
@@ -35,16 +32,9 @@ const (
 )
 
 // Options configure a Search. The zero value is usable: every bound takes
-// its default, and nothing is admitted in local mode (the zero Profile is
-// not permissive).
+// its default. Which backend origin may be dialled is not an option: it is
+// the broker's admission (policy.Decide's, local mode included).
 type Options struct {
-	// Workspace is the project whose .oc_chat/local_fetch.json admits a
-	// loopback backend's port (local mode), read on every call. The zero
-	// Workspace admits none.
-	Workspace workspace.Workspace
-	// Profile is the resolved risk profile; a loopback backend needs
-	// risk.Permissive, as a loopback fetch does.
-	Profile risk.Profile
 	// Timeout bounds one call. 0 means DefaultTimeout.
 	Timeout time.Duration
 	// MaxResponseBytes bounds the answer read. A longer answer is the
@@ -201,10 +191,15 @@ func (s *Search) InvokableRun(ctx context.Context, _ string) (*tool.Result, erro
 func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	if s.origin.IsLocal() {
-		if _, err := localfetch.Admit(s.origin, s.opts.Workspace, s.opts.Profile); err != nil {
-			return nil, err
-		}
+	// The decision travels to the dial: the broker bound policy.Decide's
+	// admission of the backend's origin; the tool decides nothing itself.
+	ad, _, ok := tool.AdmissionFor(ctx, s.origin.Target)
+	local := s.origin.IsLocal()
+	if !ok || (local && ad.LoopbackPort != s.origin.Target.Port) || (!local && ad.LoopbackPort != 0) {
+		return nil, refusal.Newf(refusal.InternalError, "%s: the call's requirement was not decided; nothing was sent", s.who()).
+			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")
+	}
+	if local {
 		ctx = egress.WithLoopback(ctx, s.origin.Target)
 	} else {
 		ctx = egress.WithLoopback(ctx, capability.Target{})

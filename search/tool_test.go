@@ -26,6 +26,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -106,7 +107,7 @@ func newEnv(t *testing.T, spec testws.Spec) env {
 }
 
 func (e env) broker(p risk.Profile, a broker.Approver) *broker.Broker {
-	return &broker.Broker{Workspace: e.ws, Profile: p, Approver: a, Audit: audit.Open(e.ws), Layers: e.layers.Layers}
+	return &broker.Broker{Scope: &scope.Scope{Workspace: e.ws, Profile: p, Layers: e.layers.Layers}, Approver: a, Audit: audit.Open(e.ws)}
 }
 
 func mustBrave(t *testing.T) search.Backend {
@@ -333,7 +334,7 @@ func TestLoopbackSearXNG(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := be.count()
 			e := newEnv(t, tc.spec)
-			s := search.New(client, sx, &search.Options{Workspace: e.ws, Profile: tc.prof})
+			s := search.New(client, sx, nil)
 			res := e.broker(tc.prof, broker.ApproveOnce()).Call(context.Background(), s, `{"query": "golang"}`)
 			if tc.reason != "" {
 				if res.Reason != tc.reason || be.count() != before {

@@ -19,6 +19,10 @@ type Grants struct {
 	// ([risk.Permissive]); "" otherwise.
 	Profile      risk.Profile
 	SettingsFile string
+	// Upstream is settings.json's upstream_proxy ("" when none): public
+	// connections go through it, a grant like the others (policy.Decide
+	// refuses it workspace_untrusted in an untrusted workspace).
+	Upstream string
 	// Ports are the ports of local_fetch.json (none when it is missing).
 	Ports          localfetch.Ports
 	LocalFetchFile string
@@ -35,10 +39,12 @@ type Grants struct {
 }
 
 // Empty reports whether the files grant nothing.
-func (g Grants) Empty() bool { return g.Profile == "" && len(g.Ports) == 0 && len(g.Allow) == 0 }
+func (g Grants) Empty() bool {
+	return g.Profile == "" && g.Upstream == "" && len(g.Ports) == 0 && len(g.Allow) == 0
+}
 
 // ReadGrants reads the workspace's settings.json, local_fetch.json and
-// rules.json with their own readers (risk.Resolve, localfetch.ReadAllowedPorts,
+// rules.json with their own readers (risk.ReadSettings, localfetch.ReadAllowedPorts,
 // rules.Load) and returns what they grant. A missing file grants nothing;
 // a file its reader refuses is that reader's *refusal.Error, naming the
 // file: what cannot be read cannot be shown, so it cannot be trusted.
@@ -49,11 +55,12 @@ func ReadGrants(ws workspace.Workspace) (Grants, error) {
 		LocalFetchFile: localfetch.AllowlistPath(ws),
 		RulesFile:      ws.RulesPath(),
 	}
-	p, err := risk.Resolve(ws, "")
+	st, err := risk.ReadSettings(ws)
 	if err != nil {
 		return g, err
 	}
-	switch p {
+	g.Upstream = st.UpstreamProxy
+	switch p := st.Profile; p {
 	case risk.Permissive:
 		g.Profile = p
 	case risk.Strict:

@@ -40,8 +40,8 @@ import (
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/policy"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -133,13 +133,12 @@ func run(target string, n int, plain bool) error {
 	args := `{"url": "` + target + `", "format": "raw", "max_length": 1000000}`
 	ctx := context.Background()
 	for i := 0; i < n && time.Now().Before(deadline); i++ {
-		profile, err := risk.Resolve(ws, "")
+		sc, err := scope.Open(ws, scope.Flags{}, layers)
 		if err != nil {
 			return err
 		}
-		t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile})
-		b := &broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws), ForModel: true,
-			Layers: layers, Approver: broker.NonInteractive()}
+		t := fetch.NewFetch(client, nil)
+		b := &broker.Broker{Scope: sc, Audit: audit.Open(ws), ForModel: true, Approver: broker.NonInteractive()}
 		if res := b.Call(ctx, t, args); res.IsError {
 			return fmt.Errorf("call %d: %s: %s", i, res.Reason, res.Message)
 		}

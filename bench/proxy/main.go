@@ -55,6 +55,7 @@ import (
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -117,9 +118,8 @@ func serve(args []string) error {
 		return err
 	}
 	opts := &proxy.Options{
-		Workspace:     ws,
-		Layers:        &policy.Layers{Trust: store, User: &rules.Location{Dir: layersDir, Name: "rules.json"}},
-		Profile:       risk.Permissive,
+		Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive,
+			Layers: &policy.Layers{Trust: store, User: &rules.Location{Dir: layersDir, Name: "rules.json"}}},
 		Audit:         audit.Open(ws),
 		MaxConcurrent: 4096,
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -197,10 +197,11 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 	if _, err := localfetch.AllowPort(ctx, ws, uint16(port)); err != nil {
 		return internalErrorf("demo: %v", err)
 	}
-	profile, err := risk.Resolve(ws, "")
+	sc, err := scope.Open(ws, scope.Flags{NoSettingsUpstream: true}, layers)
 	if err != nil {
 		return classify(err)
 	}
+	profile := sc.Profile
 
 	fmt.Fprintf(a.stdout, "ocfetch demo: everything below stays on 127.0.0.1\n\n")
 	fmt.Fprintf(a.stdout, "site       http://127.0.0.1:%d/  (port %d allowlisted)\n", port, port)
@@ -217,10 +218,10 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 	// The broker approves each uncovered target once, as `get --yes`
 	// would: what is refused below is refused by policy, not for want of
 	// an approval.
-	b := &broker.Broker{Workspace: ws, Profile: profile, Approver: broker.ApproveOnce(), Audit: a.auditLog(ws), Logger: log, Layers: layers}
+	b := &broker.Broker{Scope: sc, Approver: broker.ApproveOnce(), Audit: a.auditLog(ws), Logger: log}
 	call := func(rawURL string) *tool.Result {
 		args, _ := jsonArgs(fetchArgs{URL: rawURL, Format: "markdown"})
-		t := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile, Timeout: 5 * time.Second, Logger: log})
+		t := fetch.NewFetch(client, &fetch.Options{Timeout: 5 * time.Second, Logger: log})
 		return b.Call(ctx, t, args)
 	}
 

@@ -30,8 +30,9 @@
 // guarded client (egress.NewClient), the fetch tool and the broker,
 //
 //	client := egress.NewClient(&egress.Options{Timeout: timeout})
-//	tool := fetch.NewFetch(client, &fetch.Options{Workspace: ws, Profile: profile})
-//	b := &broker.Broker{Workspace: ws, Profile: profile, Approver: approver, Audit: audit.Open(ws)}
+//	sc, err := a.scope(upstreamFlag, true) // scope.Open: workspace, profile, upstream, layers
+//	tool := fetch.NewFetch(client, &fetch.Options{Timeout: timeout})
+//	b := &broker.Broker{Scope: sc, Approver: approver, Audit: audit.Open(sc.Workspace)}
 //	res := b.Call(ctx, tool, argsJSON)
 //
 // and mcp and proxy hand the same pieces to mcpserver and proxy.

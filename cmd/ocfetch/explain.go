@@ -13,15 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
-	"github.com/ocfetch/ocfetch/localfetch"
-	"github.com/ocfetch/ocfetch/netrange"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -69,6 +66,16 @@ type explanation struct {
 	// count only then); Layers are the files Decide read, in order.
 	Trusted *bool        `json:"trusted,omitempty"`
 	Layers  []layerState `json:"layers,omitempty"`
+	// Trace is what the decision consulted, in order (policy.Decision.Trace).
+	Trace []traceStep `json:"trace,omitempty"`
+}
+
+// traceStep is one step of the decision's trace.
+type traceStep struct {
+	Layer string `json:"layer"`
+	Check string `json:"check"`
+	File  string `json:"file,omitempty"`
+	Said  string `json:"said"`
 }
 
 // layerState is one layer as explain shows it: its file and what it holds.
@@ -104,32 +111,18 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	if !utf8.ValidString(rawURL) {
 		return usageErrorf("run 'ocfetch explain --help' for usage", "the URL is not valid UTF-8")
 	}
-	ws, err := a.workspace()
-	if err != nil {
-		return err
-	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return err
-	}
 	front := policy.FrontFetchTool
 	if proxy {
 		front = policy.FrontProxy
 	}
-	layers, err := a.policyLayers()
+	// get would connect through settings.json's upstream_proxy (a
+	// workspace grant that Decide judges too); the proxy does not.
+	sc, err := a.scope("", !proxy)
 	if err != nil {
 		return err
 	}
-	in := explainInput{ws: ws, profile: profile, explicit: a.profileFlag != "", layers: layers, front: front}
-	if !proxy {
-		// get would connect through settings.json's upstream_proxy: a
-		// workspace grant that Decide judges too.
-		if in.upstream, err = applyEgress(&ws, egressFlags{}, &egress.Options{}); err != nil {
-			return err
-		}
-	}
-	e := explain(ctx, in, rawURL)
-	e.Trusted, e.Layers = layerStates(ws, layers)
+	e := explain(ctx, sc, front, rawURL)
+	e.Trusted, e.Layers = layerStates(sc.Workspace, sc.Layers)
 	if asJSON {
 		// Prose is made safe to show as the text form makes it; paths stay
 		// exact (they name files a script may open).
@@ -141,16 +134,6 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	}
 	printExplanation(a.stdout, e)
 	return nil
-}
-
-// explainInput is what explain decides with, as get decides.
-type explainInput struct {
-	ws       workspace.Workspace
-	profile  risk.Profile
-	explicit bool
-	layers   *policy.Layers
-	front    policy.Front
-	upstream string // settings.json's upstream_proxy, as get would use it
 }
 
 // layerStates reads the layers' files as Decide reads them: the managed
@@ -195,15 +178,14 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 
 // explain is what Decide says for rawURL, parsed exactly as get parses it
 // (the Fetch tool's PrepareCall), so its verdict is get's.
-func explain(ctx context.Context, in explainInput, rawURL string) explanation {
-	ws, profile, front := in.ws, in.profile, in.front
+func explain(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL string) explanation {
 	e := explanation{Front: front.String(), Scheme: schemeRule(front)}
 	args, err := json.Marshal(map[string]string{"url": rawURL})
 	if err != nil {
 		e.Decision, e.Reason, e.Message = "refused", refusal.InvalidArguments, "the URL cannot be encoded"
 		return e
 	}
-	tl := fetch.NewFetch(nil, &fetch.Options{Workspace: ws, Profile: profile})
+	tl := fetch.NewFetch(nil, nil)
 	req, _, err := tl.PrepareCall(ctx, uuid.New(), string(args))
 	if err != nil {
 		r, ok := refusal.As(err)
@@ -222,26 +204,31 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 	o := need.Origin()
 	e.URL = o.String() + "/"
 	e.Target = &o.Target
-	d := policy.Decide(ctx, policy.Args{Front: front, Origin: o, Workspace: ws, Profile: profile, ProfileExplicit: in.explicit, Layers: in.layers, WorkspaceUpstream: in.upstream})
+	q := sc.Args(front, o)
+	q.Trace = true
+	d := policy.Decide(ctx, q)
 	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
 	e.Layer = d.Layer.String()
 	if r := d.Refusal; r != nil {
 		e.Reason, e.Message, e.Hint = r.Code, r.Message, r.Hint
 	}
-	if o.IsLocal() {
-		lv := &localVerdict{File: ws.LocalFetchPath()}
-		if port, err := localfetch.Admit(o, ws, profile); err == nil {
-			lv.Admitted, lv.Port = true, port
-		} else if r, ok := refusal.As(err); ok {
-			lv.Reason, lv.Message = r.Code, r.Message
+	// explain is a printer of the decision's trace: local mode's verdict
+	// and the address check are what Decide found, not asked again.
+	for _, st := range d.Trace {
+		e.Trace = append(e.Trace, traceStep{Layer: st.Layer.String(), Check: st.Check, File: st.File, Said: st.Said})
+		switch st.Check {
+		case policy.CheckLocal:
+			lv := &localVerdict{File: st.File, Admitted: st.Refusal == nil}
+			if st.Refusal == nil {
+				lv.Port = st.Port
+			} else {
+				lv.Reason, lv.Message = st.Refusal.Code, st.Refusal.Message
+			}
+			e.Local = lv
+		case policy.CheckAddress:
+			addr, _ := netip.ParseAddr(o.Target.Host)
+			e.Address = &addressVerdict{IP: addr.String(), Public: st.Range == "", Range: st.Range}
 		}
-		e.Local = lv
-	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
-		av := &addressVerdict{IP: addr.String(), Public: true}
-		if r, bad := netrange.NonPublicRange(addr); bad {
-			av.Public, av.Range = false, r.String()
-		}
-		e.Address = av
 	}
 	return e
 }

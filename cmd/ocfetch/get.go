@@ -346,23 +346,15 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	if err != nil {
 		return a.getFailed(f, err)
 	}
-	ws, err := a.workspace()
+	sc, err := a.scope(f.egress.upstreamProxy, true)
 	if err != nil {
 		return a.getFailed(f, err)
 	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return a.getFailed(f, err)
-	}
+	ws, profile := sc.Workspace, sc.Profile
 	log := a.log()
 
 	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
-	wsUpstream, err := applyEgress(&ws, f.egress, eopts)
-	if err != nil {
-		return a.getFailed(f, err)
-	}
-	layers, err := a.policyLayers()
-	if err != nil {
+	if err := applyEgress(sc, f.egress, eopts); err != nil {
 		return a.getFailed(f, err)
 	}
 	if a.egressOptions != nil {
@@ -387,23 +379,17 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	}
 
 	tl := fetch.NewFetch(client, &fetch.Options{
-		Workspace:    ws,
-		Profile:      profile,
 		MaxBodyBytes: f.maxBytes,
 		Timeout:      f.timeout,
 		Logger:       log,
 	})
 	b := &broker.Broker{
-		Workspace: ws,
-		Profile:   profile,
-		Approver:  a.approver(ctx, f.yes),
-		Audit:     a.auditLog(ws),
-		Logger:    log,
+		Scope:    sc,
+		Approver: a.approver(ctx, f.yes),
+		Audit:    a.auditLog(ws),
+		Logger:   log,
 		// Only the command line can approve one call up front.
-		UnansweredHint:    "or pass --yes to approve this call once",
-		Layers:            layers,
-		ProfileExplicit:   a.profileFlag != "",
-		WorkspaceUpstream: wsUpstream,
+		UnansweredHint: "or pass --yes to approve this call once",
 	}
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get", "root", ws.Root, "profile", string(profile),
 		"approver", approverName(f.yes, a.interactive()), "max_bytes", f.maxBytes, "timeout", f.timeout, "output_file", f.output != "")

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"net"
-	"net/netip"
 	"strconv"
 	"syscall"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/loopback"
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
@@ -68,11 +68,7 @@ func checkListenFlag(flag, addr string) *exitError {
 			return usageErrorf(fix, "%s %s: the port must be a number from 0 to 65535", flag, safetext.ShellQuote(addr))
 		}
 	}
-	if host == "localhost" {
-		return nil
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || ip.Zone() != "" || !ip.Unmap().IsLoopback() {
+	if _, ok := loopback.Host(host); !ok {
 		return usageErrorf(fix, "%s %s is not a loopback address: ocfetch's listeners serve this machine only", flag, safetext.ShellQuote(addr))
 	}
 	return nil

@@ -60,14 +60,11 @@ func newLocalShowCmd(a *app) *cobra.Command {
 }
 
 func runLocalShow(_ context.Context, a *app, asJSON bool) error {
-	ws, err := a.workspace()
+	sc, err := a.scope("", false)
 	if err != nil {
 		return err
 	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return err
-	}
+	ws, profile := sc.Workspace, sc.Profile
 	out := localShowJSON{File: localfetch.AllowlistPath(ws), Exists: true, Ports: []uint16{}, Profile: profile}
 	ports, err := localfetch.ReadAllowedPorts(ws)
 	switch refusal.CodeOf(err) {
@@ -130,7 +127,8 @@ func runLocalAllow(ctx context.Context, a *app, arg string) error {
 		verb = "unchanged"
 	}
 	fmt.Fprintf(a.stdout, "%s: port %d in %s (ports: %s)\n", verb, e.port, localfetch.AllowlistPath(e.ws), e.ports)
-	if p, err := a.profile(e.ws); err == nil && p != localfetch.Profile {
+	if sc, err := a.scope("", false); err == nil && sc.Profile != localfetch.Profile {
+		p := sc.Profile
 		fmt.Fprintf(a.stdout, "note: profile %s does not admit local mode; it needs %s (--profile %s, or \"risk_profile\" in %s)\n",
 			p, localfetch.Profile, localfetch.Profile, e.ws.SettingsPath())
 	}

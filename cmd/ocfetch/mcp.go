@@ -14,8 +14,8 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/mcpserver"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // mcpFlags are the flags of ocfetch mcp.
@@ -121,18 +121,26 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 	// error); without it, the server takes the client's first root, else
 	// the current directory.
 	root := ""
-	var rootWS *workspace.Workspace // settings.json's upstream_proxy is read from --root only
+	eopts := &egress.Options{}
+	var upstreamFrom scope.Source
 	if a.rootDir != "" {
-		ws, err := a.workspace()
+		// settings.json's upstream_proxy is read from --root only.
+		sc, err := a.scope(ef.upstreamProxy, true)
 		if err != nil {
 			return err
 		}
-		root, rootWS = ws.Root, &ws
-	}
-	eopts := &egress.Options{}
-	wsUpstream, err := applyEgress(rootWS, ef, eopts)
-	if err != nil {
-		return err
+		root, upstreamFrom = sc.Workspace.Root, sc.UpstreamFrom
+		if err := applyEgress(sc, ef, eopts); err != nil {
+			return err
+		}
+	} else {
+		up, err := scope.FlagUpstream(ef.upstreamProxy)
+		if err != nil {
+			return scopeError(err)
+		}
+		if err := applyEgress(&scope.Scope{Upstream: up}, ef, eopts); err != nil {
+			return err
+		}
 	}
 	layers, err := a.policyLayers()
 	if err != nil {
@@ -148,18 +156,17 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 	opts := &mcpserver.Options{
 		Search: backend,
 		// a nil *Exporter must not become a non-nil audit.Sink
-		AuditSink: sinkOf(a.auditExporter()),
-		Root:      root,
-		Profile:   a.profileFlag,
-		HTTPAddr:  httpAddr,
-		Stdin:     a.stdin,
-		Stdout:    a.stdout,
-		Logger:    a.log(),
-		Version:   plainVersion(),
-		Egress:    eopts,
-		Layers:    layers,
-		// settings.json's upstream_proxy, read from --root only.
-		WorkspaceUpstream: wsUpstream,
+		AuditSink:    sinkOf(a.auditExporter()),
+		Root:         root,
+		Profile:      a.profileFlag,
+		HTTPAddr:     httpAddr,
+		Stdin:        a.stdin,
+		Stdout:       a.stdout,
+		Logger:       a.log(),
+		Version:      plainVersion(),
+		Egress:       eopts,
+		Layers:       layers,
+		UpstreamFrom: upstreamFrom,
 
 		FetchTimeout:     f.timeout,
 		MaxBodyBytes:     f.maxBytes,

@@ -55,23 +55,12 @@ func newProfileShowCmd(a *app) *cobra.Command {
 }
 
 func runProfileShow(a *app, asJSON bool) error {
-	ws, err := a.workspace()
+	sc, err := a.scope("", false)
 	if err != nil {
 		return err
 	}
-	p, err := a.profile(ws)
-	if err != nil {
-		return err
-	}
-	out := profileShowJSON{Profile: p, Source: "settings", File: ws.SettingsPath()}
-	switch {
-	case a.profileFlag != "":
-		out.Source = "flag"
-	default:
-		if _, err := risk.Resolve(ws, ""); err == nil && !exists(ws.SettingsPath()) {
-			out.Source = "default"
-		}
-	}
+	ws, p := sc.Workspace, sc.Profile
+	out := profileShowJSON{Profile: p, Source: string(sc.ProfileFrom), File: ws.SettingsPath()}
 	if out.Trusted, err = a.workspaceTrusted(ws); err != nil {
 		return err
 	}

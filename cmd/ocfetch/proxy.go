@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/loopback"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -53,15 +54,9 @@ on first use; --auth none serves every local client without credentials.`,
 // proxyOptions builds the proxy's options for the workspace: rules,
 // profile, the guard and the audit log, as get uses them.
 func proxyOptions(a *app) (*proxy.Options, error) {
-	ws, err := a.workspace()
-	if err != nil {
-		return nil, err
-	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return nil, err
-	}
-	layers, err := a.policyLayers()
+	// The proxy connects directly: settings.json's upstream_proxy is
+	// get's and mcp's way out, not read here.
+	sc, err := a.scope("", false)
 	if err != nil {
 		return nil, err
 	}
@@ -70,13 +65,10 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 		a.egressOptions(eopts)
 	}
 	return &proxy.Options{
-		Workspace:       ws,
-		Profile:         profile,
-		ProfileExplicit: a.profileFlag != "",
-		Layers:          layers,
-		Guard:           egress.NewGuard(eopts),
-		Audit:           a.auditLog(ws),
-		Logger:          a.log(),
+		Scope:  sc,
+		Guard:  egress.NewGuard(eopts),
+		Audit:  a.auditLog(sc.Workspace),
+		Logger: a.log(),
 	}, nil
 }
 
@@ -120,7 +112,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	if err != nil {
 		return internalErrorf("%v", err)
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := loopback.Listen(ctx, listen)
 	if err != nil {
 		if le := listenError("--listen", listen, err); le != nil {
 			return le
@@ -128,7 +120,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 		return internalErrorf("cannot listen on %s: %v", listen, err)
 	}
 	addr := ln.Addr().String()
-	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s, HTTP and SOCKS5 (workspace %s, profile %s)\n", addr, opts.Workspace.Root, opts.Profile)
+	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s, HTTP and SOCKS5 (workspace %s, profile %s)\n", addr, opts.Scope.Workspace.Root, opts.Scope.Profile)
 	if opts.Auth == nil {
 		fmt.Fprintln(a.stderr, "ocfetch proxy: warning: --auth none: every user of this machine can use this proxy under your rules")
 		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=http://%s HTTP_PROXY=http://%s ALL_PROXY=socks5h://%s\n", addr, addr, addr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 
@@ -8,7 +9,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -74,19 +75,40 @@ func (a *app) workspace() (workspace.Workspace, error) {
 	return ws, nil
 }
 
-// profile resolves the risk profile: --profile, else settings.json, else
-// standard. A bad flag is a usage error; a corrupt settings file is a
-// refusal (exit 3) naming the file.
-func (a *app) profile(ws workspace.Workspace) (risk.Profile, error) {
-	p, err := risk.Resolve(ws, a.profileFlag)
+// scope is the one place a front end's frame is built (scope.Open): the
+// workspace of --root, the profile (--profile beats settings.json), the
+// upstream proxy (upstream beats settings.json's; "none" turns it off;
+// readUpstream false: neither is read) and the layers. A bad flag is a
+// usage error naming it; a bad file a refusal naming the file.
+func (a *app) scope(upstream string, readUpstream bool) (*scope.Scope, error) {
+	ws, err := a.workspace()
 	if err != nil {
-		e := classify(err)
-		if a.profileFlag != "" {
-			e.code = exitUsage
-		}
-		return "", e
+		return nil, err
 	}
-	return p, nil
+	layers, err := a.policyLayers()
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scope.Open(ws, scope.Flags{Profile: a.profileFlag, Upstream: upstream, NoSettingsUpstream: !readUpstream}, layers)
+	if err != nil {
+		return nil, scopeError(err)
+	}
+	return sc, nil
+}
+
+// scopeError classifies an error of scope.Open: a flag's is a usage error.
+func scopeError(err error) error {
+	var fe *scope.FlagError
+	switch {
+	case !errors.As(err, &fe):
+	case fe.Flag == "--upstream-proxy":
+		return usageErrorf("write --upstream-proxy http://HOST:PORT", "--upstream-proxy: %v", fe.Err)
+	default:
+		e := classify(fe.Err)
+		e.code = exitUsage
+		return e
+	}
+	return classify(err)
 }
 
 // log returns the diagnostics logger (stderr only), at the verbosity of -v

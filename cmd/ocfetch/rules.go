@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/policy"
 	"net"
 	"net/netip"
 	"net/url"
@@ -71,11 +72,11 @@ type rulesListJSON struct {
 	Rules       []ruleJSON `json:"rules"`
 }
 
-// The layers, as `rules list` names them.
-const (
-	layerManaged   = "managed"
-	layerWorkspace = "workspace"
-	layerUser      = "user"
+// The layers, as `rules list` names them: policy's names (policy.Order).
+var (
+	layerManaged   = policy.LayerManaged.String()
+	layerWorkspace = policy.LayerWorkspace.String()
+	layerUser      = policy.LayerUser.String()
 )
 
 func newRulesListCmd(a *app) *cobra.Command {

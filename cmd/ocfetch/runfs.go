@@ -100,7 +100,7 @@ func runExplainSandbox(a *app, opts *proxy.Options, fsys *sandbox.Filesystem, no
 	}
 	home, _ := os.UserHomeDir()
 	plan := full.Resolve(home)
-	fmt.Fprintf(w, "workspace: %s\n", safetext.Line(opts.Workspace.Root))
+	fmt.Fprintf(w, "workspace: %s\n", safetext.Line(opts.Scope.Workspace.Root))
 	for _, l := range plan.Describe(sandbox.Mechanism(plan)) {
 		fmt.Fprintln(w, safetext.Line(l))
 	}

@@ -95,22 +95,14 @@ func runSearch(ctx context.Context, a *app, query string, f searchFlags) error {
 	if err != nil {
 		return fail(search.Refusal(err))
 	}
-	ws, err := a.workspace()
+	sc, err := a.scope(f.egress.upstreamProxy, true)
 	if err != nil {
 		return fail(err)
 	}
-	profile, err := a.profile(ws)
-	if err != nil {
-		return fail(err)
-	}
+	ws := sc.Workspace
 	log := a.log()
 	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
-	wsUpstream, err := applyEgress(&ws, f.egress, eopts)
-	if err != nil {
-		return fail(err)
-	}
-	layers, err := a.policyLayers()
-	if err != nil {
+	if err := applyEgress(sc, f.egress, eopts); err != nil {
 		return fail(err)
 	}
 	if a.egressOptions != nil {
@@ -119,17 +111,13 @@ func runSearch(ctx context.Context, a *app, query string, f searchFlags) error {
 	client := egress.NewClient(eopts)
 	defer client.CloseIdleConnections()
 
-	t := search.New(client, backend, &search.Options{Workspace: ws, Profile: profile, Timeout: f.timeout, Logger: log})
+	t := search.New(client, backend, &search.Options{Timeout: f.timeout, Logger: log})
 	b := &broker.Broker{
-		Workspace:         ws,
-		Profile:           profile,
-		Approver:          a.approver(ctx, f.yes),
-		Audit:             a.auditLog(ws),
-		Logger:            log,
-		UnansweredHint:    "or pass --yes to approve this call once",
-		Layers:            layers,
-		ProfileExplicit:   a.profileFlag != "",
-		WorkspaceUpstream: wsUpstream,
+		Scope:          sc,
+		Approver:       a.approver(ctx, f.yes),
+		Audit:          a.auditLog(ws),
+		Logger:         log,
+		UnansweredHint: "or pass --yes to approve this call once",
 	}
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "search", "root", ws.Root, "backend", backend.Name(), "count", f.count)
 	res := b.Call(ctx, t, string(args))

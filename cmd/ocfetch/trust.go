@@ -227,6 +227,9 @@ func printGrants(a *app, g trust.Grants) {
 		if g.Profile != "" {
 			fmt.Fprintf(w, "  profile %s (local mode)  from %s\n", g.Profile, safetext.Line(g.SettingsFile))
 		}
+		if g.Upstream != "" {
+			fmt.Fprintf(w, "  upstream_proxy %s (public connections go through it)  from %s\n", safetext.Line(g.Upstream), safetext.Line(g.SettingsFile))
+		}
 		if len(g.Ports) > 0 {
 			fmt.Fprintf(w, "  loopback ports %s  from %s\n", g.Ports, safetext.Line(g.LocalFetchFile))
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ocfetch/ocfetch/internal/testws"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -274,6 +275,24 @@ func writeManaged(t *testing.T, l layerFiles, body string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestTrustAndExplainAgreeOnUpstream: a settings.json holding only
+// upstream_proxy grants something — trust lists it, and explain refuses a
+// public URL workspace_untrusted naming that grant — so the two commands
+// read the workspace's grants alike.
+func TestTrustAndExplainAgreeOnUpstream(t *testing.T) {
+	root := newUntrustedRoot(t)
+	ws := wsOf(t, root)
+	testws.Write(t, ws, testws.Spec{})
+	testws.WriteFile(t, ws.SettingsPath(), `{"schema_version": 1, "upstream_proxy": "http://127.0.0.1:3128"}`)
+	r := ocfetch(t, cliOptions{}, "--root", root, "trust")
+	r.want(t, exitRefused, []string{"its files grant (only while the workspace is trusted):", "upstream_proxy http://127.0.0.1:3128", ws.SettingsPath()}, nil)
+	if strings.Contains(r.stdout, "grant nothing") {
+		t.Errorf("trust says the files grant nothing:\n%s", r.stdout)
+	}
+	ocfetch(t, cliOptions{}, "--root", root, "explain", "https://example.com/").
+		want(t, exitOK, []string{"decision:   deny", "workspace_untrusted", "upstream_proxy 127.0.0.1:3128"}, nil)
 }
 
 // The clone that replaces a trusted one: `rm -rf proj && git clone evil

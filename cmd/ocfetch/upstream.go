@@ -6,9 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
-	"github.com/ocfetch/ocfetch/workspace"
+	"github.com/ocfetch/ocfetch/scope"
 )
 
 // egressFlags are the flags of get and mcp that shape the way out: the
@@ -20,10 +18,6 @@ type egressFlags struct {
 	caFile        string
 }
 
-// noUpstream is the --upstream-proxy value that turns off a proxy named in
-// settings.json.
-const noUpstream = "none"
-
 func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
@@ -31,62 +25,24 @@ func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
 }
 
-// applyEgress sets o's upstream proxy and root CAs from the flags: the
-// proxy is --upstream-proxy, else the upstream_proxy of ws's settings.json
-// (ws nil: no settings are read); --upstream-proxy-auth adds credentials
-// to --upstream-proxy and only to it (a usage error without it), as
-// settings.json's upstream_proxy_auth_file does to its upstream_proxy;
-// --ca-file adds the CAs. A bad flag is a usage error naming the flag; a bad
-// settings value is settings_invalid naming the file. It returns the
-// settings.json proxy in use ("" when none, or the flag's): a workspace
-// grant that policy.Decide counts only in a trusted workspace
-// (policy.Args.WorkspaceUpstream).
-func applyEgress(ws *workspace.Workspace, f egressFlags, o *egress.Options) (fromWorkspace string, err error) {
-	err = applyEgressTo(ws, f, o)
-	if err == nil && f.upstreamProxy == "" && o.Upstream != nil {
-		fromWorkspace = o.Upstream.Addr
-	}
-	return fromWorkspace, err
-}
-
-func applyEgressTo(ws *workspace.Workspace, f egressFlags, o *egress.Options) error {
-	// Credentials go only to the proxy named beside them: the flag's to
-	// --upstream-proxy, settings.json's upstream_proxy_auth_file to its
-	// upstream_proxy. The flag never reaches a proxy a workspace names
-	// (a later git pull may change that file).
-	if f.upstreamAuth != "" && (f.upstreamProxy == "" || strings.EqualFold(f.upstreamProxy, noUpstream)) {
+// applyEgress sets o's upstream proxy (the scope's: --upstream-proxy,
+// else settings.json's with its upstream_proxy_auth_file, see scope.Open),
+// the credentials of --upstream-proxy (--upstream-proxy-auth, and only for
+// that flag's proxy: a usage error without it, so the flag never reaches a
+// proxy a workspace names, which a later git pull may change) and the root
+// CAs (--ca-file). A bad flag is a usage error naming the flag.
+func applyEgress(sc *scope.Scope, f egressFlags, o *egress.Options) error {
+	if f.upstreamAuth != "" && (f.upstreamProxy == "" || strings.EqualFold(f.upstreamProxy, scope.NoUpstream)) {
 		return usageErrorf("name the proxy these credentials are for with --upstream-proxy URL; for a proxy named in settings.json, name the credentials file there too (\"upstream_proxy_auth_file\": \"/abs/path\")",
 			"--upstream-proxy-auth needs --upstream-proxy URL: its credentials are sent only to the proxy that flag names")
 	}
-	raw, from, authFile, authFrom := f.upstreamProxy, "--upstream-proxy", f.upstreamAuth, "--upstream-proxy-auth"
-	if raw == "" && ws != nil {
-		s, err := risk.ReadSettings(*ws)
-		if err != nil {
-			return classify(err)
-		}
-		raw, from, authFile, authFrom = s.UpstreamProxy, "settings.json", s.UpstreamProxyAuthFile, "settings.json"
+	if sc != nil && sc.Upstream != nil {
+		up := *sc.Upstream
+		o.Upstream = &up
 	}
-	if strings.EqualFold(raw, noUpstream) && from == "--upstream-proxy" {
-		raw = ""
-	}
-	if raw != "" {
-		up, err := egress.ParseUpstreamProxy(raw)
+	if f.upstreamAuth != "" && o.Upstream != nil && sc.UpstreamFrom == scope.FromFlag {
+		user, pass, err := egress.ReadProxyAuthFile(f.upstreamAuth)
 		if err != nil {
-			if from == "settings.json" {
-				return classify(refusal.Newf(refusal.SettingsInvalid, "settings file %s: upstream_proxy: %v", ws.SettingsPath(), err).
-					WithHint(`write "upstream_proxy": "http://HOST:PORT", or remove the key`))
-			}
-			return usageErrorf("write --upstream-proxy http://HOST:PORT", "--upstream-proxy: %v", err)
-		}
-		o.Upstream = up
-	}
-	if authFile != "" {
-		user, pass, err := egress.ReadProxyAuthFile(authFile)
-		if err != nil {
-			if authFrom == "settings.json" {
-				return classify(refusal.Newf(refusal.SettingsInvalid, "settings file %s: upstream_proxy_auth_file: %v", ws.SettingsPath(), err).
-					WithHint("write the proxy's user:pass on one line of a small regular file, or remove the key"))
-			}
 			return usageErrorf("write the proxy's user:pass on one line of a small regular file", "--upstream-proxy-auth: %v", err)
 		}
 		o.Upstream.Username, o.Upstream.Password = user, pass

@@ -13,7 +13,7 @@
 //		LocalPorts: []uint16{port},
 //		Allow:      []string{"example.com:443"},
 //	})
-//	f := fetch.NewFetch(client, &fetch.Options{Workspace: ws})
+//	sc, _ := scope.Open(ws, scope.Flags{}, layers)
 package testws
 
 import (
