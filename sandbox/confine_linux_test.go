@@ -232,10 +232,12 @@ func TestInheritedDescriptors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	// Descriptor 7, or the first free one above it where the test
-	// process already uses 7.
-	fd := 7
-	for ; fd < 64; fd++ {
+	// A descriptor as a shell's `exec 7<>` leaves it, but numbered high:
+	// descriptors are allocated lowest first, so no goroutine of an earlier
+	// test (an exec.Cmd's pipe closed after Wait) holds it and closes it
+	// under the test.
+	fd := 207
+	for ; fd < 264; fd++ {
 		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); errors.Is(err, unix.EBADF) {
 			break
 		}
