@@ -2,8 +2,6 @@ package fetch
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -35,7 +33,7 @@ func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refus
 			WithHint("the server is slow or unreachable; try again later").Wrap(err)
 	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled (the client went away)", who).Wrap(err)
-	case isTLS(err):
+	case egress.IsTLSFailure(err):
 		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
 			WithHint("the server's certificate is not valid for this host or not trusted").Wrap(err)
 	case isHeaderTooLarge(err):
@@ -78,24 +76,6 @@ func isTimeout(ctx context.Context, err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-func isTLS(err error) bool {
-	var (
-		unknown  x509.UnknownAuthorityError
-		hostname x509.HostnameError
-		invalid  x509.CertificateInvalidError
-		record   tls.RecordHeaderError
-		alert    tls.AlertError
-		verify   *tls.CertificateVerificationError
-	)
-	if errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
-		errors.As(err, &record) || errors.As(err, &alert) || errors.As(err, &verify) {
-		return true
-	}
-	// crypto/tls reports most handshake failures as plain errors whose text
-	// starts with "tls: " (no version in common, unexpected message, …).
-	return strings.Contains(innerText(err), "tls: ")
 }
 
 // isHeaderTooLarge recognises the transports' limit errors: HTTP/1's

@@ -2,8 +2,6 @@ package search
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -109,22 +107,9 @@ func (s *Search) requestError(ctx context.Context, err error) *refusal.Error {
 			WithHint("the backend is slow or unreachable; try again later").Wrap(err)
 	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 		return refusal.Newf(refusal.Cancelled, "%s: the call was cancelled", who).Wrap(err)
-	case isTLS(err):
+	case egress.IsTLSFailure(err):
 		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
 			WithHint("the backend's certificate is not valid for its host or not trusted").Wrap(err)
 	}
 	return egress.ExplainFailure(refusal.Newf(refusal.ConnectionFailed, "%s: the request failed", who).Wrap(err), local, s.origin.Target.Port)
-}
-
-func isTLS(err error) bool {
-	var (
-		unknown  x509.UnknownAuthorityError
-		hostname x509.HostnameError
-		invalid  x509.CertificateInvalidError
-		record   tls.RecordHeaderError
-		alert    tls.AlertError
-		verify   *tls.CertificateVerificationError
-	)
-	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) ||
-		errors.As(err, &record) || errors.As(err, &alert) || errors.As(err, &verify)
 }
