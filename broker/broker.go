@@ -179,6 +179,14 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 	return d
 }
 
+// noteOf is the decision's note as a message suffix ("" when none).
+func noteOf(d policy.Decision) string {
+	if d.Note == "" {
+		return ""
+	}
+	return "; " + d.Note
+}
+
 func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement) decision {
 	target := need.Target.String()
 	pd := policy.Decide(ctx, b.args(need))
@@ -247,13 +255,13 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		return d
 	case Deny:
 		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
-			"%s was denied by the user", target).WithHint(allowHint)}
+			"%s was denied by the user%s", target, noteOf(pd)).WithHint(allowHint)}
 	}
 	if b.UnansweredHint != "" {
 		allowHint += " (" + b.UnansweredHint + ")"
 	}
 	return decision{decidedBy: audit.ByUnanswered, err: refusal.Newf(refusal.NotApproved,
-		"%s is not covered by a saved rule and nobody could be asked", target).WithHint(allowHint)}
+		"%s is not covered by a saved rule and nobody could be asked%s", target, noteOf(pd)).WithHint(allowHint)}
 }
 
 func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name, summary string, req *capability.Requirement, d decision, res *tool.Result, start time.Time) {

@@ -114,13 +114,18 @@ type Args struct {
 //     where a workspace allow counts only in a trusted workspace, and with
 //     managed_rules_only only a managed allow counts and nobody is asked;
 //     an allow that counted for nothing because the workspace is untrusted
-//     is refused workspace_untrusted naming the file and the rule;
+//     is refused workspace_untrusted naming the file and the rule; a
+//     layer's open-web rule ("allow *:443", rules.Set.PublicHTTPS) is its
+//     least specific allow, for https (the Fetch tool) or a tunnel (the
+//     proxy) on port 443 to a host that is not local, and counts for
+//     nothing outside the managed layer when the managed policy says
+//     allow_public_https: false;
 //  6. built-in: profile strict (the workspace's, or max_profile's) accepts
 //     saved rules only (deny); allow_once false forbids asking (deny,
 //     managed_policy_forbids); else Ask.
 //
 // Every Deny names its layer and, where there is one, its file.
-func Decide(ctx context.Context, a Args) Decision {
+func Decide(ctx context.Context, a Args) (result Decision) {
 	_ = ctx
 	o := a.Origin
 	d := Decision{Target: o.Target}
@@ -171,6 +176,7 @@ func Decide(ctx context.Context, a Args) Decision {
 	// layer order that counts.
 	need := capability.Network(o.Target)
 	var allows [3]*Decision
+	forbiddenPublic := "" // the file of an open-web rule the managed policy forbids
 	for i, l := range ruleLayers(a, mp) {
 		set, err := l.load()
 		if err != nil {
@@ -182,7 +188,19 @@ func Decide(ctx context.Context, a Args) Decision {
 		}
 		m, ok := set.Decide(need)
 		if !ok {
-			continue
+			// The open-web rule is the layer's least specific allow,
+			// after every deny of every layer (the loop goes on).
+			pr, has := set.PublicHTTPS()
+			if !has || !publicHTTPSApplies(a, o, d) {
+				continue
+			}
+			if mp.NoPublicHTTPS && l.layer != LayerManaged {
+				if forbiddenPublic == "" {
+					forbiddenPublic = l.file
+				}
+				continue
+			}
+			m, ok = rules.Match{Decision: rules.Allow, Rule: pr}, true
 		}
 		text := m.Rule.String()
 		if m.Decision == rules.Deny {
@@ -239,6 +257,10 @@ func Decide(ctx context.Context, a Args) Decision {
 
 	// 6. Built-in: nothing covers the target.
 	hint := AllowHint(o.Target, a.ForModel)
+	if forbiddenPublic != "" {
+		d.Note = fmt.Sprintf("the open-web rule allow *:443 in %s is ignored: the managed policy %s forbids it (allow_public_https: false)", forbiddenPublic, mp.File)
+		defer func() { noted(&result, d.Note) }()
+	}
 	if a.Profile != risk.Strict && mp.Cap(a.Profile) == risk.Strict {
 		return deny(d, LayerManaged, mp.File, "", audit.ByProfile, refusal.Newf(refusal.NotApproved,
 			"%s is not covered by a saved rule, and the managed policy %s caps the profile at strict (max_profile): saved rules only", o.Target, mp.File).WithHint(hint))
@@ -254,6 +276,22 @@ func Decide(ctx context.Context, a Args) Decision {
 	d.Result, d.Layer = Ask, LayerBuiltin
 	d.Refusal = refusal.Newf(refusal.NotApproved, "%s is not covered by a saved rule", o.Target).WithHint(hint)
 	return d
+}
+
+// publicHTTPSApplies reports whether the open-web rule ("allow *:443")
+// covers origin o: port 443, not a local host (local mode never comes
+// from it), and https for the Fetch tool, a tunnel (no scheme) for the
+// proxy — never a forwarded http request. A non-public IP literal never
+// gets here (step 3), and a name's addresses are checked by the egress
+// guard at dial time, so "public" is kept where it can only be kept.
+func publicHTTPSApplies(a Args, o capability.Origin, d Decision) bool {
+	if o.Target.Port != rules.PublicHTTPSPort || o.IsLocal() || d.LoopbackPort != 0 {
+		return false
+	}
+	if a.Front == FrontProxy {
+		return o.Scheme == ""
+	}
+	return o.Scheme == "https"
 }
 
 // trustCheck asks the trust store, at most once per decision and only when
@@ -335,6 +373,16 @@ func ruleLayers(a Args, mp managed.Policy) [3]ruleLayer {
 		{layer: LayerManaged, file: mp.File, load: func() (*rules.Set, error) { return mp.Rules, nil }},
 		{layer: LayerWorkspace, file: ws.RulesPath(), load: func() (*rules.Set, error) { return load(ws) }},
 		user,
+	}
+}
+
+// noted adds note to the refusal of d (Ask or Deny), so that whoever
+// reports it says why a rule the user saved did not count.
+func noted(d *Decision, note string) {
+	if d.Refusal != nil && note != "" {
+		r := *d.Refusal
+		r.Message += "; " + note
+		d.Refusal = &r
 	}
 }
 

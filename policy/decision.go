@@ -87,6 +87,10 @@ type Decision struct {
 	// DecidedBy is the audit line's decided_by for Allow and Deny. For Ask
 	// it is empty: the answer decides (once, always, denied, unanswered).
 	DecidedBy audit.DecidedBy
+	// Note is a secret-free remark for whoever reports an Ask or a Deny:
+	// why a rule the user saved counted for nothing (the open-web rule a
+	// managed policy forbids). The Refusal's message carries it too.
+	Note string
 }
 
 // Allowed reports whether the decision lets the call go ahead unasked.

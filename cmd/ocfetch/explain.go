@@ -69,6 +69,9 @@ type explanation struct {
 	// count only then); Layers are the files Decide read, in order.
 	Trusted *bool        `json:"trusted,omitempty"`
 	Layers  []layerState `json:"layers,omitempty"`
+	// OpenWeb is set when the open-web rule ("allow *:443", rules allow
+	// --public-https) decided: what it admits and what still guards it.
+	OpenWeb string `json:"open_web,omitempty"`
 }
 
 // layerState is one layer as explain shows it: its file and what it holds.
@@ -155,8 +158,8 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 	if p, err := l.LoadManaged(); err != nil {
 		m.State = "invalid: every call is refused"
 	} else if p.Present() {
-		m.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v",
-			p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox)
+		m.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v, allow_public_https %v",
+			p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox, !p.NoPublicHTTPS)
 	}
 	out = append(out, m)
 	var trusted *bool
@@ -214,6 +217,10 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 	if r := d.Refusal; r != nil {
 		e.Reason, e.Message, e.Hint = r.Code, r.Message, r.Hint
 	}
+	if d.Result == policy.Allow && d.Rule == rules.PublicHTTPSRule().String() {
+		e.OpenWeb = "the open-web rule (ocfetch rules allow --public-https): every public host over https, without asking; " +
+			"the address it resolves to is still checked when get dials (private, loopback and special-purpose addresses refused), and a deny rule would win"
+	}
 	if o.IsLocal() {
 		lv := &localVerdict{File: ws.LocalFetchPath()}
 		if port, err := localfetch.Admit(o, ws, profile); err == nil {
@@ -260,6 +267,7 @@ func printExplanation(w io.Writer, e explanation) {
 		line("reason", string(e.Reason)+": "+e.Message)
 	}
 	line("hint", e.Hint)
+	line("open web", e.OpenWeb)
 	line("scheme", e.Scheme)
 	for _, l := range e.Layers {
 		line("layer "+l.Layer, l.File+": "+l.State)
