@@ -107,6 +107,10 @@ type Options struct {
 	// connection's goroutine: ocfetch run prints [Refusal.Line] on
 	// stderr. It must not block.
 	Refused func(Refusal)
+
+	// Ask, when set, puts a target no rule covers to the user instead of
+	// refusing it (see [AskOptions]). Nil: the proxy never asks.
+	Ask *AskOptions
 }
 
 // Server is the egress proxy. Create it with [New]; it is safe for
@@ -125,6 +129,7 @@ type Server struct {
 	dialTO    time.Duration
 	auth      *Credentials
 	refused   func(Refusal)
+	asker     *asker
 
 	transport *http.Transport
 	rules     ruleMemo
@@ -169,6 +174,7 @@ func New(opts *Options) (*Server, error) {
 		dialTO:    orDur(opts.DialTimeout, DefaultDialTimeout),
 		auth:      opts.Auth,
 		refused:   opts.Refused,
+		asker:     newAsker(opts.Ask),
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*clientConn]struct{}{},
 		done:      make(chan struct{}),

@@ -35,8 +35,13 @@ without sending a packet or resolving a name: the decision (allow, deny or
 ask), the layer, rule and file that made it, local mode's verdict with its
 file and port, the scheme rule, and for an IP literal the address check
 naming the IANA range. --proxy explains the proxy's decision instead (it
-forwards http to a rule on port 80, and never asks). Exit 0 whatever the
-decision; --json prints one object.`,
+forwards http to a rule on port 80; "ask" there means: ocfetch run on a
+terminal asks you, ocfetch proxy and run without a terminal refuse
+not_approved). Exit 0 whatever the decision; --json prints one object.`,
+		Example: `  ocfetch explain https://example.com/docs
+  ocfetch explain --json https://api.example.com/ | jq .decision
+  ocfetch explain --proxy http://registry.example:80/
+  ocfetch --profile permissive explain http://127.0.0.1:3000/`,
 		Args: exactArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplain(cmd.Context(), a, args[0], asJSON, proxy)
@@ -241,7 +246,7 @@ func explain(ctx context.Context, in explainInput, rawURL string) explanation {
 
 func schemeRule(front policy.Front) string {
 	if front == policy.FrontProxy {
-		return "the proxy forwards what a saved rule covers, http on port 80 included, and never asks"
+		return "the proxy forwards what a saved rule covers, http on port 80 included; a target no rule covers is asked by ocfetch run on a terminal, and refused (not_approved) by ocfetch proxy and by run without a terminal"
 	}
 	return "the Fetch tool reaches public hosts over https only; http only in local mode"
 }
@@ -253,7 +258,11 @@ func printExplanation(w io.Writer, e explanation) {
 			fmt.Fprintf(w, "%-11s %s\n", k+":", safetext.Line(v))
 		}
 	}
-	line("decision", e.Decision)
+	decision := e.Decision
+	if e.Decision == "ask" && e.Front == policy.FrontProxy.String() {
+		decision = "ask: ocfetch run on a terminal asks you; ocfetch proxy, and run without a terminal or with --no-ask, refuse it (not_approved)"
+	}
+	line("decision", decision)
 	if e.Target != nil {
 		line("target", e.Target.String())
 	}

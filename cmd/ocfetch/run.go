@@ -2,15 +2,17 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
 func newRunCmd(a *app) *cobra.Command {
-	var noSandbox bool
+	var noSandbox, noAsk bool
 	cmd := &cobra.Command{
 		Use:   "run [--root DIR] [--no-sandbox] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
@@ -26,7 +28,17 @@ network namespace (and user namespace when not root), on macOS sandbox-exec.
 A program that ignores the proxy variables gets "network unreachable". Where
 no sandbox is possible, run refuses with sandbox_unavailable and says why;
 --no-sandbox then runs COMMAND as before, its network only advised to use
-the proxy.`,
+the proxy.
+
+When run has a controlling terminal (/dev/tty), a target no rule covers is
+not refused at once: the request waits while you are asked on that
+terminal, naming the command — allow once (this request), for this session
+(until run exits), always (saves the rule in .oc_chat/rules.json), or deny.
+Questions come one at a time. Without a terminal (a CI job, an agent's
+shell), or with --no-ask, such a target is refused as before. Profile
+strict, and a managed policy's managed_rules_only or allow_once false,
+refuse without asking. A COMMAND that reads the terminal itself competes
+for your answer: give it --no-ask.`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
   ocfetch run -- go mod download
@@ -38,22 +50,39 @@ the proxy.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), a, noSandbox, args)
+			return runRun(cmd.Context(), a, runFlags{noSandbox: noSandbox, noAsk: noAsk}, args)
 		},
 	}
 	cmd.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
+	cmd.Flags().BoolVar(&noAsk, "no-ask", false, "never ask on the terminal: refuse every target no rule covers")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
 }
 
+// runFlags are run's own flags.
+type runFlags struct {
+	noSandbox, noAsk bool
+}
+
 // runRun runs the command and exits with its status. SIGINT and SIGTERM go
 // to the command (proxy.Run forwards them), not to this process's context,
 // so the command decides how to stop.
-func runRun(ctx context.Context, a *app, noSandbox bool, args []string) error {
+func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
+	noSandbox := f.noSandbox
 	opts, err := proxyOptions(a)
 	if err != nil {
 		return err
+	}
+	if !f.noAsk {
+		if tty, ok := a.controllingTerminal(); ok {
+			defer tty.Close()
+			opts.Ask = &proxy.AskOptions{
+				Approver: &broker.TerminalApprover{In: tty, Out: tty, RulesFile: opts.Workspace.RulesPath(), OfferSession: true},
+				Command:  filepath.Base(args[0]) + " (ocfetch run)",
+				Warn:     tty,
+			}
+		}
 	}
 	// The managed policy's require_sandbox forbids --no-sandbox; a
 	// malformed policy refuses the run as it refuses every call.
