@@ -111,6 +111,11 @@ type Options struct {
 	// Ask, when set, puts a target no rule covers to the user instead of
 	// refusing it (see [AskOptions]). Nil: the proxy never asks.
 	Ask *AskOptions
+
+	// RunID, when set, is written in every audit line (run_id): the id of
+	// the `ocfetch run` this proxy serves. A short token (letters, digits,
+	// '-', '_', '.').
+	RunID string
 }
 
 // Server is the egress proxy. Create it with [New]; it is safe for
@@ -130,6 +135,7 @@ type Server struct {
 	auth      *Credentials
 	refused   func(Refusal)
 	asker     *asker
+	runID     string
 
 	transport *http.Transport
 	rules     ruleMemo
@@ -175,6 +181,7 @@ func New(opts *Options) (*Server, error) {
 		auth:      opts.Auth,
 		refused:   opts.Refused,
 		asker:     newAsker(opts.Ask),
+		runID:     opts.RunID,
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*clientConn]struct{}{},
 		done:      make(chan struct{}),

@@ -160,6 +160,7 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 		verb = "Deny"
 	}
 	var user, public bool
+	var fromRun string
 	use := string(d) + " [--user] HOST[:PORT]"
 	example := fmt.Sprintf(`  ocfetch rules %[1]s example.com
   ocfetch rules %[1]s api.example.com:8443
@@ -168,23 +169,30 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
   ocfetch rules %[1]s --user example.org
   ocfetch rules %[1]s http://example.com/   # a URL: its host and port (80 for http, 443 for https)`, d)
 	if d == rules.Allow {
-		use = "allow [--user] HOST[:PORT] | --public-https"
+		use = "allow [--user] HOST[:PORT] | --public-https | --from-run RUN_ID"
 		example += `
-  ocfetch rules allow --public-https        # the open web: every public host over https, unasked`
+  ocfetch rules allow --public-https        # the open web: every public host over https, unasked
+  ocfetch rules allow --from-run 0b6f…      # what ocfetch run --report listed`
 	}
 	cmd := &cobra.Command{
 		Use:     use,
 		Short:   verb + " a host (or *.domain) on a port, 443 when none is given",
 		Example: example,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if public {
+			if public && fromRun != "" {
+				return usageErrorf(helpHint(cmd), "--public-https and --from-run cannot be combined")
+			}
+			if public || fromRun != "" {
 				return noArgs(cmd, args)
 			}
 			return exactArgs("HOST[:PORT]")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if public {
+			switch {
+			case public:
 				return runRulesPublic(cmd.Context(), a, user)
+			case fromRun != "":
+				return runRulesFromRun(cmd.Context(), a, fromRun, user)
 			}
 			return runRulesSet(cmd.Context(), a, d, args[0], user)
 		},
@@ -193,8 +201,47 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 	if d == rules.Allow {
 		cmd.Flags().BoolVar(&public, "public-https", false, "save the open-web rule \"allow *:443\": every public host over https (get, MCP) and every CONNECT to port 443 (the proxy), without asking. "+
 			"Deny rules still win; private, loopback and special-purpose addresses stay refused by the egress guard at dial time; a managed policy can forbid it (allow_public_https: false)")
+		cmd.Flags().StringVar(&fromRun, "from-run", "", "allow every host:port the `RUN_ID` of ocfetch run was refused not_approved (from the audit log; run --report prints the id), after listing them")
 	}
 	return cmd
+}
+
+// runRulesFromRun saves an allow rule for exactly the targets the run
+// runID was refused not_approved (its audit lines), after listing them.
+func runRulesFromRun(ctx context.Context, a *app, runID string, user bool) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	refused, err := runRefusals(ws, runID)
+	if err != nil {
+		return err
+	}
+	if len(refused) == 0 {
+		return usageErrorf("ocfetch run --report prints the id of a run; ocfetch audit --json shows run_id",
+			"no refusal of run %s in %s", safetext.Short(runID), ws.AuditPath())
+	}
+	targets := allowableTargets(refused)
+	if len(targets) == 0 {
+		fmt.Fprintf(a.stdout, "unchanged: run %s was refused nothing a rule would admit\n", safetext.Line(runID))
+		return nil
+	}
+	st, err := a.ruleStore(ctx, user, "ocfetch rules allow --from-run")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "run %s was refused %d targets a rule admits:\n", safetext.Line(runID), len(targets))
+	for _, t := range targets {
+		fmt.Fprintf(a.stdout, "  %s\n", safetext.Line(t.String()))
+	}
+	for _, t := range targets {
+		rule := rules.NewRule(rules.Allow, capability.HostPattern{Host: t.Host}, t.Port)
+		if err := st.add(ctx, rule); err != nil {
+			return classify(err)
+		}
+		fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
+	}
+	return nil
 }
 
 // runRulesPublic saves the open-web rule, "allow *:443", and says what it

@@ -2,17 +2,21 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+
+	"github.com/google/uuid"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 func newRunCmd(a *app) *cobra.Command {
-	var noSandbox, noAsk bool
+	var noSandbox, noAsk, report bool
 	cmd := &cobra.Command{
 		Use:   "run [--root DIR] [--no-sandbox] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
@@ -38,11 +42,17 @@ Questions come one at a time. Without a terminal (a CI job, an agent's
 shell), or with --no-ask, such a target is refused as before. Profile
 strict, and a managed policy's managed_rules_only or allow_once false,
 refuse without asking. A COMMAND that reads the terminal itself competes
-for your answer: give it --no-ask.`,
+for your answer: give it --no-ask.
+
+Every audit line of a run carries its run id (run_id). --report prints, when
+COMMAND exits, every host:port the run was refused (how often, when first,
+why) and the one command that allows them all:
+ocfetch rules allow --from-run RUN_ID.`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
   ocfetch run -- go mod download
-  ocfetch run --no-sandbox -- npm install`,
+  ocfetch run --no-sandbox -- npm install
+  ocfetch run --report --no-ask -- npm install   # then: ocfetch rules allow --from-run RUN_ID`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf(helpHint(cmd), "missing COMMAND")
@@ -50,11 +60,12 @@ for your answer: give it --no-ask.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), a, runFlags{noSandbox: noSandbox, noAsk: noAsk}, args)
+			return runRun(cmd.Context(), a, runFlags{noSandbox: noSandbox, noAsk: noAsk, report: report}, args)
 		},
 	}
 	cmd.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
 	cmd.Flags().BoolVar(&noAsk, "no-ask", false, "never ask on the terminal: refuse every target no rule covers")
+	cmd.Flags().BoolVar(&report, "report", false, "when COMMAND exits, print every refused host:port (count, first time, reason) and the command that allows them all")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
@@ -62,7 +73,7 @@ for your answer: give it --no-ask.`,
 
 // runFlags are run's own flags.
 type runFlags struct {
-	noSandbox, noAsk bool
+	noSandbox, noAsk, report bool
 }
 
 // runRun runs the command and exits with its status. SIGINT and SIGTERM go
@@ -74,6 +85,7 @@ func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	opts.RunID = uuid.NewString()
 	if !f.noAsk {
 		if tty, ok := a.controllingTerminal(); ok {
 			defer tty.Close()
@@ -106,6 +118,14 @@ func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 		Stderr:          a.stderr,
 	}
 	code, err := proxy.Run(context.WithoutCancel(ctx), opts, ro, args)
+	if f.report && err == nil {
+		refused, rerr := runRefusals(opts.Workspace, opts.RunID)
+		if rerr != nil {
+			fmt.Fprintf(a.stderr, "ocfetch: --report: %s\n", safetext.Line(classify(rerr).Error()))
+		} else {
+			printRunReport(a.stderr, opts.RunID, refused)
+		}
+	}
 	if r, ok := refusal.As(err); ok {
 		return refusalError(r)
 	}
