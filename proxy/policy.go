@@ -43,7 +43,7 @@ type verdict struct {
 func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	v := verdict{ctx: ctx, decidedBy: audit.ByPolicy}
 	d := policy.Decide(ctx, policy.Args{Front: policy.FrontProxy, Origin: o, Workspace: s.ws, Profile: s.profile,
-		ProfileExplicit: s.explicit, Layers: s.layers, LoadRules: s.rules.load})
+		ProfileExplicit: s.explicit, Layers: s.layers, LoadRules: s.rules.load, WorkspaceUpstream: s.wsUp})
 	switch d.Result {
 	case policy.Deny:
 		v.decidedBy, v.rule, v.err = d.DecidedBy, d.Rule, d.Refusal

@@ -112,6 +112,12 @@ type Options struct {
 	// refusing it (see [AskOptions]). Nil: the proxy never asks.
 	Ask *AskOptions
 
+	// WorkspaceUpstream is the upstream_proxy of the workspace's
+	// settings.json when the Guard connects through it ("" when none, or a
+	// flag chose it): a workspace grant, so a public target is refused
+	// workspace_untrusted in an untrusted workspace (policy.Args).
+	WorkspaceUpstream string
+
 	// RunID, when set, is written in every audit line (run_id): the id of
 	// the `ocfetch run` this proxy serves. A short token (letters, digits,
 	// '-', '_', '.').
@@ -136,6 +142,7 @@ type Server struct {
 	refused   func(Refusal)
 	asker     *asker
 	runID     string
+	wsUp      string
 
 	transport *http.Transport
 	rules     ruleMemo
@@ -182,6 +189,7 @@ func New(opts *Options) (*Server, error) {
 		refused:   opts.Refused,
 		asker:     newAsker(opts.Ask),
 		runID:     opts.RunID,
+		wsUp:      opts.WorkspaceUpstream,
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*clientConn]struct{}{},
 		done:      make(chan struct{}),

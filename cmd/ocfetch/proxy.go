@@ -21,6 +21,7 @@ const defaultProxyListen = "127.0.0.1:3128"
 
 func newProxyCmd(a *app) *cobra.Command {
 	var listen, auth, authFile string
+	var ef egressFlags
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run the egress proxy for shell commands until SIGINT or SIGTERM",
@@ -40,9 +41,10 @@ on first use; --auth none serves every local client without credentials.`,
   HTTPS_PROXY="http://$(cat ~/.config/ocfetch/proxy-credentials)@127.0.0.1:3128" curl https://example.com/`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runProxy(cmd.Context(), a, listen, auth, authFile)
+			return runProxy(cmd.Context(), a, listen, auth, authFile, ef)
 		},
 	}
+	addEgressFlags(cmd, &ef)
 	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback `ADDR` to listen on, 127.0.0.1:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&auth, "auth", "file", "`MODE` of client authentication: file (credentials from --auth-file) or none")
 	cmd.Flags().StringVar(&authFile, "auth-file", "", "credentials `FILE` (user:password), created mode 0600 if missing (default: ocfetch/proxy-credentials in the user configuration directory)")
@@ -51,7 +53,7 @@ on first use; --auth none serves every local client without credentials.`,
 
 // proxyOptions builds the proxy's options for the workspace: rules,
 // profile, the guard and the audit log, as get uses them.
-func proxyOptions(a *app) (*proxy.Options, error) {
+func proxyOptions(a *app, ef egressFlags) (*proxy.Options, error) {
 	ws, err := a.workspace()
 	if err != nil {
 		return nil, err
@@ -65,21 +67,29 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 		return nil, err
 	}
 	eopts := &egress.Options{Logger: a.log()}
+	// The operator's upstream proxy, as get and mcp use it: the target is
+	// decided and resolved first, and the guard asks the upstream proxy
+	// for a CONNECT to the checked address only.
+	wsUpstream, err := applyEgress(&ws, ef, eopts)
+	if err != nil {
+		return nil, err
+	}
 	if a.egressOptions != nil {
 		a.egressOptions(eopts)
 	}
 	return &proxy.Options{
-		Workspace:       ws,
-		Profile:         profile,
-		ProfileExplicit: a.profileFlag != "",
-		Layers:          layers,
-		Guard:           egress.NewGuard(eopts),
-		Audit:           audit.Open(ws),
-		Logger:          a.log(),
+		Workspace:         ws,
+		Profile:           profile,
+		ProfileExplicit:   a.profileFlag != "",
+		Layers:            layers,
+		Guard:             egress.NewGuard(eopts),
+		Audit:             audit.Open(ws),
+		Logger:            a.log(),
+		WorkspaceUpstream: wsUpstream,
 	}, nil
 }
 
-func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error {
+func runProxy(ctx context.Context, a *app, listen, auth, authFile string, ef egressFlags) error {
 	if err := checkListenFlag("--listen", listen); err != nil {
 		return err
 	}
@@ -89,7 +99,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile string) error 
 	if auth == "none" && authFile != "" {
 		return usageErrorf("drop --auth-file, or --auth none", "--auth-file has no use with --auth none")
 	}
-	opts, err := proxyOptions(a)
+	opts, err := proxyOptions(a, ef)
 	if err != nil {
 		return err
 	}

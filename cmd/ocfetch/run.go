@@ -17,6 +17,7 @@ import (
 
 func newRunCmd(a *app) *cobra.Command {
 	var noSandbox, noAsk, report bool
+	var ef egressFlags
 	cmd := &cobra.Command{
 		Use:   "run [--root DIR] [--no-sandbox] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
@@ -60,11 +61,12 @@ ocfetch rules allow --from-run RUN_ID.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), a, runFlags{noSandbox: noSandbox, noAsk: noAsk, report: report}, args)
+			return runRun(cmd.Context(), a, runFlags{noSandbox: noSandbox, noAsk: noAsk, report: report, egress: ef}, args)
 		},
 	}
 	cmd.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
 	cmd.Flags().BoolVar(&noAsk, "no-ask", false, "never ask on the terminal: refuse every target no rule covers")
+	addEgressFlags(cmd, &ef)
 	cmd.Flags().BoolVar(&report, "report", false, "when COMMAND exits, print every refused host:port (count, first time, reason) and the command that allows them all")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
@@ -74,6 +76,7 @@ ocfetch rules allow --from-run RUN_ID.`,
 // runFlags are run's own flags.
 type runFlags struct {
 	noSandbox, noAsk, report bool
+	egress                   egressFlags
 }
 
 // runRun runs the command and exits with its status. SIGINT and SIGTERM go
@@ -81,7 +84,7 @@ type runFlags struct {
 // so the command decides how to stop.
 func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 	noSandbox := f.noSandbox
-	opts, err := proxyOptions(a)
+	opts, err := proxyOptions(a, f.egress)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ const noUpstream = "none"
 
 func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
+	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT, or https://HOST:PORT for TLS to the proxy) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
 	fl.StringVar(&f.upstreamAuth, "upstream-proxy-auth", "", "read the upstream proxy's credentials from `FILE` (one line user:pass)")
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
 }
@@ -66,7 +66,7 @@ func applyEgressTo(ws *workspace.Workspace, f egressFlags, o *egress.Options) er
 				return classify(refusal.Newf(refusal.SettingsInvalid, "settings file %s: upstream_proxy: %v", ws.SettingsPath(), err).
 					WithHint(`write "upstream_proxy": "http://HOST:PORT", or remove the key`))
 			}
-			return usageErrorf("write --upstream-proxy http://HOST:PORT", "--upstream-proxy: %v", err)
+			return usageErrorf("write --upstream-proxy http://HOST:PORT (or https://HOST:PORT)", "--upstream-proxy: %v", err)
 		}
 		o.Upstream = up
 	}
