@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -68,9 +69,20 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get -d @query.json https://api.example.com/search
   ocfetch get -o report.pdf https://example.com/report.pdf
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
-		Args: exactArgs("URL"),
+		// A missing URL is found by runGet, so that --json reports it as
+		// the JSON error object too.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return exactArgs("URL")(cmd, args)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runGet(cmd.Context(), a, cmd, args[0], f)
+			rawURL := ""
+			if len(args) == 1 {
+				rawURL = args[0]
+			}
+			return runGet(cmd.Context(), a, cmd, rawURL, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -399,6 +411,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		MaxBodyBytes: f.maxBytes,
 		Timeout:      f.timeout,
 		Logger:       log,
+		UserAgent:    getUserAgent(),
 	})
 	b := &broker.Broker{
 		Workspace: ws,
@@ -454,6 +467,14 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		}); err != nil {
 			return err
 		}
+	} else if sink != nil {
+		// -o FILE: the body is in the file; stdout gets one line saying
+		// what was written, without the header summary.
+		status := strconv.Itoa(out.Status)
+		if t := http.StatusText(out.Status); t != "" {
+			status += " " + t
+		}
+		fmt.Fprintf(a.stdout, "HTTP %s\nwrote %d bytes to %s\n", status, out.Bytes, safetext.Line(f.output))
 	} else {
 		printResponse(a.stdout, out, f, sink, isTerminal(a.stdout))
 	}
@@ -472,6 +493,17 @@ func resultError(res *tool.Result) *refusal.Error {
 		r = r.WithHint(res.Hint)
 	}
 	return r
+}
+
+// getUserAgent is the default User-Agent of get and mcp alike, with this
+// build's version ("dev" for a build without one: "(devel)" is no
+// product version).
+func getUserAgent() string {
+	v := plainVersion()
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	return "ocfetch/" + v + " (+https://github.com/ocfetch/ocfetch)"
 }
 
 // getRefused reports an error result of the fetch tool. A refused
