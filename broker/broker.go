@@ -254,8 +254,14 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		}
 		return d
 	case Deny:
+		denyHint := allowHint
+		if b.ForModel {
+			// The user said no: a model must not be told to go and ask
+			// for a rule.
+			denyHint = "the user declined this fetch; do not retry it or ask for a rule unless the user brings it up"
+		}
 		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
-			"%s was denied by the user%s", target, noteOf(pd)).WithHint(allowHint)}
+			"%s was denied by the user%s", target, noteOf(pd)).WithHint(denyHint)}
 	}
 	if b.UnansweredHint != "" {
 		allowHint += " (" + b.UnansweredHint + ")"
