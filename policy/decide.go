@@ -300,6 +300,7 @@ type trustCheck struct {
 	a       *Args
 	done    bool
 	trusted bool
+	status  trust.Status   // why not, when the store has an entry
 	err     *refusal.Error // the store cannot be read: nothing is trusted
 	store   string
 }
@@ -312,7 +313,8 @@ func (c *trustCheck) need(file, grant string) *refusal.Error {
 		s, err := c.a.Layers.TrustStore()
 		if err == nil {
 			c.store = s.Path()
-			c.trusted, err = s.Trusted(c.a.Workspace.Root)
+			c.status, err = s.Status(c.a.Workspace.Root)
+			c.trusted = c.status.Trusted()
 		}
 		if err != nil {
 			c.trusted = false
@@ -325,7 +327,7 @@ func (c *trustCheck) need(file, grant string) *refusal.Error {
 	case c.err != nil:
 		return c.err
 	}
-	return trust.Untrusted(c.a.Workspace.Root, file, grant)
+	return c.status.Refusal(c.a.Workspace.Root, file, grant)
 }
 
 // file is the file a trust refusal names: the trust store when it is the

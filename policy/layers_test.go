@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/trust"
 )
 
 func rule(d rules.Decision, host string, port uint16) rules.Rule {
@@ -104,6 +105,74 @@ func TestDecideUntrustedWorkspace(t *testing.T) {
 	}
 	if d := decide("https://public.example/", policy.FrontFetchTool, risk.Standard, false); d.Refusal == nil || d.Refusal.Code != refusal.WorkspaceUntrusted || d.File != l.Store.Path() {
 		t.Errorf("malformed store: %v; want workspace_untrusted naming %s", d, l.Store.Path())
+	}
+}
+
+// A trusted workspace deleted and cloned again at its path — `rm -rf proj
+// && git clone evil proj`, which on ext4 usually reuses the inode — is
+// refused at the decision step every time, with the refusal saying the
+// directory was replaced, whether the store recorded the birth time or
+// (where there is none) the marker.
+func TestDecideReplacedWorkspace(t *testing.T) {
+	spec := testws.Spec{Profile: "permissive", LocalPorts: []uint16{6379}, Allow: []string{"127.0.0.1:6379", "public.example:443"}}
+	for _, noBirth := range []bool{false, true} {
+		t.Run(map[bool]string{false: "birth time", true: "marker"}[noBirth], func(t *testing.T) {
+			ws := testws.New(t, spec)
+			l := testlayers.New(t)
+			store, err := trust.Open(&trust.Options{Dir: l.ConfigDir, IgnoreBirthTime: noBirth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			layers := *l.Layers
+			layers.Trust = store
+			decide := func(raw string) policy.Decision {
+				return policy.Decide(context.Background(), policy.Args{Front: policy.FrontFetchTool, Origin: origin(t, raw), Workspace: ws, Profile: risk.Permissive, Layers: &layers})
+			}
+			if err := store.Trust(context.Background(), ws.Root, trust.Details{How: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			if d := decide("http://127.0.0.1:6379/"); d.Result != policy.Allow {
+				t.Fatalf("trusted: %v; want allow", d)
+			}
+			before, err := os.Stat(ws.Root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reused := 0
+			for i := range 50 {
+				if err := os.RemoveAll(ws.Root); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Mkdir(ws.Root, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				testws.Write(t, ws, spec)
+				now, err := os.Stat(ws.Root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if os.SameFile(before, now) {
+					reused++
+				}
+				before = now
+				for _, tc := range []struct{ url, file string }{
+					{"http://127.0.0.1:6379/", ws.LocalFetchPath()},
+					{"https://public.example/", ws.RulesPath()},
+				} {
+					d := decide(tc.url)
+					if d.Result != policy.Deny || d.Refusal.Code != refusal.WorkspaceUntrusted || d.File != tc.file {
+						t.Fatalf("re-creation %d, %s: %v; want deny workspace_untrusted naming %s", i+1, tc.url, d, tc.file)
+					}
+					if want := "workspace " + ws.Root + " was replaced since it was trusted"; !strings.Contains(d.Refusal.Message, want) {
+						t.Fatalf("re-creation %d: message %q; want it to hold %q", i+1, d.Refusal.Message, want)
+					}
+					if want := "if you trust the new directory's files, run `ocfetch trust --root " + ws.Root + "`"; !strings.Contains(d.Refusal.Hint, want) {
+						t.Fatalf("re-creation %d: hint %q; want it to hold %q", i+1, d.Refusal.Hint, want)
+					}
+				}
+			}
+			t.Logf("%d of 50 re-created workspaces reused the inode of the one before", reused)
+		})
 	}
 }
 

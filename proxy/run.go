@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/netip"
 	"net/url"
@@ -45,6 +46,11 @@ type RunOptions struct {
 	// must be safe for concurrent use.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Filesystem confines what the sandboxed command may write and read
+	// (Linux, macOS); [PolicyFiles] are added to its Protected paths
+	// whatever it says. Nil: the workspace and the temporary directory
+	// are writable, everything is readable.
+	Filesystem *sandbox.Filesystem
 }
 
 // Run starts a proxy for opts that accepts only fresh random credentials,
@@ -130,7 +136,7 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 	sigs := make(chan os.Signal, 4)
 	notifySignals(sigs)
 	defer signal.Stop(sigs)
-	c, ln, err := startCommand(ctx, ro, cmd, &creds, stderr)
+	c, ln, err := startCommand(ctx, &o, s.log, ro, cmd, &creds, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Cancelled while the command was starting (Ctrl-C, SIGTERM
@@ -183,7 +189,7 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 
 // startCommand starts cmd, confined unless ro.NoSandbox, and returns the
 // listener the proxy serves it on.
-func startCommand(ctx context.Context, ro *RunOptions, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
+func startCommand(ctx context.Context, opts *Options, log *slog.Logger, ro *RunOptions, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
 	prepare := func(c *exec.Cmd) {
 		c.Stdin, c.Stdout, c.Stderr = ro.Stdin, ro.Stdout, ro.Stderr
 		c.Cancel = func() error { return terminate(c.Process) }
@@ -208,10 +214,16 @@ func startCommand(ctx context.Context, ro *RunOptions, cmd []string, creds *Cred
 	if err != nil {
 		return nil, nil, err
 	}
+	if sc.Filesystem, err = SandboxFilesystem(opts, ro.Filesystem); err != nil {
+		return nil, nil, err
+	}
 	prepare(sc.Cmd)
 	ln, err := sc.Start()
 	if err != nil {
 		return nil, nil, err
+	}
+	if conf := sc.Confinement(); conf != "" {
+		log.Info("sandbox filesystem", "confinement", conf, "writable", strings.Join(sc.Filesystem.Writable, ","), "write_anywhere", sc.Filesystem.WriteAnywhere)
 	}
 	return sc.Cmd, ln, nil
 }

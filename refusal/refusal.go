@@ -78,6 +78,10 @@ const (
 	// ProxyAuthRequired: a loopback listener of ocfetch was reached without
 	// its credentials.
 	ProxyAuthRequired Code = "proxy_auth_required"
+	// PolicyReadOnly: ocfetch was asked to change a file that decides or
+	// records the network (rules, allowlist, settings, trust store) from
+	// inside `ocfetch run`, where those files are read-only.
+	PolicyReadOnly Code = "policy_read_only"
 )
 
 // Policy reports whether c is a refusal by policy (exit code 3) rather than a

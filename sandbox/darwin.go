@@ -51,9 +51,23 @@ func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
 // Start starts the command under sandbox-exec and returns the proxy's
 // listener.
 func (c *Cmd) Start() (net.Listener, error) {
+	if c.Filesystem != nil {
+		// The profile is [SeatbeltProfile] and the file rules:
+		// sandbox-exec -p PROFILE PATH ARGV...
+		home, _ := os.UserHomeDir()
+		c.Cmd.Args[2] = SeatbeltProfile(c.Proxy.Port()) + SeatbeltFileRules(c.Filesystem.Resolve(home))
+		c.Cmd.Env = append(c.Cmd.Env, MarkerEnv+"=seatbelt")
+		c.confinement = "seatbelt"
+	}
 	if err := c.Cmd.Start(); err != nil {
 		c.plat.ln.Close()
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
 	return c.plat.ln, nil
+}
+
+// Mechanism names the filesystem confinement on macOS: the Seatbelt
+// profile's file rules.
+func Mechanism(*Plan) string {
+	return "Seatbelt (sandbox-exec profile: file-write* allowed only under the writable roots, denied on the read-only paths; file-read* denied on the hidden ones)"
 }

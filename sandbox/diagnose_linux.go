@@ -16,6 +16,7 @@ const (
 	stageClone  stage = iota // clone(2) of the namespace's first process
 	stageLo                  // raising lo inside
 	stageListen              // listening on 127.0.0.1:PORT inside
+	stageMount               // the filesystem confinement (fs_linux.go)
 )
 
 // sysctlFunc reads a file under /proc/sys ("kernel/unprivileged_userns_clone")
@@ -71,6 +72,9 @@ func diagnose(st stage, err error, root bool, sysctl sysctlFunc) *refusal.Error 
 		}
 		return unavailable("the loopback interface of the new network namespace could not be raised ("+errnoText(errno)+")",
 			"check that user namespaces grant CAP_NET_ADMIN on this system")
+	case stageMount:
+		return unavailable("the sandbox's filesystem confinement could not be set up ("+errnoText(errno)+"; the line above names the path)",
+			"check that the path can be bind-mounted (a FUSE or network file system may refuse it), or leave it out of --allow-write/--deny-read")
 	}
 	return unavailable("the proxy's port could not be opened inside the network namespace ("+errnoText(errno)+")",
 		"retry; if it persists, report it")

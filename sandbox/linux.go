@@ -134,6 +134,10 @@ func (c *Cmd) start() (net.Listener, error) {
 	child := os.NewFile(uintptr(fds[1]), "sandbox-control-child")
 	defer parent.Close()
 	c.ExtraFiles = []*os.File{child}
+	if err := c.prepareFilesystem(); err != nil {
+		child.Close()
+		return nil, err
+	}
 	err = c.Cmd.Start()
 	child.Close()
 	if err != nil {
@@ -143,7 +147,8 @@ func (c *Cmd) start() (net.Listener, error) {
 		}
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
-	ln, err := receiveListener(parent, !c.plat.root)
+	ln, conf, err := receiveListener(parent, !c.plat.root)
+	c.confinement = confinementName(conf)
 	if err != nil {
 		c.Process.Kill()
 		c.Wait()
@@ -153,23 +158,24 @@ func (c *Cmd) start() (net.Listener, error) {
 }
 
 // receiveListener reads the child's one control message: the listening
-// socket, or the stage and errno at which it failed.
-func receiveListener(f *os.File, unprivileged bool) (net.Listener, error) {
+// socket and the filesystem confinement in force, or the stage and errno
+// at which it failed.
+func receiveListener(f *os.File, unprivileged bool) (net.Listener, byte, error) {
 	conn, err := net.FileConn(f)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: control socket: %w", err)
+		return nil, 0, fmt.Errorf("sandbox: control socket: %w", err)
 	}
 	defer conn.Close()
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
-		return nil, errors.New("sandbox: control socket is not a Unix socket")
+		return nil, 0, errors.New("sandbox: control socket is not a Unix socket")
 	}
 	uc.SetReadDeadline(time.Now().Add(handoffTimeout))
 	buf := make([]byte, 16)
 	oob := make([]byte, unix.CmsgSpace(4))
 	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 	if err != nil || n == 0 {
-		return nil, refusal.New(refusal.SandboxUnavailable, "the sandbox's first process ended before it opened the proxy's port").
+		return nil, 0, refusal.New(refusal.SandboxUnavailable, "the sandbox's first process ended before it opened the proxy's port").
 			WithHint("see the error above; " + fallbackHint).Wrap(err)
 	}
 	switch buf[0] {
@@ -178,7 +184,7 @@ func receiveListener(f *os.File, unprivileged bool) (net.Listener, error) {
 			break
 		}
 		errno := syscall.Errno(uint32(buf[2]) | uint32(buf[3])<<8 | uint32(buf[4])<<16 | uint32(buf[5])<<24)
-		return nil, diagnose(stage(buf[1]), errno, !unprivileged, readSysctl)
+		return nil, 0, diagnose(stage(buf[1]), errno, !unprivileged, readSysctl)
 	case msgListener:
 		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 		if err != nil || len(msgs) != 1 {
@@ -192,16 +198,20 @@ func receiveListener(f *os.File, unprivileged bool) (net.Listener, error) {
 		defer lf.Close()
 		ln, err := net.FileListener(lf)
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: listener: %w", err)
+			return nil, 0, fmt.Errorf("sandbox: listener: %w", err)
 		}
-		return ln, nil
+		conf := byte(0)
+		if n > 1 {
+			conf = buf[1]
+		}
+		return ln, conf, nil
 	}
-	return nil, errors.New("sandbox: malformed control message from the namespace")
+	return nil, 0, errors.New("sandbox: malformed control message from the namespace")
 }
 
 // Control messages from the namespace's first process.
 const (
-	msgListener = 'L' // with the listening socket as SCM_RIGHTS
+	msgListener = 'L' // with the listening socket as SCM_RIGHTS, then the confinement byte
 	msgError    = 'E' // stage byte, errno (4 bytes, little-endian)
 )
 
@@ -256,13 +266,22 @@ func netnsMain() int {
 	if err != nil {
 		return fail(stageListen, err)
 	}
-	if err := unix.Sendmsg(ctl, []byte{msgListener}, unix.UnixRights(lfd), nil, 0); err != nil {
+	conf, err := confineFilesystem()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ocfetch: sandbox: filesystem: %v\n", err)
+		return fail(stageMount, err)
+	}
+	if err := unix.Sendmsg(ctl, []byte{msgListener, conf}, unix.UnixRights(lfd), nil, 0); err != nil {
 		return fail(stageListen, err)
 	}
 	unix.Close(lfd)
 	unix.Close(ctl)
 	// The command keeps no capability of this process.
 	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	if err := dropMountCapability(); err != nil {
+		fmt.Fprintf(os.Stderr, "ocfetch: sandbox: %v\n", err)
+		return 125
+	}
 	if mode == modeNetNSOnly {
 		if err := dropAllCapabilities(); err != nil {
 			fmt.Fprintf(os.Stderr, "ocfetch: sandbox: cannot drop root's capabilities: %v\n", err)

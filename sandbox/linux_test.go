@@ -279,7 +279,7 @@ func TestUnprivileged(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.run=^(TestOnlyTheProxyIsReachable|TestExitStatusAndSignals|TestIdentity)$")
+	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.run=^(TestOnlyTheProxyIsReachable|TestExitStatusAndSignals|TestIdentity|TestPolicyFilesReadOnly|TestWriteAllowList|TestWriteAnywhere|TestDenyRead)$")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OCFETCH_SANDBOX_INNER=1", "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -290,7 +290,8 @@ func TestUnprivileged(t *testing.T) {
 	if strings.Contains(string(out), "--- SKIP") {
 		t.Skipf("the kernel refuses the unprivileged sandbox here:\n%s", out)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestOnlyTheProxyIsReachable") || !strings.Contains(string(out), "--- PASS: TestIdentity") {
+	if !strings.Contains(string(out), "--- PASS: TestOnlyTheProxyIsReachable") || !strings.Contains(string(out), "--- PASS: TestIdentity") ||
+		!strings.Contains(string(out), "--- PASS: TestPolicyFilesReadOnly") || !strings.Contains(string(out), "--- PASS: TestWriteAllowList") {
 		t.Errorf("the tests as uid 65534 did not pass:\n%s", out)
 	}
 }

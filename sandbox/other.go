@@ -23,3 +23,6 @@ func Command(ctx context.Context, argv []string, env EnvFunc) (*Cmd, error) {
 func (c *Cmd) Start() (net.Listener, error) {
 	return nil, refusal.New(refusal.SandboxUnavailable, "no sandbox on this system")
 }
+
+// Mechanism names the filesystem confinement of this system: none.
+func Mechanism(*Plan) string { return "none (no sandbox on " + runtime.GOOS + ")" }

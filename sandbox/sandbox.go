@@ -22,6 +22,12 @@ type Cmd struct {
 	// Proxy is where the command reaches the proxy: 127.0.0.1:PORT as
 	// the command sees it.
 	Proxy netip.AddrPort
+	// Filesystem confines what the command may write and read (Linux and
+	// macOS); set it before Start. Nil confines the network only (and
+	// keeps /proc/sys read-only on Linux).
+	Filesystem *Filesystem
 
-	plat platform
+	// confinement is what [Cmd.Confinement] reports once started.
+	confinement string
+	plat        platform
 }

@@ -39,3 +39,42 @@ func TestSeatbeltArgv(t *testing.T) {
 		t.Errorf("argv (-want +got)\n%s", diff)
 	}
 }
+
+// TestSeatbeltFileRules checks the file rules the macOS profile gets for
+// a plan (as text: no Mac runs these tests): writes denied but under the
+// roots and on the terminal devices, then denied again on the read-only
+// islands (after the allow: the last matching rule wins), the pinned
+// directories not removable, the hidden paths unreadable, /proc/sys left
+// out, and quotes in a path escaped.
+func TestSeatbeltFileRules(t *testing.T) {
+	p := &Plan{
+		Writable: []string{"/private/tmp", `/Users/me/src/a "quoted" dir`},
+		Mounts: []Mount{
+			{Pin, "/Users/me/src/a \"quoted\" dir/.git", "pin"},
+			{ReadOnly, "/proc/sys", "kernel"},
+			{ReadOnly, "/Users/me/src/a \"quoted\" dir/.oc_chat", "policy"},
+			{ReadOnly, "/Users/me/Library/Application Support/ocfetch", "policy"},
+			{ReadOnly, "/Users/me/src/a \"quoted\" dir/.git/hooks", "dangerous"},
+			{HideDir, "/Users/me/.ssh", "deny-read"},
+		},
+	}
+	want := `(deny file-write*)
+(allow file-write* (subpath "/private/tmp") (subpath "/Users/me/src/a \"quoted\" dir") (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/ptmx") (literal "/dev/dtracehelper") (regex #"^/dev/ttys[0-9]+$"))
+(deny file-write* (subpath "/Users/me/src/a \"quoted\" dir/.oc_chat") (subpath "/Users/me/Library/Application Support/ocfetch") (subpath "/Users/me/src/a \"quoted\" dir/.git/hooks"))
+(deny file-write-unlink (literal "/Users/me/src/a \"quoted\" dir/.git"))
+(deny file-read* (subpath "/Users/me/.ssh"))
+`
+	if diff := cmp.Diff(want, SeatbeltFileRules(p)); diff != "" {
+		t.Errorf("rules (-want +got)\n%s", diff)
+	}
+	p.WriteAnywhere, p.Writable = true, nil
+	got := SeatbeltFileRules(p)
+	if strings.Contains(got, "(deny file-write*)\n") || !strings.Contains(got, `(deny file-write* (subpath "/Users/me/src/a \"quoted\" dir/.oc_chat")`) {
+		t.Errorf("WriteAnywhere: want no blanket deny, the islands still read-only:\n%s", got)
+	}
+	// Appended to the network rules, the file rules come last.
+	full := SeatbeltProfile(3128) + SeatbeltFileRules(p)
+	if !strings.HasPrefix(full, SeatbeltProfile(3128)) || !strings.HasSuffix(full, "(deny file-read* (subpath \"/Users/me/.ssh\"))\n") {
+		t.Errorf("profile:\n%s", full)
+	}
+}

@@ -12,6 +12,8 @@
 //	store, err := trust.Open(nil) // os.UserConfigDir()/ocfetch/trust.json
 //	ok, err := store.Trusted(ws.Root)
 //	if err != nil { … } // a malformed store trusts nothing: fail closed
+//	st, err := store.Status(ws.Root) // why not: replaced, outdated, no entry
+//	refused := st.Refusal(ws.Root, ws.LocalFetchPath(), "port 6379")
 //	g, err := trust.ReadGrants(ws)
 //	err = store.Trust(ctx, ws.Root, trust.Details{How: "ocfetch trust"})
 //	created, err := store.EnsureWorkspace(ctx, ws, "ocfetch rules allow")
@@ -21,16 +23,43 @@
 // An entry is keyed by the workspace's real path (filepath.Abs, then
 // filepath.EvalSymlinks), so a workspace reached through a symlink is the
 // same workspace, and records the directory's identity (device and inode
-// on Unix, volume serial and file index on Windows). A workspace is
-// trusted when both match. So:
+// on Unix, volume serial and file index on Windows) and its incarnation,
+// which tells it from a directory made later at the same path that the
+// file system hands the same inode (`rm -rf proj && git clone evil proj`
+// does, on ext4, in most tries):
+//
+//   - the birth time, read in the same statx(2) as the identity on Linux
+//     (when statx's returned mask has STATX_BTIME), st_birthtime on macOS,
+//     FreeBSD and NetBSD, and on Windows the 128-bit file ID with the
+//     creation time (on a volume with stable file IDs: NTFS, ReFS);
+//   - where the file system records none (tmpfs on older kernels, some
+//     network file systems, FAT, other systems), a marker: 32 random bytes
+//     that [Store.Trust] writes into the workspace's .oc_chat/[MarkerFile]
+//     (through an os.Root, never a symlink) and whose SHA-256 the entry
+//     keeps. The entry, in the user's configuration directory, is what
+//     counts: a clone can ship any .oc_chat/ file, but not one matching a
+//     value it has never seen. The marker is this machine's secret: do not
+//     commit it.
+//
+// Which of the two an entry recorded decides how it is checked, whatever
+// the store's options. A workspace is trusted when its entry's identity
+// and incarnation both match. So:
 //
 //   - a directory moved or renamed is untrusted at its new path (its old
 //     entry stays in `ocfetch trust --list`, marked missing, until
 //     revoked);
 //   - a directory deleted and re-created, or another one cloned to the
-//     same path, is untrusted even though the path matches (marked
-//     replaced); trusting it again replaces the entry;
-//   - a copy (cp -r, a second clone) is a new, untrusted workspace.
+//     same path, is untrusted even though the path (and perhaps the inode)
+//     matches (marked replaced); trusting it again replaces the entry;
+//   - a copy (cp -r, a second clone) is a new, untrusted workspace;
+//   - an entry an older ocfetch wrote, without an incarnation, trusts
+//     nothing ([Entry.Outdated]): its directory cannot be told from one
+//     that reuses its inode. Trusting the workspace again upgrades it.
+//
+// [Store.Status] says which of these holds, and [Status.Refusal] words
+// the workspace_untrusted refusal to match. With a birth time, the check
+// is one statx (stat) of the directory per call, no file read; with the
+// marker, one small read more.
 //
 // The store is read on every call, nothing cached: a revocation or a
 // deletion of the file takes effect on the next call. It is written

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/workspace"
@@ -60,15 +61,19 @@ func (s *Store) EnsureWorkspace(ctx context.Context, ws workspace.Workspace, how
 		return false, fmt.Errorf("workspace: create %s: %w", ws.Dir(), err)
 	}
 	if err := s.Trust(ctx, ws.Root, Details{How: how}); err != nil {
-		_ = root.Remove(workspace.DirName) // empty: we just made it
+		// We just made it: empty, or holding the marker Trust wrote
+		// before the store failed.
+		_ = root.Remove(filepath.Join(workspace.DirName, MarkerFile))
+		_ = root.Remove(workspace.DirName)
 		return false, fmt.Errorf("trust the new workspace %s: %w", ws.Root, err)
 	}
 	return true, nil
 }
 
 // onlyOcfetchFiles reports whether the .oc_chat/ directory in root holds
-// regular files ocfetch writes for itself only: the audit log and lock
-// files. Anything else (a grant file, a subdirectory, a symlink, a file it
+// regular files ocfetch writes for itself only: the audit log, lock files
+// and the trust marker (which grants nothing, and which trusting replaces
+// with a fresh one). Anything else (a grant file, a subdirectory, a symlink, a file it
 // does not know) may have been shipped, and makes it false.
 func onlyOcfetchFiles(root *os.Root) bool {
 	d, err := root.Open(workspace.DirName)
@@ -85,7 +90,7 @@ func onlyOcfetchFiles(root *os.Root) bool {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || name != "audit.jsonl" && !strings.HasSuffix(name, ".lock") {
+		if !e.Type().IsRegular() || name != workspace.AuditFile && name != MarkerFile && !strings.HasSuffix(name, ".lock") {
 			return false
 		}
 	}

@@ -1,6 +1,8 @@
 package trust
 
 import (
+	"time"
+
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -18,4 +20,30 @@ func Untrusted(root, file, grant string) *refusal.Error {
 		"workspace %s is not trusted, so %q in %s was ignored", safetext.Line(root), safetext.Short(grant), safetext.Line(file)).
 		WithHint("if you trust this workspace's files, run `ocfetch trust --root " + safetext.ShellQuote(root) +
 			"` (an AI agent should ask the user to run it)")
+}
+
+// Refusal is the workspace_untrusted refusal for a call that needed a
+// grant the workspace at root gives in file, when st does not trust it.
+// It says why: the directory at root was replaced since it was trusted (a
+// directory deleted and made again, another clone at the same path), or
+// the entry was written by an older ocfetch, which did not record which
+// directory it trusted; else it is [Untrusted].
+func (st Status) Refusal(root, file, grant string) *refusal.Error {
+	if !st.Found {
+		return Untrusted(root, file, grant)
+	}
+	cmd := "`ocfetch trust --root " + safetext.ShellQuote(root) + "`"
+	switch {
+	case st.State == Replaced:
+		return refusal.Newf(refusal.WorkspaceUntrusted,
+			"workspace %s was replaced since it was trusted on %s (the directory at that path now is another one), so %q in %s was ignored",
+			safetext.Line(root), st.Entry.TrustedAt.UTC().Format(time.DateOnly), safetext.Short(grant), safetext.Line(file)).
+			WithHint("if you trust the new directory's files, run " + cmd + " (an AI agent should ask the user to run it)")
+	case st.State == Present && st.Entry.Outdated():
+		return refusal.Newf(refusal.WorkspaceUntrusted,
+			"workspace %s was trusted by an older ocfetch, which did not record which directory it was, so %q in %s was ignored",
+			safetext.Line(root), safetext.Short(grant), safetext.Line(file)).
+			WithHint("if you still trust this workspace's files, run " + cmd + " again (an AI agent should ask the user to run it)")
+	}
+	return Untrusted(root, file, grant)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // FileName is the trust store's name in its directory.
@@ -42,13 +43,20 @@ type Options struct {
 	Dir string
 	// Now returns the time an entry records. nil means time.Now.
 	Now func() time.Time
+	// IgnoreBirthTime makes [Store.Trust] record a marker (see the
+	// package documentation) even where the file system records birth
+	// times, as it does where none exist. Tests set it to exercise that
+	// fallback; checking an entry follows what the entry recorded, not
+	// this option.
+	IgnoreBirthTime bool
 }
 
 // Store is the trust store. Its methods read the file on every call; it
 // is safe for concurrent use by goroutines and processes.
 type Store struct {
-	dir rootfile.Dir
-	now func() time.Time
+	dir     rootfile.Dir
+	now     func() time.Time
+	noBirth bool
 }
 
 // Open returns the store in opts.Dir (default os.UserConfigDir()/ocfetch).
@@ -74,7 +82,7 @@ func Open(opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trust store %s: %w", o.Dir, err)
 	}
-	return &Store{dir: rootfile.Dir{Path: abs}, now: o.Now}, nil
+	return &Store{dir: rootfile.Dir{Path: abs}, now: o.Now, noBirth: o.IgnoreBirthTime}, nil
 }
 
 // Path returns the path of trust.json.
@@ -92,9 +100,17 @@ type Entry struct {
 	Path string
 	// ID is the directory's identity when it was trusted ("" if the
 	// platform has none): see the package documentation.
-	ID        string
-	TrustedAt time.Time
-	How       string
+	ID string
+	// Incarnation tells the directory trusted from another one made at
+	// the same path later, even with the same ID (a reused inode):
+	// "birth:" and the file system's birth time (with the file ID on
+	// Windows), or "marker:" and the SHA-256 of the marker file ocfetch
+	// wrote into the workspace's .oc_chat/ where there is no birth time.
+	// "" for an entry an older ocfetch wrote: it trusts nothing (see
+	// [Entry.Outdated]).
+	Incarnation string
+	TrustedAt   time.Time
+	How         string
 }
 
 // State is what is at an entry's path now.
@@ -107,20 +123,37 @@ const (
 	// Missing: nothing (or no directory) is at the path: the workspace
 	// was moved, renamed or deleted.
 	Missing State = "missing"
-	// Replaced: another directory is at the path; it is not trusted.
+	// Replaced: another directory is at the path — one deleted and made
+	// again, or another clone — even if it reuses the inode; it is not
+	// trusted.
 	Replaced State = "replaced"
 )
 
-// State reports what is at e.Path now.
-func (e Entry) State() State {
-	id, err := dirID(e.Path)
-	switch {
-	case err != nil:
-		return Missing
-	case e.ID != "" && id != e.ID:
-		return Replaced
-	}
-	return Present
+// State reports what is at e.Path now: one stat of the directory (statx on
+// Linux), and, for an entry that recorded a marker, one read of the
+// marker file.
+func (e Entry) State() State { return e.state(e.Path) }
+
+// Outdated reports whether e was written by an older ocfetch, which did
+// not record the directory's incarnation: it trusts nothing — its
+// directory cannot be told from another one that reuses its inode — until
+// the workspace is trusted again.
+func (e Entry) Outdated() bool { return e.Incarnation == "" }
+
+// Status is what the store says about one workspace root now.
+type Status struct {
+	// Found: the store has an entry for the root's real path, Entry.
+	Found bool
+	Entry Entry
+	// State compares the directory at the path with the entry (when
+	// Found).
+	State State
+}
+
+// Trusted reports whether st trusts the workspace: its entry's directory
+// is the one at the path, and the entry says which incarnation it was.
+func (st Status) Trusted() bool {
+	return st.Found && st.State == Present && !st.Entry.Outdated()
 }
 
 // Key returns the key a workspace root is stored under: its absolute path
@@ -161,41 +194,56 @@ func (s *Store) invalid(format string, args ...any) *refusal.Error {
 		WithHint("fix or delete " + s.Path() + " (deleting it untrusts every workspace; `ocfetch trust --root DIR` trusts one again)")
 }
 
-// Lookup returns the entry trusting root, if root is trusted: an entry
-// for its real path whose directory identity matches. A root that does
-// not exist is not trusted.
-func (s *Store) Lookup(root string) (Entry, bool, error) {
+// Status returns the entry for root's real path, if any, and how the
+// directory there compares with it: the same incarnation (trusted), or
+// another directory (replaced), or an entry that recorded none
+// (outdated). A root that does not exist has no entry. It reads the store
+// and stats the directory once (plus the marker file, for an entry that
+// recorded one) on every call.
+func (s *Store) Status(root string) (Status, error) {
 	entries, err := s.List()
 	if err != nil {
-		return Entry{}, false, err
+		return Status{}, err
 	}
 	key, err := Key(root)
 	if err != nil {
-		return Entry{}, false, nil
+		return Status{}, nil
 	}
 	for _, e := range entries {
 		if samePath(e.Path, key) {
-			id, err := dirID(key)
-			if err != nil || (e.ID != "" && id != e.ID) {
-				return Entry{}, false, nil
-			}
-			return e, true, nil
+			return Status{Found: true, Entry: e, State: e.state(key)}, nil
 		}
 	}
-	return Entry{}, false, nil
+	return Status{}, nil
+}
+
+// Lookup returns the entry trusting root, if root is trusted: an entry
+// for its real path whose directory identity and incarnation match. A
+// root that does not exist is not trusted.
+func (s *Store) Lookup(root string) (Entry, bool, error) {
+	st, err := s.Status(root)
+	if err != nil || !st.Trusted() {
+		return Entry{}, false, err
+	}
+	return st.Entry, true, nil
 }
 
 // Trusted reports whether the user trusts the workspace at root. It reads
 // the store on every call. A malformed store is an error (and root is not
-// trusted): fail closed.
+// trusted): fail closed. A directory deleted and made again at a trusted
+// path, or an entry an older ocfetch wrote, is not trusted.
 func (s *Store) Trusted(root string) (bool, error) {
 	_, ok, err := s.Lookup(root)
 	return ok && err == nil, err
 }
 
 // Trust records root (which must be an existing directory) as trusted,
-// replacing an entry for the same real path. The cycle is locked and the
-// file replaced atomically; a malformed store is refused and left alone.
+// replacing an entry for the same real path. The entry records the
+// directory's incarnation: its birth time where the file system has one,
+// else a fresh marker written into root's .oc_chat/ (created if missing,
+// never through a symlink) under the store's lock. The cycle is locked and
+// the file replaced atomically; a malformed store is refused and left
+// alone.
 func (s *Store) Trust(ctx context.Context, root string, d Details) error {
 	key, err := Key(root)
 	if err != nil {
@@ -208,7 +256,7 @@ func (s *Store) Trust(ctx context.Context, root string, d Details) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("workspace %s is not a directory", key)
 	}
-	id, err := dirID(key)
+	id, err := identify(key)
 	if err != nil {
 		return fmt.Errorf("workspace %s: %w", key, err)
 	}
@@ -216,10 +264,23 @@ func (s *Store) Trust(ctx context.Context, root string, d Details) error {
 	if len(how) > maxHow {
 		how = how[:maxHow]
 	}
-	e := Entry{Path: key, ID: id, TrustedAt: s.now().UTC().Truncate(time.Second), How: how}
-	return s.update(ctx, func(entries []Entry) []Entry {
+	e := Entry{Path: key, ID: id.id, TrustedAt: s.now().UTC().Truncate(time.Second), How: how}
+	var marker []byte
+	if id.birth != "" && !s.noBirth {
+		e.Incarnation = birthPrefix + id.birth
+	} else {
+		marker, e.Incarnation = newMarker()
+	}
+	return s.update(ctx, func(entries []Entry) ([]Entry, error) {
+		if marker != nil {
+			// Under the lock: two processes trusting root at once leave
+			// the marker of the entry that was saved last.
+			if err := workspace.WriteFileAtomic(markerPath(key), marker, filePerm); err != nil {
+				return nil, fmt.Errorf("workspace %s: write its trust marker: %w", key, err)
+			}
+		}
 		entries = slices.DeleteFunc(entries, func(x Entry) bool { return samePath(x.Path, key) })
-		return append(entries, e)
+		return append(entries, e), nil
 	})
 }
 
@@ -236,18 +297,18 @@ func (s *Store) Revoke(ctx context.Context, root string) (bool, error) {
 		key = filepath.Clean(abs)
 	}
 	removed := false
-	err = s.update(ctx, func(entries []Entry) []Entry {
+	err = s.update(ctx, func(entries []Entry) ([]Entry, error) {
 		n := len(entries)
 		entries = slices.DeleteFunc(entries, func(x Entry) bool { return samePath(x.Path, key) })
 		removed = len(entries) != n
-		return entries
+		return entries, nil
 	})
 	return removed, err
 }
 
 // update runs one locked read-modify-write cycle; it writes only when
 // change altered the list.
-func (s *Store) update(ctx context.Context, change func([]Entry) []Entry) error {
+func (s *Store) update(ctx context.Context, change func([]Entry) ([]Entry, error)) error {
 	unlock, err := s.dir.Lock(ctx, FileName)
 	if err != nil {
 		return s.invalid("%s cannot be locked: %v", s.Path(), err).Wrap(err)
@@ -257,7 +318,10 @@ func (s *Store) update(ctx context.Context, change func([]Entry) []Entry) error 
 	if err != nil {
 		return err
 	}
-	entries := change(slices.Clone(old))
+	entries, err := change(slices.Clone(old))
+	if err != nil {
+		return err
+	}
 	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	if slices.EqualFunc(old, entries, sameEntry) {
 		return nil
@@ -271,14 +335,16 @@ func (s *Store) update(ctx context.Context, change func([]Entry) []Entry) error 
 // storeJSON is trust.json's structure: depth 3 (object, array, entry).
 var storeJSON = strictjson.Walker{
 	MaxDepth: 3,
-	Keys:     []string{"schema_version", "workspaces", "path", "id", "trusted_at", "how"},
+	Keys:     []string{"schema_version", "workspaces", "path", "id", "incarnation", "trusted_at", "how"},
 }
 
 // Parse reads a trust.json document strictly: valid UTF-8 JSON, one
 // object, no duplicate or unknown keys, "schema_version": 1, a
 // "workspaces" array of objects each with an absolute, clean "path"
-// (listed once), a string "id", an RFC 3339 "trusted_at" and a string
-// "how". Anything else is an error saying what is wrong; nothing is
+// (listed once), a string "id", an RFC 3339 "trusted_at", a string "how"
+// and, optionally, an "incarnation" ("birth:…" or "marker:…"; an entry
+// without one was written by an older ocfetch, and is read but trusts
+// nothing). Anything else is an error saying what is wrong; nothing is
 // accepted in part.
 func Parse(data []byte) ([]Entry, error) {
 	var (
@@ -287,7 +353,7 @@ func Parse(data []byte) ([]Entry, error) {
 		entries  []Entry
 		cur      *Entry
 		seen     = map[string]bool{}
-		fields   int
+		fields   int // the required fields read, of the current entry
 		finished = func() error {
 			if cur == nil {
 				return nil
@@ -352,6 +418,12 @@ func Parse(data []byte) ([]Entry, error) {
 				cur.Path = s
 			case "id":
 				cur.ID = s
+			case "incarnation":
+				if !validIncarnation(s) {
+					return fmt.Errorf("workspace %d: incarnation %q is not one ocfetch writes", n, safetext.Short(s))
+				}
+				cur.Incarnation = s
+				return nil // optional: not counted
 			case "trusted_at":
 				t, err := time.Parse(time.RFC3339, s)
 				if err != nil {
@@ -395,7 +467,8 @@ func Parse(data []byte) ([]Entry, error) {
 }
 
 // Encode renders entries as trust.json: one workspace a line, a trailing
-// newline. Parse(Encode(e)) returns e (with times in UTC to the second).
+// newline; an entry without an incarnation is written as an older ocfetch
+// wrote it. Parse(Encode(e)) returns e (with times in UTC to the second).
 func Encode(entries []Entry) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "{\n  \"schema_version\": %d,\n  \"workspaces\": [", SchemaVersion)
@@ -403,8 +476,11 @@ func Encode(entries []Entry) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, "\n    {\"path\": %s, \"id\": %s, \"trusted_at\": %s, \"how\": %s}",
-			quote(e.Path), quote(e.ID), quote(e.TrustedAt.UTC().Format(time.RFC3339Nano)), quote(e.How))
+		fmt.Fprintf(&b, "\n    {\"path\": %s, \"id\": %s, ", quote(e.Path), quote(e.ID))
+		if e.Incarnation != "" {
+			fmt.Fprintf(&b, "\"incarnation\": %s, ", quote(e.Incarnation))
+		}
+		fmt.Fprintf(&b, "\"trusted_at\": %s, \"how\": %s}", quote(e.TrustedAt.UTC().Format(time.RFC3339Nano)), quote(e.How))
 	}
 	if len(entries) > 0 {
 		b.WriteString("\n  ")
@@ -414,7 +490,7 @@ func Encode(entries []Entry) []byte {
 }
 
 func sameEntry(a, b Entry) bool {
-	return a.Path == b.Path && a.ID == b.ID && a.TrustedAt.Equal(b.TrustedAt) && a.How == b.How
+	return a.Path == b.Path && a.ID == b.ID && a.Incarnation == b.Incarnation && a.TrustedAt.Equal(b.TrustedAt) && a.How == b.How
 }
 
 func quote(s string) string {

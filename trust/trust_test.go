@@ -74,12 +74,15 @@ func TestTrustRevoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []trust.Entry{{Path: root, ID: list[0].ID, TrustedAt: fixed, How: "ocfetch trust"}}
+	want := []trust.Entry{{Path: root, ID: list[0].ID, Incarnation: list[0].Incarnation, TrustedAt: fixed, How: "ocfetch trust"}}
 	if d := cmp.Diff(want, list); d != "" {
 		t.Errorf("List (-want +got):\n%s", d)
 	}
-	if runtime.GOOS != "windows" && list[0].ID == "" {
+	if list[0].ID == "" {
 		t.Error("entry records no directory identity")
+	}
+	if list[0].Incarnation == "" || list[0].Outdated() {
+		t.Error("entry records no incarnation")
 	}
 	if err := s.Trust(ctx, root, trust.Details{How: "again"}); err != nil {
 		t.Fatal(err)
@@ -308,27 +311,56 @@ func TestParse(t *testing.T) {
 	if back, err := trust.Parse(trust.Encode(got)); err != nil || !cmp.Equal(back, got) {
 		t.Errorf("Parse(Encode(x)) = %v, %v; want %v", back, err, got)
 	}
+	if !got[0].Outdated() {
+		t.Error("an entry without an incarnation (an older ocfetch's) is not outdated")
+	}
 	entry := func(fields string) string { return `{"schema_version": 1, "workspaces": [{` + fields + `}]}` }
+	// The added field: read, and written back.
+	for _, inc := range []string{"birth:1796158028.498590335", "birth:1a2b3c4d5e6f708192a3b4c5d6e7f801@134090000000000000", "marker:" + strings.Repeat("0f", 32)} {
+		doc := entry(`"path": ` + quoteJSON(abs) + `, "id": "1:2", "incarnation": "` + inc + `", "trusted_at": "2026-12-01T10:00:00Z", "how": ""`)
+		got, err := trust.Parse([]byte(doc))
+		if err != nil || len(got) != 1 || got[0].Incarnation != inc || got[0].Outdated() {
+			t.Errorf("Parse(incarnation %s) = %+v, %v", inc, got, err)
+			continue
+		}
+		if back, err := trust.Parse(trust.Encode(got)); err != nil || !cmp.Equal(back, got) {
+			t.Errorf("Parse(Encode(%+v)) = %+v, %v", got, back, err)
+		}
+	}
+	withInc := func(inc string) string {
+		return entry(`"path": ` + quoteJSON(abs) + `, "id": "", "incarnation": ` + inc + `, "trusted_at": "2026-12-01T10:00:00Z", "how": ""`)
+	}
 	for name, doc := range map[string]string{
-		"empty":          ``,
-		"not an object":  `[]`,
-		"no version":     `{"workspaces": []}`,
-		"version 2":      `{"schema_version": 2, "workspaces": []}`,
-		"version 1.0":    `{"schema_version": 1.0, "workspaces": []}`,
-		"no workspaces":  `{"schema_version": 1}`,
-		"unknown key":    `{"schema_version": 1, "workspaces": [], "extra": 1}`,
-		"duplicate key":  `{"schema_version": 1, "schema_version": 1, "workspaces": []}`,
-		"relative path":  entry(`"path": "p", "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
-		"unclean path":   entry(`"path": ` + quoteJSON(abs+string(filepath.Separator)+"..") + `, "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
-		"missing how":    entry(`"path": ` + quoteJSON(abs) + `, "id": "", "trusted_at": "2026-12-01T10:00:00Z"`),
-		"bad time":       entry(`"path": ` + quoteJSON(abs) + `, "id": "", "trusted_at": "yesterday", "how": ""`),
-		"number id":      entry(`"path": ` + quoteJSON(abs) + `, "id": 1, "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
-		"key misplaced":  `{"schema_version": 1, "workspaces": [], "path": "/p"}`,
-		"nested":         entry(`"path": {"path": "/p"}`),
-		"trailing data":  `{"schema_version": 1, "workspaces": []} {}`,
-		"listed twice":   `{"schema_version": 1, "workspaces": [` + strings.Repeat(`{"path": `+quoteJSON(abs)+`, "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""},`, 2) + `{"path": "/q", "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""}]}`,
-		"invalid utf-8":  "{\"schema_version\": 1, \"workspaces\": [], \"\xff\": 1}",
-		"entry a string": `{"schema_version": 1, "workspaces": ["/p"]}`,
+		"empty":                 ``,
+		"not an object":         `[]`,
+		"no version":            `{"workspaces": []}`,
+		"version 2":             `{"schema_version": 2, "workspaces": []}`,
+		"version 1.0":           `{"schema_version": 1.0, "workspaces": []}`,
+		"no workspaces":         `{"schema_version": 1}`,
+		"unknown key":           `{"schema_version": 1, "workspaces": [], "extra": 1}`,
+		"duplicate key":         `{"schema_version": 1, "schema_version": 1, "workspaces": []}`,
+		"relative path":         entry(`"path": "p", "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
+		"unclean path":          entry(`"path": ` + quoteJSON(abs+string(filepath.Separator)+"..") + `, "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
+		"missing how":           entry(`"path": ` + quoteJSON(abs) + `, "id": "", "trusted_at": "2026-12-01T10:00:00Z"`),
+		"bad time":              entry(`"path": ` + quoteJSON(abs) + `, "id": "", "trusted_at": "yesterday", "how": ""`),
+		"number id":             entry(`"path": ` + quoteJSON(abs) + `, "id": 1, "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
+		"key misplaced":         `{"schema_version": 1, "workspaces": [], "path": "/p"}`,
+		"nested":                entry(`"path": {"path": "/p"}`),
+		"trailing data":         `{"schema_version": 1, "workspaces": []} {}`,
+		"listed twice":          `{"schema_version": 1, "workspaces": [` + strings.Repeat(`{"path": `+quoteJSON(abs)+`, "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""},`, 2) + `{"path": "/q", "id": "", "trusted_at": "2026-12-01T10:00:00Z", "how": ""}]}`,
+		"invalid utf-8":         "{\"schema_version\": 1, \"workspaces\": [], \"\xff\": 1}",
+		"entry a string":        `{"schema_version": 1, "workspaces": ["/p"]}`,
+		"empty incarnation":     withInc(`""`),
+		"incarnation kind":      withInc(`"inode:12"`),
+		"birth without value":   withInc(`"birth:"`),
+		"birth odd characters":  withInc(`"birth:12 34"`),
+		"birth too long":        withInc(`"birth:` + strings.Repeat("1", 129) + `"`),
+		"marker short":          withInc(`"marker:abcd"`),
+		"marker upper case":     withInc(`"marker:` + strings.Repeat("0F", 32) + `"`),
+		"incarnation number":    withInc(`1`),
+		"incarnation twice":     entry(`"path": ` + quoteJSON(abs) + `, "id": "", "incarnation": "birth:1.000000000", "incarnation": "birth:1.000000000", "trusted_at": "2026-12-01T10:00:00Z", "how": ""`),
+		"incarnation, no how":   entry(`"path": ` + quoteJSON(abs) + `, "id": "", "incarnation": "birth:1.000000000", "trusted_at": "2026-12-01T10:00:00Z"`),
+		"incarnation top level": `{"schema_version": 1, "workspaces": [], "incarnation": "birth:1.000000000"}`,
 	} {
 		if got, err := trust.Parse([]byte(doc)); err == nil {
 			t.Errorf("%s: Parse(%q) = %v, nil; want an error", name, doc, got)

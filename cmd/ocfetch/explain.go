@@ -171,12 +171,15 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 	w := layerState{Layer: policy.LayerWorkspace.String(), File: ws.Dir(), State: "untrusted: its grants (profile permissive, local ports, allow rules, upstream_proxy) are ignored; its restrictions apply"}
 	if s, err := l.TrustStore(); err != nil {
 		w.State = "untrusted: the trust store cannot be opened"
-	} else if ok, err := s.Trusted(ws.Root); err != nil {
+	} else if st, err := s.Status(ws.Root); err != nil {
 		w.State = "untrusted: the trust store " + s.Path() + " cannot be read"
 	} else {
+		ok := st.Trusted()
 		trusted = &ok
 		if ok {
 			w.State = "trusted (" + s.Path() + "): its grants and restrictions apply"
+		} else if note := untrustedNote(st); note != "" {
+			w.State = "untrusted (it " + note + "): its grants (profile permissive, local ports, allow rules, upstream_proxy) are ignored; its restrictions apply"
 		}
 	}
 	out = append(out, w)

@@ -188,6 +188,9 @@ func editAllowlist(ctx context.Context, a *app, arg, how string,
 	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
 		return portEdit{}, classify(err)
 	}
+	if err := checkPolicyWritable(localfetch.AllowlistPath(ws)); err != nil {
+		return portEdit{}, err
+	}
 	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
 		return portEdit{}, err
 	}

@@ -123,6 +123,7 @@ func classify(err error) *exitError {
 	if err == nil {
 		return nil
 	}
+	err = asPolicyReadOnly(err)
 	var e *exitError
 	if errors.As(err, &e) {
 		return e

@@ -131,6 +131,9 @@ func runProfileSet(ctx context.Context, a *app, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPolicyWritable(ws.SettingsPath()); err != nil {
+		return err
+	}
 	if err := a.ensureWorkspace(ctx, ws, "ocfetch profile set"); err != nil {
 		return err
 	}

@@ -299,6 +299,9 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 		if err != nil {
 			return ruleStore{}, err
 		}
+		if err := checkPolicyWritable(loc.Path()); err != nil {
+			return ruleStore{}, err
+		}
 		return ruleStore{
 			path: loc.Path(),
 			load: func() (*rules.Set, error) { return rules.LoadAt(loc) },
@@ -314,6 +317,9 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 	}
 	if _, err := rules.Load(ws); err != nil {
 		return ruleStore{}, classify(err) // refuse before creating anything
+	}
+	if err := checkPolicyWritable(ws.RulesPath()); err != nil {
+		return ruleStore{}, err
 	}
 	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
 		return ruleStore{}, err

@@ -16,10 +16,9 @@ import (
 )
 
 func newRunCmd(a *app) *cobra.Command {
-	var noSandbox, noAsk, report bool
-	var ef egressFlags
+	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [--root DIR] [--no-sandbox] -- COMMAND [ARG...]",
+		Use:   "run [--root DIR] [--no-sandbox] [--no-ask] [--report] [--allow-write PATH]... [--deny-read PATH]... [--explain] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
 		Long: `run starts the egress proxy, runs COMMAND with HTTP_PROXY and HTTPS_PROXY
 (http://) and ALL_PROXY (socks5h://), both cases, pointing at it with
@@ -34,6 +33,23 @@ A program that ignores the proxy variables gets "network unreachable". Where
 no sandbox is possible, run refuses with sandbox_unavailable and says why;
 --no-sandbox then runs COMMAND as before, its network only advised to use
 the proxy.
+
+The sandbox also confines the filesystem (Linux and macOS). COMMAND may
+write only in the workspace, the system temporary directory and the paths
+given with --allow-write; everything else is read-only. It may read
+everything except ~/.ssh, ~/.gnupg, ocfetch's proxy credentials and MCP
+token, and the paths given with --deny-read. Whatever the flags say, the
+files that decide or record COMMAND's network stay read-only inside —
+the workspace's .oc_chat/ (rules, allowlist, settings, audit log), your
+ocfetch configuration directory (trust store, your rules), the managed
+policy — and so do, inside a writable root, the files that a program
+outside will later run or obey (.git/hooks, .git/config, shell start-up
+files, .vscode, .mcp.json, …) and, on Linux, /proc/sys. ocfetch run inside
+the sandbox says that rules cannot be changed from in there
+(policy_read_only). On Linux, Landlock enforces the write allow-list where
+the kernel has it, a mount namespace the rest; --explain prints the plan
+and the mechanism without running COMMAND. --allow-write / lifts the write
+allow-list (the protected files stay read-only).
 
 When run has a controlling terminal (/dev/tty), a target no rule covers is
 not refused at once: the request waits while you are asked on that
@@ -51,7 +67,9 @@ why) and the one command that allows them all:
 ocfetch rules allow --from-run RUN_ID.`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
-  ocfetch run -- go mod download
+  ocfetch run --allow-write ~/go/pkg/mod -- go mod download
+  ocfetch run --deny-read ~/.aws -- ./configure
+  ocfetch run --explain -- make
   ocfetch run --no-sandbox -- npm install
   ocfetch run --report --no-ask -- npm install   # then: ocfetch rules allow --from-run RUN_ID`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -61,22 +79,19 @@ ocfetch rules allow --from-run RUN_ID.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRun(cmd.Context(), a, runFlags{noSandbox: noSandbox, noAsk: noAsk, report: report, egress: ef}, args)
+			return runRun(cmd.Context(), a, f, args)
 		},
 	}
-	cmd.Flags().BoolVar(&noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
-	cmd.Flags().BoolVar(&noAsk, "no-ask", false, "never ask on the terminal: refuse every target no rule covers")
-	addEgressFlags(cmd, &ef)
-	cmd.Flags().BoolVar(&report, "report", false, "when COMMAND exits, print every refused host:port (count, first time, reason) and the command that allows them all")
+	cmd.Flags().BoolVar(&f.noSandbox, "no-sandbox", false, "run COMMAND without confining its network (only the proxy variables point it at the proxy)")
+	cmd.Flags().StringArrayVar(&f.allowWrite, "allow-write", nil, "let COMMAND write under `PATH` too (Linux, macOS; repeatable; / lifts the write allow-list)")
+	cmd.Flags().StringArrayVar(&f.denyRead, "deny-read", nil, "keep COMMAND from reading `PATH` (Linux, macOS; repeatable)")
+	cmd.Flags().BoolVar(&f.explain, "explain", false, "print the sandbox's confinement plan and exit without running COMMAND")
+	cmd.Flags().BoolVar(&f.noAsk, "no-ask", false, "never ask on the terminal: refuse every target no rule covers")
+	addEgressFlags(cmd, &f.egress)
+	cmd.Flags().BoolVar(&f.report, "report", false, "when COMMAND exits, print every refused host:port (count, first time, reason) and the command that allows them all")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
-}
-
-// runFlags are run's own flags.
-type runFlags struct {
-	noSandbox, noAsk, report bool
-	egress                   egressFlags
 }
 
 // runRun runs the command and exits with its status. SIGINT and SIGTERM go
@@ -84,9 +99,19 @@ type runFlags struct {
 // so the command decides how to stop.
 func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 	noSandbox := f.noSandbox
+	fsys, err := f.filesystem(a)
+	if err != nil {
+		return err
+	}
+	if noSandbox && (len(f.allowWrite) > 0 || len(f.denyRead) > 0) {
+		return usageErrorf("drop --no-sandbox, or the filesystem flags", "--allow-write and --deny-read confine the sandbox, and --no-sandbox runs without one")
+	}
 	opts, err := proxyOptions(a, f.egress)
 	if err != nil {
 		return err
+	}
+	if f.explain {
+		return runExplainSandbox(a, opts, fsys, noSandbox)
 	}
 	opts.RunID = uuid.NewString()
 	if !f.noAsk {
@@ -119,6 +144,7 @@ func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 		Stdin:           a.stdin,
 		Stdout:          a.stdout,
 		Stderr:          a.stderr,
+		Filesystem:      fsys,
 	}
 	code, err := proxy.Run(context.WithoutCancel(ctx), opts, ro, args)
 	if f.report && err == nil {

@@ -127,8 +127,8 @@ what they restrict (deny rules, profile strict) always does.
 ocfetch trust shows what the workspace's files grant and asks (on a
 terminal; --yes trusts without asking). Trust is kept in
 os.UserConfigDir()/ocfetch/trust.json, keyed by the workspace's real path and
-the directory itself: a moved, renamed or re-created directory is no longer
-trusted. A workspace whose .oc_chat/ ocfetch itself created (the first
+the directory itself (its identity and birth time): a moved, renamed or
+re-created directory is no longer trusted, even if it reuses the inode. A workspace whose .oc_chat/ ocfetch itself created (the first
 rules allow, local allow or profile set) is trusted then.`,
 		Example: `  ocfetch trust
   ocfetch trust --root ~/src/project --yes
@@ -155,7 +155,7 @@ rules allow, local allow or profile set) is trusted then.`,
 	f.BoolVar(&yes, "yes", false, "trust without asking")
 	f.BoolVar(&list, "list", false, "list the trusted workspaces")
 	f.BoolVar(&revoke, "revoke", false, "stop trusting the workspace (--root, else the current directory)")
-	f.BoolVar(&asJSON, "json", false, `with --list: print {"file", "workspaces": [{"path", "trusted_at", "how", "state"}]}`)
+	f.BoolVar(&asJSON, "json", false, `with --list: print {"file", "workspaces": [{"path", "trusted_at", "how", "state", "trusted", "outdated"}]}`)
 	return cmd
 }
 
@@ -174,14 +174,17 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 		e.hint = "fix the file first: a workspace whose files cannot be read cannot be shown, so it is not trusted"
 		return e
 	}
-	e, ok, err := s.Lookup(ws.Root)
+	st, err := s.Status(ws.Root)
 	if err != nil {
 		return classify(err)
 	}
 	printGrants(a, g)
-	if ok {
+	if e := st.Entry; st.Trusted() {
 		fmt.Fprintf(a.stdout, "unchanged: %s is trusted (since %s, by %s)\n", safetext.Line(e.Path), e.TrustedAt.Format(time.RFC3339), safetext.Line(e.How))
 		return nil
+	}
+	if note := untrustedNote(st); note != "" {
+		fmt.Fprintf(a.stdout, "note: %s %s\n", safetext.Line(ws.Root), note)
 	}
 	if !yes {
 		if !a.interactive() {
@@ -197,6 +200,9 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 			fmt.Fprintf(a.stdout, "not trusted: %s\n", safetext.Line(ws.Root))
 			return nil
 		}
+	}
+	if err := checkPolicyWritable(s.Path()); err != nil {
+		return err
 	}
 	if err := s.Trust(ctx, ws.Root, trust.Details{How: "ocfetch trust"}); err != nil {
 		return classify(err)
@@ -249,6 +255,26 @@ type trustedJSON struct {
 	TrustedAt time.Time   `json:"trusted_at"`
 	How       string      `json:"how"`
 	State     trust.State `json:"state"`
+	// Trusted: the entry trusts what is at the path now (state present,
+	// and not outdated).
+	Trusted bool `json:"trusted"`
+	// Outdated: an older ocfetch wrote the entry without recording which
+	// directory it was; it trusts nothing until `ocfetch trust` again.
+	Outdated bool `json:"outdated,omitempty"`
+}
+
+// untrustedNote says why a workspace the store has an entry for is not
+// trusted: "" when it is, or when there is no entry.
+func untrustedNote(st trust.Status) string {
+	switch {
+	case !st.Found || st.Trusted():
+		return ""
+	case st.State == trust.Replaced:
+		return "was replaced since it was trusted on " + st.Entry.TrustedAt.UTC().Format(time.DateOnly) + ": the directory there now is another one, and it is not trusted"
+	case st.Entry.Outdated() && st.State == trust.Present:
+		return "was trusted by an older ocfetch, which did not record which directory it was: it is not trusted until you trust it again"
+	}
+	return ""
 }
 
 func runTrustList(a *app, asJSON bool) error {
@@ -262,7 +288,9 @@ func runTrustList(a *app, asJSON bool) error {
 	}
 	out := trustListJSON{File: s.Path(), Workspaces: []trustedJSON{}}
 	for _, e := range entries {
-		out.Workspaces = append(out.Workspaces, trustedJSON{Path: e.Path, TrustedAt: e.TrustedAt, How: e.How, State: e.State()})
+		state := e.State()
+		out.Workspaces = append(out.Workspaces, trustedJSON{Path: e.Path, TrustedAt: e.TrustedAt, How: e.How, State: state,
+			Trusted: state == trust.Present && !e.Outdated(), Outdated: e.Outdated()})
 	}
 	if asJSON {
 		return writeJSON(a.stdout, out)
@@ -278,6 +306,11 @@ func runTrustList(a *app, asJSON bool) error {
 			note = "  (missing: moved, renamed or deleted; not trusted at a new path)"
 		case trust.Replaced:
 			note = "  (replaced: another directory is there now, and it is not trusted)"
+		case trust.Present:
+			if e.Outdated {
+				note = "  (outdated: trusted by an older ocfetch, which did not record which directory it was; not trusted until you run `" +
+					"ocfetch trust --root " + safetext.ShellQuote(e.Path) + "` again)"
+			}
 		}
 		fmt.Fprintf(a.stdout, "%s  %s  %s%s\n", safetext.Line(e.Path), e.TrustedAt.Format(time.RFC3339), safetext.Line(e.How), note)
 	}
@@ -295,6 +328,9 @@ func runTrustRevoke(ctx context.Context, a *app) error {
 	} else if root == "" {
 		return err
 	} // else: a deleted workspace's entry is revoked by its path
+	if err := checkPolicyWritable(s.Path()); err != nil {
+		return err
+	}
 	removed, err := s.Revoke(ctx, root)
 	if err != nil {
 		return classify(err)

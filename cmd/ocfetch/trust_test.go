@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocfetch/ocfetch/trust"
 )
@@ -20,6 +21,13 @@ const trustedNote = " (ocfetch created its .oc_chat/; `ocfetch trust --revoke` u
 func maliciousClone(t *testing.T) string {
 	t.Helper()
 	root := newUntrustedRoot(t)
+	writeClone(t, root)
+	return root
+}
+
+// writeClone writes maliciousClone's files into root.
+func writeClone(t *testing.T, root string) {
+	t.Helper()
 	ws := wsOf(t, root)
 	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "permissive"}`)
 	writeFile(t, ws.LocalFetchPath(), `{"schema_version": 1, "ports": [6379]}`)
@@ -27,7 +35,6 @@ func maliciousClone(t *testing.T) string {
   {"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": 6379}, "decision": "allow"},
   {"capability": "network", "target": {"schema": "network.target.v1", "host": "tracker.example", "port": 443}, "decision": "deny"}
 ]}`)
-	return root
 }
 
 func TestTrustCommand(t *testing.T) {
@@ -267,4 +274,78 @@ func writeManaged(t *testing.T, l layerFiles, body string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// The clone that replaces a trusted one: `rm -rf proj && git clone evil
+// proj`. The new directory is untrusted (even with the old inode) and
+// every command says it was replaced; trusting it again is the way back.
+func TestTrustReplacedDirectory(t *testing.T) {
+	root := maliciousClone(t)
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--yes").want(t, exitOK, []string{"trusted: " + root}, nil)
+	store, err := trust.Open(&trust.Options{Dir: testLayers(t).configDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := store.List()
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("List = %v, %v", entries, err)
+	}
+	day := entries[0].TrustedAt.UTC().Format(time.DateOnly)
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeClone(t, root)
+
+	ocfetch(t, cliOptions{}, "trust", "--list").want(t, exitOK, []string{root + "  ", "(replaced: another directory is there now, and it is not trusted)"}, nil)
+	r := ocfetch(t, cliOptions{}, "trust", "--list", "--json")
+	r.want(t, exitOK, nil, nil)
+	var list trustListJSON
+	decodeStrict(t, r.stdout, &list)
+	if len(list.Workspaces) != 1 || list.Workspaces[0].State != trust.Replaced || list.Workspaces[0].Trusted || list.Workspaces[0].Outdated {
+		t.Errorf("trust --list --json = %+v; want one entry, replaced, not trusted", list)
+	}
+	if !strings.Contains(r.stdout, `"state": "replaced"`) || !strings.Contains(r.stdout, `"trusted": false`) || strings.Contains(r.stdout, `"outdated"`) {
+		t.Errorf("trust --list --json printed %s", r.stdout)
+	}
+	ocfetch(t, cliOptions{}, "--root", root, "get", "--yes", "http://127.0.0.1:6379/").want(t, exitRefused, nil, []string{
+		"ocfetch: workspace_untrusted: workspace " + root + " was replaced since it was trusted on " + day,
+		`so "port 6379" in ` + filepath.Join(root, ".oc_chat", "local_fetch.json") + " was ignored",
+		"hint: if you trust the new directory's files, run `ocfetch trust --root " + root + "`",
+	})
+	ocfetch(t, cliOptions{}, "--root", root, "explain", "http://127.0.0.1:6379/").want(t, exitOK, []string{"untrusted (it was replaced since it was trusted on " + day}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "trust").want(t, exitRefused,
+		[]string{"note: " + root + " was replaced since it was trusted on " + day + ": the directory there now is another one, and it is not trusted\n"},
+		[]string{"workspace_untrusted: workspace " + root + " is not trusted"})
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--yes").want(t, exitOK, []string{"trusted: " + root}, nil)
+	ocfetch(t, cliOptions{}, "trust", "--list", "--json").want(t, exitOK, []string{`"state": "present"`, `"trusted": true`}, nil)
+}
+
+// An entry an older ocfetch wrote (no incarnation) trusts nothing: it is
+// listed as outdated and every command says to trust the workspace again.
+func TestTrustOutdatedEntry(t *testing.T) {
+	root := maliciousClone(t)
+	store, err := trust.Open(&trust.Options{Dir: testLayers(t).configDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Trust(t.Context(), root, trust.Details{How: "ocfetch trust"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := store.List()
+	entries[0].Incarnation = ""
+	writeFile(t, store.Path(), string(trust.Encode(entries)))
+
+	ocfetch(t, cliOptions{}, "trust", "--list").want(t, exitOK, []string{root + "  ", "(outdated: trusted by an older ocfetch, which did not record which directory it was; not trusted until you run `ocfetch trust --root " + root + "` again)"}, nil)
+	ocfetch(t, cliOptions{}, "trust", "--list", "--json").want(t, exitOK, []string{`"state": "present"`, `"trusted": false`, `"outdated": true`}, nil)
+	ocfetch(t, cliOptions{}, "--root", root, "get", "--yes", "http://127.0.0.1:6379/").want(t, exitRefused, nil, []string{
+		"ocfetch: workspace_untrusted: workspace " + root + " was trusted by an older ocfetch, which did not record which directory it was",
+		"hint: if you still trust this workspace's files, run `ocfetch trust --root " + root + "` again",
+	})
+	ocfetch(t, cliOptions{}, "--root", root, "trust", "--yes").want(t, exitOK, []string{
+		"note: " + root + " was trusted by an older ocfetch, which did not record which directory it was: it is not trusted until you trust it again\n",
+		"trusted: " + root}, nil)
+	ocfetch(t, cliOptions{}, "trust", "--list", "--json").want(t, exitOK, []string{`"trusted": true`}, nil)
 }
