@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"context"
+
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
@@ -74,6 +76,12 @@ func (l *Layers) ManagedPath() string {
 // caller refuses every call).
 func (l *Layers) LoadManaged() (managed.Policy, error) {
 	return managed.Load(l.ManagedOptions())
+}
+
+// LoadManagedContext is [Layers.LoadManaged] within the call ctx carries
+// (see [Decide]): the file is checked once per call.
+func (l *Layers) LoadManagedContext(ctx context.Context) (managed.Policy, error) {
+	return managed.LoadContext(ctx, l.ManagedOptions())
 }
 
 // LayerSpec is one layer of the decision: its name, the files it reads and

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,6 +84,13 @@ type Settings struct {
 // (see [securefile.Cache]): an edit is seen by the next call.
 func ReadSettings(ws workspace.Workspace) (Settings, error) {
 	return settingsFiles.Load(ws.SettingsPath())
+}
+
+// ReadSettingsContext is [ReadSettings] within the call ctx carries
+// ([securefile.WithCall]): the file is checked once per call, its
+// directory's check shared with the workspace's other files.
+func ReadSettingsContext(ctx context.Context, ws workspace.Workspace) (Settings, error) {
+	return settingsFiles.LoadIn(securefile.CallFrom(ctx), ws.SettingsPath())
 }
 
 // settingsFiles holds the last parse of each settings.json read.

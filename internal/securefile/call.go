@@ -2,6 +2,8 @@ package securefile
 
 import (
 	"context"
+	"io/fs"
+	"path/filepath"
 	"sync"
 )
 
@@ -111,5 +113,34 @@ func (c *Call) file(cache any, path string) (any, bool) {
 func (c *Call) keepFile(cache any, path string, s any) {
 	c.mu.Lock()
 	c.files = append(c.files, callFile{cache: cache, path: path, s: s})
+	c.mu.Unlock()
+}
+
+// DirOwnerIn returns the owner and permission bits of directory dir as
+// checked in call (the lstat every file of dir shares), and false where
+// there is no such check (Windows, a relative path, a directory that
+// cannot be opened): the caller then stats it itself.
+func DirOwnerIn(call *Call, dir string) (uid uint32, perm fs.FileMode, ok bool) {
+	if !cacheable || !filepath.IsAbs(dir) {
+		return 0, 0, false
+	}
+	d, err := call.dir(filepath.Clean(dir))
+	if err != nil || d == nil {
+		return 0, 0, false
+	}
+	return d.id.uid, fs.FileMode(d.id.mode & 0o777), true
+}
+
+// Renew forgets what c checked, so that the next use checks every file
+// and directory again: for a call that waited (an approval prompt), whose
+// later steps must see what changed meanwhile.
+func (c *Call) Renew() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	clear(c.dirs)
+	clear(c.files)
+	c.dirs, c.files = c.dirs[:0], c.files[:0]
 	c.mu.Unlock()
 }
