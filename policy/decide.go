@@ -95,9 +95,13 @@ type Args struct {
 // policy, rules.json, the user's rules.json and, for a local host,
 // local_fetch.json on every call, and the trust store when a workspace
 // grant is about to count (seed 000: an edit takes effect at once and a
-// deletion closes the door at once). "Reads" means: a stat of the file and
-// its directory on every call, and a new read and parse whenever either
-// changed ([securefile.Cache] behind each reader).
+// deletion closes the door at once). "Reads" means: one fstatat of each
+// file under its directory's open descriptor and one lstat of each
+// directory per call, and a new read and parse whenever either changed
+// ([securefile.Cache] behind each reader). A call is the one ctx carries
+// ([securefile.WithCall]: the broker's, the MCP server's), whose every
+// step — this decision, a redirect hop's, the fetch — uses the files as
+// the call first checked them; without one, this decision is the call.
 //
 // The layers are [Order]'s; the order of the checks, first refusal wins,
 // is stated once, in docs/DESIGN.md ("The decision"): the managed policy,

@@ -12,9 +12,9 @@ import (
 
 // Layers locate the files of the layers around the workspace (issue 12):
 // the administrator's managed policy, the user's trust store and the
-// user's own rules. [Decide] reads each of them on every call (seed 000: no
-// caching), and only the trust store lazily, when a workspace grant is about
-// to count.
+// user's own rules. [Decide] checks each of them on every call and reads
+// it again whenever it changed (seed 000; see [Decide]), and the trust
+// store only lazily, when a workspace grant is about to count.
 //
 // A nil *Layers, and every nil field, is the platform's place:
 // managed.DefaultPath with the platform's administrators,
