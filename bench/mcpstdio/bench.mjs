@@ -125,6 +125,10 @@ async function main() {
   const servers = [];
   try {
     const layers = setup(bin, root, srv.port);
+    // A policy file changed within securefile.RacyWindow (2 s) is read on
+    // every call until it is older: leave the files alone that long, as a
+    // user's are between edits.
+    await new Promise((r) => setTimeout(r, 2100));
     const base = `http://127.0.0.1:${srv.port}/page`;
     const peer = join(here, "node_modules", "@tokenizin", "mcp-npx-fetch", "dist", "index.js");
     const peerVersion = JSON.parse(readFileSync(join(here, "node_modules", "@tokenizin", "mcp-npx-fetch", "package.json"), "utf8")).version;

@@ -87,9 +87,17 @@ func Setup(bin, root string, ports []int) (string, error) {
 	if layers["managed"] > 0 {
 		managed = fmt.Sprintf("managed policy %s (%d rule, max_profile %s)", list.ManagedFile, layers["managed"], prof.MaxProfile)
 	}
+	// A snapshot of a file changed within securefile.RacyWindow (2 s) is
+	// not trusted: the file is read on every call until it is older. Leave
+	// the files alone that long, as a user's are between edits.
+	time.Sleep(RacyWait)
 	return fmt.Sprintf("layers: %s; trust store and user rules (%d) in %s; workspace settings.json, local_fetch.json, rules.json (%d); audit log %s",
 		managed, layers["user"], filepath.Dir(list.UserFile), layers["workspace"], AuditLog(root)), nil
 }
+
+// RacyWait is how long Setup leaves the files alone before it returns:
+// securefile.RacyWindow and a little more.
+const RacyWait = 2100 * time.Millisecond
 
 // AuditLog is the workspace's audit log.
 func AuditLog(root string) string { return filepath.Join(root, ".oc_chat", "audit.jsonl") }
