@@ -254,6 +254,12 @@ func bench() error {
 		}
 		fmt.Printf("%-20s %19s %12.0f %16.1f %16.1f\n", p.name, medianOf(r.mbps), cpuPerGB, float64(r.hwmSmall)/1024, float64(r.hwm)/1024)
 	}
+	for _, p := range procs {
+		if m, err := benchws.Status(p.cmd.Process.Pid); err == nil {
+			fmt.Printf("%-20s now: RSS %.1f MB = anonymous %.1f + file-backed %.1f (the binary's pages) + shmem %.1f\n", p.name,
+				float64(m["VmRSS"])/1024, float64(m["RssAnon"])/1024, float64(m["RssFile"])/1024, float64(m["RssShmem"])/1024)
+		}
+	}
 	rss := float64(rows[0].hwm) / float64(rows[1].hwm)
 	fmt.Printf("peak RSS ratio ocfetch ÷ smokescreen: %.2f× (target ≤ 1.0× %s); after the small requests only: %.2f×\n",
 		rss, met(rss <= 1.0), float64(rows[0].hwmSmall)/float64(rows[1].hwmSmall))

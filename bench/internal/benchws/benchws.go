@@ -139,22 +139,26 @@ func CPU(pid int) (time.Duration, error) {
 // Memory returns the peak (VmHWM) and current (VmRSS) resident set of
 // process pid, in KiB.
 func Memory(pid int) (hwm, rss int64, err error) {
+	m, err := Status(pid)
+	return m["VmHWM"], m["VmRSS"], err
+}
+
+// Status returns the kB figures of /proc/PID/status by name (VmHWM,
+// VmRSS, RssAnon, RssFile, …), in KiB.
+func Status(pid int) (map[string]int64, error) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
+	m := map[string]int64{}
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) < 2 {
+		if len(f) != 3 || f[2] != "kB" {
 			continue
 		}
-		n, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmHWM:":
-			hwm = n
-		case "VmRSS:":
-			rss = n
+		if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			m[strings.TrimSuffix(f[0], ":")] = n
 		}
 	}
-	return hwm, rss, nil
+	return m, nil
 }
