@@ -30,7 +30,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ocfetch/ocfetch/bench/internal/benchws"
@@ -119,11 +118,11 @@ func run(binList, curl string, n int, limit time.Duration, straceBin string) err
 			return sample{}, fmt.Errorf("%s: %v", strings.Join(argv, " "), err)
 		}
 		wall := time.Since(start)
-		ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
+		rss, ok := maxRSS(c.ProcessState)
 		if !ok {
-			return sample{}, errors.New("no rusage for the child (coldstart runs on Linux)")
+			return sample{}, errors.New("no peak RSS for the child (coldstart runs on Linux)")
 		}
-		return sample{wall, c.ProcessState.UserTime() + c.ProcessState.SystemTime(), ru.Maxrss}, nil
+		return sample{wall, c.ProcessState.UserTime() + c.ProcessState.SystemTime(), rss}, nil
 	}
 	// Warm up the page cache and check every command succeeds.
 	for _, c := range cmds {
