@@ -47,9 +47,6 @@ type server struct {
 	inputClosed chan struct{}
 	// sessionOK holds the approvals answered "for this session".
 	sessionOK *sessionApprovals
-	// cache is the response cache in front of the guarded transport (nil
-	// when disabled).
-	cache *responseCache
 }
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
@@ -136,10 +133,6 @@ func newServer(opts *Options) (*server, error) {
 	// The fetch's own deadline binds; the client's must not cut it short.
 	eo.Timeout = max(eo.Timeout, s.opts.FetchTimeout)
 	s.client = egress.NewClient(&eo)
-	if s.opts.CacheTTL >= 0 {
-		s.cache = newResponseCache(s.client.Transport, s.opts.CacheTTL, 0, 0)
-		s.client.Transport = s.cache
-	}
 	s.newTool = s.opts.newTool
 	if s.newTool == nil {
 		fo := fetch.Options{
@@ -148,6 +141,10 @@ func newServer(opts *Options) (*server, error) {
 			Timeout:          s.opts.FetchTimeout,
 			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
 			Logger:           s.opts.Logger,
+		}
+		if s.opts.CacheTTL >= 0 {
+			// One cache for the process, an option of every call's Fetch.
+			fo.Cache = fetch.NewCache(&fetch.CacheOptions{TTL: s.opts.CacheTTL})
 		}
 		s.newTool = func(client *http.Client) tool.Tool {
 			o := fo
@@ -265,7 +262,6 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 	}()
 	ctx, cancel := s.callContext(ctx, req)
 	defer cancel()
-	ctx, note := withCacheNote(ctx)
 	c := s.newCall(req)
 	ws, needRoots, rerr := s.workspaceFor(ctx, c)
 	if rerr != nil {
@@ -311,7 +307,7 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 	b.Approver = s.withSessionApprovals(req.Session, ws, b.Approver)
 	r := b.Call(ctx, t, c.args)
 	s.log.Log(ctx, diag.L2, "call served", "root", ws.Root, "profile", string(profile), "protocol", c.protocol, "reason", string(r.Reason), "status", r.Status)
-	return markCached(toCallToolResult(r), note), nil
+	return toCallToolResult(r), nil
 }
 
 // toCallToolResult maps a broker result onto MCP: text content always;
