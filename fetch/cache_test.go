@@ -135,7 +135,6 @@ func TestCacheExpiry(t *testing.T) {
 	}
 }
 
-
 // countingOrigin is a public https origin (testnet) whose handler counts
 // the body bytes it managed to write, per path: /big is 10 MiB, /endless
 // never ends (100 bytes every 10 ms), /page is 5000 bytes. Both ends of

@@ -108,4 +108,3 @@ func TestCacheWindows(t *testing.T) {
 		t.Errorf("cache off: origin saw %d requests for 2 windows; want 2", n)
 	}
 }
-
