@@ -72,6 +72,8 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
+	// The guard dials the target parsed once (every hop stays on it).
+	ctx = egress.WithTarget(ctx, p.target)
 	if p.local {
 		ctx = egress.WithLoopback(ctx, p.target)
 	} else {
