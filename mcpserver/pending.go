@@ -60,6 +60,17 @@ func (pc *pendingCalls) put(nonce, root, args string, p *broker.Prepared) {
 		pc.drop(pc.order[0])
 		pc.order = pc.order[1:]
 	}
+	if len(pc.order) > 2*maxPendingCalls {
+		// Taken calls leave their nonce in order until it reaches the
+		// front: drop them all now and then.
+		live := pc.order[:0]
+		for _, n := range pc.order {
+			if _, ok := pc.m[n]; ok {
+				live = append(live, n)
+			}
+		}
+		pc.order = live
+	}
 	pc.m[nonce] = pendingCall{root: root, p: p, size: size, expires: now.Add(stateTTL)}
 	pc.order = append(pc.order, nonce)
 	pc.bytes += size
