@@ -41,7 +41,7 @@ func TestWithTargetAdmitsNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			count, stop := capability.CountNormalizations()
 			defer stop()
-			_, err := g.DialContext(WithTarget(context.Background(), tc.carried), "tcp", tc.address)
+			_, err := g.DialContext(WithTarget(context.Background(), &tc.carried), "tcp", tc.address)
 			if got := refusal.CodeOf(err); got != tc.want {
 				t.Errorf("DialContext(%s) = %v; want %s", tc.address, err, tc.want)
 			}

@@ -73,7 +73,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	// The guard dials the target parsed once (every hop stays on it).
-	ctx = egress.WithTarget(ctx, p.target)
+	ctx = egress.WithTarget(ctx, &p.target) // p is immutable
 	if p.local {
 		ctx = egress.WithLoopback(ctx, p.target)
 	} else {
@@ -109,11 +109,12 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	client := *f.client
 	client.CheckRedirect = f.checkRedirect(p, again)
 	client.Jar = nil
-	var hit cacheHit
+	var hit *cacheHit // nil without a cache: nothing allocated
 	if f.opts.Cache != nil && !p.local {
 		// Local mode is never cached (a dev server changes); every hop
 		// stays on the call's host (checkRedirect), so this holds for them.
-		client.Transport = f.opts.Cache.transport(client.Transport, &hit)
+		hit = new(cacheHit)
+		client.Transport = f.opts.Cache.transport(client.Transport, hit)
 	}
 
 	f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
@@ -138,7 +139,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 		BodyTruncated: cut,
 		StartIndex:    p.startIndex,
 	}
-	if hit.hit {
+	if hit != nil && hit.hit {
 		out.Cached, out.FetchedAt = true, hit.fetched.UTC().Format(time.RFC3339)
 	}
 	if cut {
