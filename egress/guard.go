@@ -123,8 +123,9 @@ func NewGuard(opts *Options) *Guard {
 // DialContext connects to address ("host:port") on network, which must be
 // tcp, tcp4 or tcp6, if and only if the egress policy allows it:
 //
-//   - The host is normalised with capability.NormalizeHost; an invalid host
-//     is refused (invalid_host).
+//   - The host is normalised with capability.NormalizeHost (unless it is
+//     the target ctx carries, [WithTarget], normalised already); an invalid
+//     host is refused (invalid_host).
 //   - If ctx carries local mode's admission ([WithLoopback]) for this host
 //     (localhost, 127.0.0.1 or ::1) and port, the loopback address written
 //     is dialed: 127.0.0.1 only, ::1 only, or for localhost 127.0.0.1 then
@@ -160,7 +161,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	if err != nil {
 		return nil, refusal.New(refusal.InvalidArguments, err.Error()).Wrap(err)
 	}
-	host, err = capability.NormalizeHost(rawHost)
+	host, err = normalizedHost(ctx, rawHost, port)
 	if err != nil {
 		host = safetext.Short(rawHost)
 		return nil, refusal.New(refusal.InvalidHost, err.Error()).Wrap(err)

@@ -51,6 +51,10 @@ type Options struct {
 	// at diag.L2, per-hop detail at diag.L3. nil
 	// discards.
 	Logger *slog.Logger
+	// Cache, when set, is the response cache the runs' transport goes
+	// through ([Cache]: GET responses of public hosts, read no further
+	// than the call's max_bytes); nil fetches every response.
+	Cache *Cache
 }
 
 // Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected

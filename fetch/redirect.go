@@ -78,7 +78,7 @@ func redirectResult(p *prepared, err error, t *offTarget) *tool.Result {
 	res.Structured = Output{
 		Status:     t.status,
 		URL:        t.from,
-		Headers:    t.header,
+		Headers:    headersOrEmpty(t.header),
 		Format:     p.format,
 		RedirectTo: t.location,
 	}

@@ -91,7 +91,7 @@ type Options struct {
 	UserAgent string
 
 	// CacheTTL is how long the response cache keeps a GET response
-	// (--cache-ttl); 0 means [DefaultCacheTTL], a negative value disables
+	// (--cache-ttl); 0 means [fetch.DefaultCacheTTL], a negative value disables
 	// the cache.
 	CacheTTL time.Duration
 

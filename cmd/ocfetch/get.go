@@ -114,23 +114,12 @@ type fetchArgs struct {
 	StartIndex *int              `json:"start_index,omitempty"`
 }
 
-// getJSON is the `get --json` object on success: exactly the keys of the
-// CLI contract.
+// getJSON is the `get --json` object on success: "ok": true, then the
+// one output shape (fetch.Output: the keys of the CLI contract in their
+// order, then the fields it added).
 type getJSON struct {
-	OK             bool              `json:"ok"`
-	Status         int               `json:"status"`
-	URL            string            `json:"url"`
-	Headers        map[string]string `json:"headers"`
-	Content        string            `json:"content"`
-	Format         content.Format    `json:"format"`
-	Truncated      bool              `json:"truncated"`
-	NextStartIndex int               `json:"next_start_index"`
-	Bytes          int64             `json:"bytes"`
-	// BodyTruncated: --max-bytes cut the body (truncated is about the
-	// content window only).
-	BodyTruncated bool `json:"body_truncated"`
-	// Title is the page's title, when the converter found one (added).
-	Title string `json:"title,omitempty"`
+	OK bool `json:"ok"`
+	fetch.Output
 }
 
 // errorJSON is the `--json` object of a refusal or failure.
@@ -430,7 +419,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	if res.IsError {
 		return a.getRefused(f, res)
 	}
-	out, ok := outputOf(res)
+	out, ok := fetch.OutputOf(res.Structured)
 	if !ok {
 		return a.getFailed(f, refusal.New(refusal.InternalError, "the fetch tool returned no structured output"))
 	}
@@ -445,11 +434,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		}
 	}
 	if f.json {
-		if err := writeJSON(a.stdout, getJSON{
-			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
-			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
-			BodyTruncated: out.BodyTruncated, Title: out.Title,
-		}); err != nil {
+		if err := writeJSON(a.stdout, getJSON{OK: true, Output: out}); err != nil {
 			return err
 		}
 	} else if sink != nil {
@@ -528,26 +513,6 @@ func (a *app) getFailed(f getFlags, err error, redirectTo ...string) error {
 		e.quiet = true
 	}
 	return e
-}
-
-// outputOf returns the fetch tool's structured output.
-func outputOf(res *tool.Result) (fetch.Output, bool) {
-	switch o := res.Structured.(type) {
-	case fetch.Output:
-		return o, true
-	case *fetch.Output:
-		if o != nil {
-			return *o, true
-		}
-	}
-	return fetch.Output{}, false
-}
-
-func nonNil(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }
 
 // printResponse writes the human form through the one renderer
