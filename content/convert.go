@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
@@ -173,51 +174,31 @@ const maxJSONDepth = 64
 
 // prettyJSON indents src by two spaces per level, unless that would pass
 // budget bytes or maxJSONDepth levels, or src is not valid JSON: then src
-// is returned as received, with a note saying why. One pass over src
-// (with ctx checked every 64 KiB) computes the depth and an upper bound
-// of the indented size before json.Indent runs, so the work is bounded by
-// len(src) + budget.
+// is returned as received, with a note saying why. One pass over src's
+// structure (strictjson.Structure, with ctx checked every 64 KiB)
+// computes the depth and an upper bound of the indented size (src plus a
+// line break and indent per bracket and comma, a space per colon) before
+// json.Indent runs, so the work is bounded by len(src) + budget.
 func prettyJSON(ctx context.Context, src []byte, budget int) (text, note string, err error) {
 	trimmed := bytes.TrimSpace(src)
-	depth, size := 0, 0
-	maxDepth := 0
-	inString, escaped := false, false
-	for i, c := range trimmed {
-		if i%(64<<10) == 0 && i > 0 {
-			if err := ctx.Err(); err != nil {
-				return "", "", err
+	size, maxDepth, nextCheck := len(trimmed), 0, 0
+	strictjson.Structure(trimmed, func(i, depth int) bool {
+		if i >= nextCheck {
+			if err = ctx.Err(); err != nil {
+				return false
 			}
+			nextCheck = i + 64<<10
 		}
-		if inString {
+		if trimmed[i] == ':' {
 			size++
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
+		} else {
+			size += 1 + 2*max(depth, 0) // a member's line break and indent
 		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-			maxDepth = max(maxDepth, depth)
-			size += 1 + 2*depth // newline and indent of the first member
-		case ']', '}':
-			depth--
-			size += 1 + 2*max(depth, 0)
-		case ',':
-			size += 1 + 2*max(depth, 0)
-		case ':':
-			size++ // the space after it
-		}
-		size++
+		maxDepth = max(maxDepth, depth)
+		return true
+	})
+	if err != nil {
+		return "", "", err
 	}
 	switch {
 	case !json.Valid(trimmed):
