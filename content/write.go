@@ -297,13 +297,16 @@ func htmlInt(s string) (int, bool) {
 // "N. " numbered as listItems says) with its lines indented under the
 // marker; inside a line, the markers are words between the items.
 func (w *writer) list(n *html.Node, depth int) {
-	nested := hasAncestor(n, atom.Li)
+	ordered, num := listItems(n)
+	// A list in an item follows its text on the next line, unless it is
+	// numbered from other than 1: CommonMark would read that marker as
+	// more of the text, so it gets a blank line as an outer list does.
+	nested := hasAncestor(n, atom.Li) && (!ordered || num == 1)
 	if nested {
 		w.breakLines(1)
 	} else {
 		w.breakLines(2)
 	}
-	ordered, num := listItems(n)
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode || c.DataAtom != atom.Li {
 			w.node(c, depth+1)

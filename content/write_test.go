@@ -32,8 +32,14 @@ func TestWriterModel(t *testing.T) {
 		{
 			name:   "nested lists",
 			html:   `<ul><li>one<ol start="3"><li>x</li><li>y<ul><li>deep</li></ul></li></ol></li><li>two</li></ul><p>after</p>`,
-			wantMD: "- one\n  3. x\n  4. y\n     - deep\n- two\n\nafter",
-			wantTx: "- one\n  3. x\n  4. y\n     - deep\n- two\n\nafter",
+			wantMD: "- one\n\n  3. x\n  4. y\n     - deep\n\n- two\n\nafter",
+			wantTx: "- one\n\n  3. x\n  4. y\n     - deep\n\n- two\n\nafter",
+		},
+		{
+			name:   "nested list from 1 follows its item's text",
+			html:   `<ul><li>one<ol><li>x</li></ol></li><li>two<ul><li>y</li></ul></li></ul>`,
+			wantMD: "- one\n  1. x\n- two\n  - y",
+			wantTx: "- one\n  1. x\n- two\n  - y",
 		},
 		{
 			name:   "list in a table cell: markers between the items",
