@@ -176,27 +176,13 @@ const maxJSONDepth = 64
 // budget bytes or maxJSONDepth levels, or src is not valid JSON: then src
 // is returned as received, with a note saying why. One pass over src's
 // structure (strictjson.Structure, with ctx checked every 64 KiB)
-// computes the depth and an upper bound of the indented size (src plus a
-// line break and indent per bracket and comma, a space per colon) before
-// json.Indent runs, so the work is bounded by len(src) + budget.
+// computes the depth and the indented size (src without its white space,
+// plus a line break and indent per bracket and comma and a space per
+// colon: an upper bound) before json.Indent runs, so the work is bounded
+// by len(src) + budget.
 func prettyJSON(ctx context.Context, src []byte, budget int) (text, note string, err error) {
 	trimmed := bytes.TrimSpace(src)
-	size, maxDepth, nextCheck := len(trimmed), 0, 0
-	strictjson.Structure(trimmed, func(i, depth int) bool {
-		if i >= nextCheck {
-			if err = ctx.Err(); err != nil {
-				return false
-			}
-			nextCheck = i + 64<<10
-		}
-		if trimmed[i] == ':' {
-			size++
-		} else {
-			size += 1 + 2*max(depth, 0) // a member's line break and indent
-		}
-		maxDepth = max(maxDepth, depth)
-		return true
-	})
+	size, maxDepth, err := jsonShape(ctx, trimmed)
 	if err != nil {
 		return "", "", err
 	}
@@ -290,3 +276,42 @@ func bodyText(text []byte, owned bool) string {
 	}
 	return unsafe.String(unsafe.SliceData(text), len(text))
 }
+
+// jsonShape returns the indented size bound and the depth prettyJSON
+// checks, from one pass over trimmed's structure; ctx.Err() if ctx is done.
+func jsonShape(ctx context.Context, trimmed []byte) (size, maxDepth int, err error) {
+	size, nextCheck := len(trimmed), 0
+	strictjson.Structure(trimmed, func(i, depth int) bool {
+		if i >= nextCheck {
+			if err = ctx.Err(); err != nil {
+				return false
+			}
+			nextCheck = i + 64<<10
+		}
+		if trimmed[i] == ':' {
+			size++
+		} else {
+			size += 1 + 2*max(depth, 0) // a member's line break and indent
+		}
+		maxDepth = max(maxDepth, depth)
+		// In valid JSON, white space outside strings touches a bracket,
+		// comma or colon: the run after this one, and the run before it
+		// unless another such byte (which counted it) precedes that run.
+		j := i + 1
+		for j < len(trimmed) && isJSONSpace(trimmed[j]) {
+			j++
+		}
+		k := i - 1
+		for k >= 0 && isJSONSpace(trimmed[k]) {
+			k--
+		}
+		size -= j - i - 1
+		if k >= 0 && k < i-1 && !strings.ContainsRune(",:[]{}", rune(trimmed[k])) {
+			size -= i - 1 - k
+		}
+		return true
+	})
+	return size, maxDepth, err
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
