@@ -1,15 +1,14 @@
 package content
 
 import (
-	"context"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
-// renderMarkdown renders the tree under n as CommonMark with GFM tables
-// (render has the walk and its bounds):
+// The Markdown renderer of the one walk (write.go): CommonMark with GFM
+// tables:
 //   - headings as ATX ("## Title"), paragraphs separated by a blank line;
 //   - <pre> (with or without <code>) as a fenced block, its language taken
 //     from a "language-x"/"lang-x" class, the fence longer than any
@@ -23,9 +22,6 @@ import (
 //     decorative and left out); emphasis, strong, strikethrough and inline code;
 //   - blockquotes with "> " prefixes; text escaped where Markdown would
 //     otherwise read it as markup.
-func renderMarkdown(ctx context.Context, n *html.Node, limit int) (string, []string) {
-	return render(ctx, n, limit, true)
-}
 
 const (
 	// maxTableCols: cells after the 64th of a row (colspan counted) are

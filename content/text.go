@@ -1,30 +1,13 @@
 package content
 
-import (
-	"context"
-	"strings"
+import "strings"
 
-	"golang.org/x/net/html"
-)
-
-// renderText renders the tree under n as readable plain text (render has
-// the walk and its bounds): blocks on their own lines (paragraphs,
-// headings, lists and tables separated by a blank line), "- " and "1. "
-// list markers indented by nesting, table cells separated by " | ", <pre>
-// kept verbatim, white space elsewhere collapsed, no markup. Link targets
-// and images without alt text are not shown.
-func renderText(ctx context.Context, n *html.Node, limit int) (string, []string) {
-	return render(ctx, n, limit, false)
-}
-
-// preformatted writes a <pre> as a block of verbatim text.
-func (w *writer) preformatted(n *html.Node, depth int) {
-	w.breakLines(2)
-	w.pre++
-	w.children(n, depth)
-	w.pre--
-	w.breakLines(2)
-}
+// The text renderer of the one walk (write.go): readable plain text,
+// blocks on their own lines (paragraphs, headings, lists and tables
+// separated by a blank line), "- " and "1. " list markers indented by
+// nesting, table cells separated by " | ", <pre> kept verbatim, white
+// space elsewhere collapsed, no markup. Link targets and images without
+// alt text are not shown.
 
 // preText writes preformatted text, keeping its line breaks and indenting
 // each line with the current indent.

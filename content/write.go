@@ -33,7 +33,7 @@ type writer struct {
 
 // render writes the tree under n as Markdown or as plain text, in one
 // pass with a pooled buffer, and returns the text and the notes on what
-// it left out (renderMarkdown and renderText say what each writes).
+// it left out (markdown.go and text.go say what each format writes).
 //
 // Bounds: at most limit bytes are written (then the walk stops and a
 // cutNote is returned), a line prefix never passes maxIndent, a table
@@ -161,8 +161,10 @@ func (w *writer) node(n *html.Node, depth int) {
 	case atom.Pre:
 		if w.markdown {
 			w.fenced(n)
-		} else {
-			w.preformatted(n, depth)
+		} else { // verbatim text
+			w.pre++
+			w.block(n, depth, 2)
+			w.pre--
 		}
 	case atom.Ul, atom.Ol, atom.Menu:
 		w.list(n, depth)
