@@ -184,6 +184,9 @@ func New(o *Options) (*Exporter, error) {
 	x.provider = sdklog.NewLoggerProvider(
 		sdklog.WithResource(resource.NewSchemaless(resourceAttrs(o.Resource)...)),
 		sdklog.WithProcessor(batch),
+		// record's keys are distinct by construction: the SDK's
+		// per-record de-duplication (a map per record) is skipped.
+		sdklog.WithAllowKeyDuplication(),
 	)
 	x.logger = x.provider.Logger(ScopeName)
 	return x, nil
