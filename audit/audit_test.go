@@ -105,6 +105,9 @@ func TestRoundTrip(t *testing.T) {
 		if i == 3 {
 			e.Requirement, e.Rule, e.Status, e.Decision, e.DecidedBy, e.Outcome = nil, "", 0, audit.DecisionDeny, audit.ByDenied, "not_approved"
 		}
+		if i == 4 {
+			e.RunID = "0b6f3c1e-9d2a-4c57-8f0e-5a1b2c3d4e5f" // the run id round-trips
+		}
 		want = append(want, e)
 		if err := log.Append(e); err != nil {
 			t.Fatal(err)
@@ -151,6 +154,7 @@ func TestValidate(t *testing.T) {
 		{"status", func(e *audit.Entry) { e.Status = 42 }},
 		{"negative bytes", func(e *audit.Entry) { e.Bytes = -1 }},
 		{"negative bytes_up", func(e *audit.Entry) { e.BytesUp = -1 }},
+		{"run id with a path", func(e *audit.Entry) { e.RunID = "run/" + secret }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,6 +37,11 @@ type Entry struct {
 	// BytesUp and BytesDown count a proxied connection's traffic.
 	BytesUp   int64 `json:"bytes_up,omitempty"`
 	BytesDown int64 `json:"bytes_down,omitempty"`
+	// RunID names the `ocfetch run` whose proxy wrote the line (a random
+	// id per run, printed by `run --report`), so `ocfetch rules allow
+	// --from-run RUN_ID` can find what that run was refused. Empty for
+	// every other front end.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // Decision is the decision an audit line records. The broker and the proxy
@@ -88,7 +93,7 @@ const (
 //     query, userinfo or form body can hide in it;
 //   - Rule is empty or "allow HOST:PORT" / "deny HOST:PORT";
 //   - Requirement, if set, has a normalised host and a port;
-//   - Tool, ExecutionID and Outcome are short tokens; Decision and
+//   - Tool, ExecutionID, Outcome and RunID (if set) are short tokens; Decision and
 //     DecidedBy are from the lists above; Status is 0 or 100–999; counts
 //     are not negative; Time is set.
 //
@@ -105,6 +110,9 @@ func (e Entry) Validate() error {
 	}
 	if !isToken(e.Tool, "-_.") {
 		return bad("tool must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
+	}
+	if e.RunID != "" && !isToken(e.RunID, "-_.") {
+		return bad("run_id must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
 	}
 	if err := checkSummary(e.Summary); err != nil {
 		return bad("summary %v", err)

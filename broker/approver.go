@@ -97,7 +97,8 @@ const maxPromptTries = 3
 
 // TerminalApprover asks a person on a terminal. It writes the question to
 // Out — the summary, the target, the choices and the default — and reads
-// one line from In: "o"/"once" (also "y"/"yes"), "a"/"always", "d"/"deny".
+// one line from In: "o"/"once" (also "y"/"yes"), "a"/"always", "d"/"deny",
+// and "s"/"session" when OfferSession.
 // An empty line (Enter) takes the default, deny, as the prompt says. Any
 // other answer is asked again, up to 3 times in all, and then denies; end
 // of input denies. After "always" it says which rule goes to which file.
@@ -114,6 +115,10 @@ type TerminalApprover struct {
 	// in (the workspace's .oc_chat/rules.json), named in the prompt and
 	// after the answer. "" leaves the file unnamed.
 	RulesFile string
+	// OfferSession adds the choice "[s]ession" (Session: approved until
+	// the front end that asked ends, nothing saved), for a front end that
+	// remembers it (ocfetch run's proxy).
+	OfferSession bool
 
 	mu sync.Mutex
 	br *bufio.Reader
@@ -138,8 +143,12 @@ func (t *TerminalApprover) Approve(ctx context.Context, req ApprovalRequest) (An
 		where = " in " + safetext.Line(t.RulesFile)
 	}
 	fmt.Fprintf(t.Out, "ocfetch: %s wants %s (%s)\n", safetext.Line(req.Tool), safetext.Line(req.Summary), safetext.Line(req.Requirement.String()))
+	session, sessionHelp := "", ""
+	if t.OfferSession {
+		session, sessionHelp = "for this [s]ession, ", ", s (session)"
+	}
 	for try := 1; ; try++ {
-		fmt.Fprintf(t.Out, "allow [o]nce, [a]lways (saves a rule for %s%s), or [d]eny? [default: deny] ", target, where)
+		fmt.Fprintf(t.Out, "allow [o]nce, %s[a]lways (saves a rule for %s%s), or [d]eny? [default: deny] ", session, target, where)
 		line, err := t.br.ReadString('\n')
 		if err != nil && line == "" {
 			fmt.Fprintln(t.Out)
@@ -151,6 +160,10 @@ func (t *TerminalApprover) Approve(ctx context.Context, req ApprovalRequest) (An
 		case "a", "always":
 			fmt.Fprintf(t.Out, "ocfetch: saving the rule allow %s%s\n", target, where)
 			return Always, nil
+		case "s", "session":
+			if t.OfferSession {
+				return Session, nil
+			}
 		case "d", "deny", "n", "no", "":
 			return Deny, nil
 		}
@@ -158,6 +171,6 @@ func (t *TerminalApprover) Approve(ctx context.Context, req ApprovalRequest) (An
 			fmt.Fprintln(t.Out, "ocfetch: no valid answer; denied")
 			return Deny, nil
 		}
-		fmt.Fprintln(t.Out, "ocfetch: please answer o (once), a (always) or d (deny); Enter denies")
+		fmt.Fprintf(t.Out, "ocfetch: please answer o (once)%s, a (always) or d (deny); Enter denies\n", sessionHelp)
 	}
 }

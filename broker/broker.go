@@ -211,6 +211,14 @@ func requires(req tool.Request, t capability.Target) bool {
 	return false
 }
 
+// noteOf is the decision's note as a message suffix ("" when none).
+func noteOf(d policy.Decision) string {
+	if d.Note == "" {
+		return ""
+	}
+	return "; " + d.Note
+}
+
 func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement) decision {
 	target := need.Target.String()
 	pd := policy.Decide(ctx, b.args(need))
@@ -243,7 +251,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 			return decision{decidedBy: again.DecidedBy, rule: again.Rule, err: again.Refusal}
 		}
 	}
-	d := b.answered(ctx, log, need, answer, allowHint)
+	d := b.answered(ctx, log, need, answer, allowHint, noteOf(pd))
 	if d.allowed {
 		d.admitted = admission(again)
 	}
@@ -251,7 +259,8 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 }
 
 // answered is the decision an approver's answer makes.
-func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability.Requirement, answer Answer, allowHint string) decision {
+// note is the decision's note as a message suffix (noteOf).
+func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability.Requirement, answer Answer, allowHint, note string) decision {
 	target := need.Target.String()
 	switch answer {
 	case Once:
@@ -299,14 +308,20 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 		}
 		return d
 	case Deny:
+		denyHint := allowHint
+		if b.ForModel {
+			// The user said no: a model must not be told to go and ask
+			// for a rule.
+			denyHint = "the user declined this fetch; do not retry it or ask for a rule unless the user brings it up"
+		}
 		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
-			"%s was denied by the user", target).WithHint(allowHint)}
+			"%s was denied by the user%s", target, note).WithHint(denyHint)}
 	}
 	if b.UnansweredHint != "" {
 		allowHint += " (" + b.UnansweredHint + ")"
 	}
 	return decision{decidedBy: audit.ByUnanswered, err: refusal.Newf(refusal.NotApproved,
-		"%s is not covered by a saved rule and nobody could be asked", target).WithHint(allowHint)}
+		"%s is not covered by a saved rule and nobody could be asked%s", target, note).WithHint(allowHint)}
 }
 
 func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name, summary string, req *capability.Requirement, d decision, res *tool.Result, start time.Time) {

@@ -316,6 +316,34 @@ func TestTerminalApprover(t *testing.T) {
 			}
 		}
 	}
+	// OfferSession adds the session answer; without it "s" is a typo.
+	for _, tc := range []struct {
+		input   string
+		session bool
+		want    broker.Answer
+		out     string
+	}{
+		{"s\n", true, broker.Session, "for this [s]ession"},
+		{"session\n", true, broker.Session, "o (once), s (session), a (always)"},
+		{"s\nd\n", false, broker.Deny, "please answer o (once), a (always) or d (deny)"},
+	} {
+		var out strings.Builder
+		ta := &broker.TerminalApprover{In: strings.NewReader(tc.input), Out: &out, OfferSession: tc.session}
+		got, err := ta.Approve(context.Background(), req)
+		if err != nil || got != tc.want {
+			t.Errorf("session %v, input %q: got %v, %v; want %v", tc.session, tc.input, got, err, tc.want)
+		}
+		if tc.input == "session\n" {
+			// the help line shows on a typo only; ask once more to see it
+			out.Reset()
+			ta := &broker.TerminalApprover{In: strings.NewReader("x\ns\n"), Out: &out, OfferSession: true}
+			ta.Approve(context.Background(), req)
+		}
+		if !strings.Contains(out.String(), tc.out) {
+			t.Errorf("session %v, input %q: prompt %q does not say %q", tc.session, tc.input, out.String(), tc.out)
+		}
+	}
+
 	// NewTerminalApprover is the same without a file name.
 	var out strings.Builder
 	got, _ := broker.NewTerminalApprover(strings.NewReader("a\n"), &out).Approve(context.Background(), req)

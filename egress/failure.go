@@ -20,6 +20,10 @@ const (
 	CauseNoRoute        Cause = "no route to host"
 	CauseNetUnreachable Cause = "network unreachable"
 	CauseNoSuchHost     Cause = "no such host"
+	// CauseDNSUnreachable: the resolver could not get an answer (no DNS
+	// server reachable, a timeout, a temporary failure) — the name may
+	// well exist.
+	CauseDNSUnreachable Cause = "DNS unreachable"
 )
 
 // FailureCause returns the cause of a failed dial or request found in
@@ -30,8 +34,16 @@ func FailureCause(err error) Cause {
 		return ""
 	}
 	var dns *net.DNSError
-	if errors.As(err, &dns) && dns.IsNotFound {
-		return CauseNoSuchHost
+	if errors.As(err, &dns) {
+		switch {
+		case dns.IsNotFound && !dns.IsTemporary && !dns.IsTimeout:
+			return CauseNoSuchHost
+		default:
+			// No answer at all: not a misspelt name, and not the
+			// target's errno either (a refused connection to the
+			// resolver is not the target refusing).
+			return CauseDNSUnreachable
+		}
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -73,6 +85,8 @@ func ExplainFailure(r *refusal.Error, local bool, port uint16) *refusal.Error {
 		hint = "this machine has no route there; check the network (behind a corporate proxy, use --upstream-proxy)"
 	case cause == CauseNoSuchHost:
 		hint = "the name does not exist in DNS; check its spelling"
+	case cause == CauseDNSUnreachable:
+		hint = "no DNS server answered; check this machine's network and DNS settings (behind a corporate proxy, use --upstream-proxy: the proxy resolves nothing for ocfetch, but it reaches the target)"
 	default:
 		return out
 	}
@@ -80,7 +94,7 @@ func ExplainFailure(r *refusal.Error, local bool, port uint16) *refusal.Error {
 }
 
 func containsCause(msg string) bool {
-	for _, c := range []Cause{CauseRefused, CauseReset, CauseNoRoute, CauseNetUnreachable, CauseNoSuchHost} {
+	for _, c := range []Cause{CauseRefused, CauseReset, CauseNoRoute, CauseNetUnreachable, CauseNoSuchHost, CauseDNSUnreachable} {
 		if len(msg) >= len(c) && msg[len(msg)-len(c):] == string(c) {
 			return true
 		}

@@ -70,13 +70,22 @@ func TestExplainFailure(t *testing.T) {
 		{"public refused", base.Wrap(refused), false, "cannot connect to 127.0.0.1:8769: connection refused", "check the port"},
 		{"no such host", refusal.New(refusal.ConnectionFailed, "cannot resolve nx.example").Wrap(&net.DNSError{Name: "nx.example", IsNotFound: true}), false,
 			"cannot resolve nx.example: no such host", "check its spelling"},
+		// DNS itself unreachable: the name may exist; no spelling advice,
+		// and the resolver's refused socket is not the target's.
+		{"DNS timeout", refusal.New(refusal.ConnectionFailed, "cannot resolve example.org").Wrap(&net.DNSError{Name: "example.org", Err: "i/o timeout", IsTimeout: true}), false,
+			"cannot resolve example.org: DNS unreachable", "no DNS server answered"},
+		{"DNS temporary", refusal.New(refusal.ConnectionFailed, "cannot resolve example.org").Wrap(&net.DNSError{Name: "example.org", Err: "Temporary failure in name resolution", IsTemporary: true, IsNotFound: true}), false,
+			"cannot resolve example.org: DNS unreachable", "no DNS server answered"},
+		{"DNS server refused", refusal.New(refusal.ConnectionFailed, "cannot resolve example.org").Wrap(&net.DNSError{Name: "example.org", Err: "connection refused", UnwrapErr: errnoFor(CauseRefused)}), false,
+			"cannot resolve example.org: DNS unreachable", "check this machine's network and DNS settings"},
 		{"hint kept", base.WithHint("mine").Wrap(refused), false, "cannot connect to 127.0.0.1:8769: connection refused", "mine"},
 		{"unknown cause", base.Wrap(errors.New("eh")), false, "cannot connect to 127.0.0.1:8769", ""},
 		{"other code", refusal.New(refusal.Timeout, "slow").Wrap(refused), true, "slow", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ExplainFailure(tc.r, tc.local, 8769)
-			if got.Message != tc.msg || !strings.Contains(got.Hint, tc.hint) || (tc.hint == "" && got.Hint != "") {
+			if got.Message != tc.msg || !strings.Contains(got.Hint, tc.hint) || (tc.hint == "" && got.Hint != "") ||
+				(strings.Contains(tc.name, "DNS") && strings.Contains(got.Hint, "spelling")) {
 				t.Errorf("got %q / %q; want %q / %q", got.Message, got.Hint, tc.msg, tc.hint)
 			}
 			if got.Code != tc.r.Code || !errors.Is(got, tc.r.Err) && tc.r.Err != nil {

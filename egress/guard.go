@@ -92,7 +92,8 @@ type Guard struct {
 }
 
 // NewGuard returns a Guard configured by opts (nil means all defaults).
-// Only Resolver, Dial, Timeout, Upstream and Logger matter to a Guard.
+// Only Resolver, Dial, Timeout, Upstream (with RootCAs for an https
+// upstream proxy) and Logger matter to a Guard.
 func NewGuard(opts *Options) *Guard {
 	var o Options
 	if opts != nil {
@@ -114,7 +115,7 @@ func NewGuard(opts *Options) *Guard {
 		g.dial = d.DialContext
 	}
 	if o.Upstream != nil {
-		g.upstream = newUpstreamDialer(o.Upstream, o.timeout())
+		g.upstream = newUpstreamDialer(o.Upstream, o.timeout(), o.RootCAs)
 	}
 	return g
 }

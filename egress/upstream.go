@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -48,6 +50,13 @@ type UpstreamProxy struct {
 	// Dial connects to Addr. If nil, a net.Dialer with the Options'
 	// Timeout is used.
 	Dial DialFunc
+
+	// TLS makes the hop to the proxy itself TLS (an https:// proxy URL):
+	// the proxy's certificate is verified for Addr's host against the
+	// Guard's Options.RootCAs (nil: the system roots; --ca-file adds to
+	// them), TLS 1.2 at least, before CONNECT and the credentials are
+	// sent. The tunnel inside carries the target's own TLS, end to end.
+	TLS bool
 }
 
 // Errors of the upstream proxy configuration, wrapped with what is wrong.
@@ -65,11 +74,12 @@ const maxProxyAuthFile = 4 << 10
 // headers).
 const maxConnectResponse = 16 << 10
 
-// ParseUpstreamProxy parses an upstream proxy URL, http://HOST:PORT (a
-// trailing "/" allowed). The port must be explicit; https proxies, other
-// schemes, credentials in the URL (use [ReadProxyAuthFile]), a path, a
-// query or a fragment are refused with an error wrapping
-// [ErrUpstreamProxyURL]. The error never repeats the URL's userinfo.
+// ParseUpstreamProxy parses an upstream proxy URL, http://HOST:PORT or
+// https://HOST:PORT (TLS to the proxy: [UpstreamProxy.TLS]), a trailing
+// "/" allowed. The port must be explicit; other schemes, credentials in
+// the URL (use [ReadProxyAuthFile]), a path, a query or a fragment are
+// refused with an error wrapping [ErrUpstreamProxyURL]. The error never
+// repeats the URL's userinfo.
 func ParseUpstreamProxy(raw string) (*UpstreamProxy, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s; write http://HOST:PORT", ErrUpstreamProxyURL, fmt.Sprintf(format, args...))
@@ -84,7 +94,7 @@ func ParseUpstreamProxy(raw string) (*UpstreamProxy, error) {
 	switch {
 	case u.Scheme == "":
 		return nil, bad("the scheme is missing")
-	case !strings.EqualFold(u.Scheme, "http"):
+	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
 		return nil, bad("scheme %s is not supported", strconv.Quote(safetext.Short(u.Scheme)))
 	case u.User != nil:
 		return nil, bad("credentials in the URL are not accepted (put user:pass in a file for --upstream-proxy-auth)")
@@ -105,7 +115,7 @@ func ParseUpstreamProxy(raw string) (*UpstreamProxy, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	return &UpstreamProxy{Addr: net.JoinHostPort(norm, port)}, nil
+	return &UpstreamProxy{Addr: net.JoinHostPort(norm, port), TLS: strings.EqualFold(u.Scheme, "https")}, nil
 }
 
 // ReadProxyAuthFile reads upstream proxy credentials from path: one line
@@ -138,10 +148,15 @@ type upstreamDialer struct {
 	auth    string // the Proxy-Authorization value, or ""
 	dial    DialFunc
 	timeout time.Duration
+	tls     *tls.Config // nil: plain TCP to the proxy
 }
 
-func newUpstreamDialer(p *UpstreamProxy, timeout time.Duration) *upstreamDialer {
+func newUpstreamDialer(p *UpstreamProxy, timeout time.Duration, roots *x509.CertPool) *upstreamDialer {
 	u := &upstreamDialer{addr: p.Addr, dial: p.Dial, timeout: timeout}
+	if p.TLS {
+		host, _, _ := net.SplitHostPort(p.Addr)
+		u.tls = &tls.Config{ServerName: host, RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
 	if p.Username != "" {
 		u.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(p.Username+":"+p.Password))
 	}
@@ -187,6 +202,16 @@ func (u *upstreamDialer) connect(ctx context.Context, target string) (net.Conn, 
 		return nil, refusal.New(refusal.ConnectionFailed, msg).
 			WithHint("check --upstream-proxy (or upstream_proxy in settings.json): is the proxy running at " + u.addr + "?").
 			Wrap(errors.Join(errProxyHop, err))
+	}
+	if u.tls != nil {
+		tc := tls.Client(conn, u.tls)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, refusal.Newf(refusal.TLSError, "the TLS handshake with the upstream proxy %s failed (certificate or protocol)", u.addr).
+				WithHint("the proxy's certificate must be valid for its host name; give its CA with --ca-file PEM").
+				Wrap(errors.Join(errProxyHop, err))
+		}
+		conn = tc
 	}
 	tunnel, err := u.handshake(ctx, conn, target)
 	if err != nil {

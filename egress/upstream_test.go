@@ -178,7 +178,7 @@ func TestUpstreamProxyFailures(t *testing.T) {
 // TestUpstreamHandshake drives the CONNECT exchange over a pipe: bytes
 // that follow the proxy's answer are kept, and an endless answer is cut.
 func TestUpstreamHandshake(t *testing.T) {
-	u := newUpstreamDialer(&UpstreamProxy{Addr: "proxy.test:3128"}, 5*time.Second)
+	u := newUpstreamDialer(&UpstreamProxy{Addr: "proxy.test:3128"}, 5*time.Second, nil)
 	for _, tc := range []struct {
 		name   string
 		answer string
@@ -231,7 +231,8 @@ func TestParseUpstreamProxy(t *testing.T) {
 		{"http://127.0.0.1:3128", "127.0.0.1:3128", ""},
 		{"", "", "empty"},
 		{"proxy.corp:3128", "", "scheme"},
-		{"https://proxy.corp:3128", "", `scheme "https" is not supported`},
+		{"https://proxy.corp:3128", "proxy.corp:3128", ""},
+		{"https://proxy.corp", "", "port is missing"},
 		{"socks5://proxy.corp:1080", "", "not supported"},
 		{"http://proxy.corp", "", "port is missing"},
 		{"http://proxy.corp:0", "", "port"},
@@ -369,7 +370,7 @@ func TestLoadCAFile(t *testing.T) {
 // TestUpstreamHandshakeGivesUp: a proxy that never answers CONNECT is a
 // timeout at ctx's deadline, and cancelled when ctx is cancelled.
 func TestUpstreamHandshakeGivesUp(t *testing.T) {
-	u := newUpstreamDialer(&UpstreamProxy{Addr: "proxy.test:3128"}, time.Minute)
+	u := newUpstreamDialer(&UpstreamProxy{Addr: "proxy.test:3128"}, time.Minute, nil)
 	for _, tc := range []struct {
 		name string
 		ctx  func() (context.Context, context.CancelFunc)

@@ -42,4 +42,10 @@ type Output struct {
 	// Notes are secret-free remarks for the reader (a cut body, content
 	// that could not be converted, a start_index past the end, …).
 	Notes []string `json:"notes,omitempty"`
+	// RedirectTo is set on the error result of a refused off-target
+	// redirect only: the full Location, resolved against the request URL,
+	// for the caller to fetch in a new call (decided on its own). Status,
+	// URL and Headers then describe the redirect response. Like URL, it is
+	// for the caller only: never log it.
+	RedirectTo string `json:"redirect_to,omitempty"`
 }

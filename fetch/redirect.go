@@ -7,6 +7,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
@@ -37,6 +38,53 @@ func (f *Fetch) checkRedirect(p *prepared, again tool.Redecide) func(*http.Reque
 	}
 }
 
+// offTarget carries a refused off-target redirect to the caller: the full
+// Location, resolved against the URL of the request it answered (the
+// http.Client has already resolved it), and the redirect response's status
+// and bounded headers. It rides in the refusal's cause chain, whose text is
+// never printed; its Error() names nothing. InvokableRun moves it into
+// tool.Result.RedirectTo and the structured output, which go to the caller
+// only: the Location follows from the user's own request and may carry
+// tokens, so it never reaches a log, an audit line or a diagnostic.
+type offTarget struct {
+	location string
+	from     string
+	status   int
+	header   map[string]string
+}
+
+func (*offTarget) Error() string { return "redirect off target" }
+
+func newOffTarget(req *http.Request) *offTarget {
+	t := &offTarget{location: req.URL.String()}
+	if r := req.Response; r != nil {
+		t.status = r.StatusCode
+		t.header = localfetch.BoundedResponseHeaders(r.Header)
+		if r.Request != nil && r.Request.URL != nil {
+			t.from = r.Request.URL.String()
+		}
+	}
+	return t
+}
+
+// redirectResult is the error result of a refused off-target redirect: the
+// refusal, plus RedirectTo and a structured output describing the redirect
+// response (status, the URL that answered with it, its header summary), so
+// a caller can make a new call for RedirectTo that is decided on its own.
+func redirectResult(p *prepared, err error, t *offTarget) *tool.Result {
+	res := tool.ErrorResult(err)
+	res.Content += "\nredirect_to: " + t.location
+	res.RedirectTo = t.location
+	res.Structured = Output{
+		Status:     t.status,
+		URL:        t.from,
+		Headers:    t.header,
+		Format:     p.format,
+		RedirectTo: t.location,
+	}
+	return res
+}
+
 func (f *Fetch) redirectHop(p *prepared, again tool.Redecide, req *http.Request, hop int) error {
 	if hop > maxRedirects {
 		return refusal.Newf(refusal.TooManyRedirects, "%s %s: more than %d redirects; not followed", p.method, p.target.Host, maxRedirects).
@@ -62,7 +110,8 @@ func (f *Fetch) redirectHop(p *prepared, again tool.Redecide, req *http.Request,
 		where := o.Scheme + "://" + o.Target.String()
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s://%s: redirected to %s, off the approved target; not followed",
 			p.method, p.scheme, p.target, where).
-			WithHint("redirects are followed only to the same scheme, host and port; fetch " + where + " in a new call if you want it (it needs its own approval)")
+			WithHint("redirects are followed only to the same scheme, host and port; fetch redirect_to in a new call if you want it (it is decided on its own)").
+			Wrap(newOffTarget(req))
 	}
 	if again == nil {
 		return refusal.Newf(refusal.InternalError, "%s %s: no decision step is bound for a redirect hop; not followed", p.method, p.target.Host)

@@ -46,17 +46,22 @@ func TestRedirectOffTargetRefused(t *testing.T) {
 	tests := []struct {
 		name, location, wantOrigin string
 		want                       refusal.Code
+		// wantTo is the RedirectTo handed to the caller: the Location
+		// resolved against the request URL; empty where there is nothing
+		// a new call could fetch.
+		wantTo string
 	}{
-		{"other port", "http://127.0.0.1:" + op + "/secret-path?secret-query=1", "http://127.0.0.1:" + op, refusal.RedirectOffTarget},
-		{"127.0.0.2", "http://127.0.0.2:" + p + "/secret-path", "http://127.0.0.2:" + p, refusal.RedirectOffTarget},
-		{"mapped loopback", "http://[::ffff:127.0.0.1]:" + p + "/secret-path", "http://[::ffff:127.0.0.1]:" + p, refusal.RedirectOffTarget},
-		{"other scheme", "https://127.0.0.1:" + p + "/secret-path", "https://127.0.0.1:" + p, refusal.RedirectOffTarget},
-		{"other spelling of loopback", "http://localhost:" + p + "/secret-path", "http://localhost:" + p, refusal.RedirectOffTarget},
-		{"IPv6 loopback", "http://[::1]:" + p + "/secret-path", "http://[::1]:" + p, refusal.RedirectOffTarget},
-		{"public host", "https://example.com/secret-path", "https://example.com:443", refusal.RedirectOffTarget},
-		{"default port", "http://127.0.0.1/secret-path", "http://127.0.0.1:80", refusal.RedirectOffTarget},
-		{"credentials", "http://user:secret-pw@127.0.0.1:" + p + "/secret-path", "", refusal.CredentialsInURL},
-		{"file scheme", "file:///etc/secret-path", "file://", refusal.RedirectOffTarget},
+		{"other port", "http://127.0.0.1:" + op + "/secret-path?secret-query=1", "http://127.0.0.1:" + op, refusal.RedirectOffTarget, "http://127.0.0.1:" + op + "/secret-path?secret-query=1"},
+		{"127.0.0.2", "http://127.0.0.2:" + p + "/secret-path", "http://127.0.0.2:" + p, refusal.RedirectOffTarget, "http://127.0.0.2:" + p + "/secret-path"},
+		{"mapped loopback", "http://[::ffff:127.0.0.1]:" + p + "/secret-path", "http://[::ffff:127.0.0.1]:" + p, refusal.RedirectOffTarget, "http://[::ffff:127.0.0.1]:" + p + "/secret-path"},
+		{"other scheme", "https://127.0.0.1:" + p + "/secret-path", "https://127.0.0.1:" + p, refusal.RedirectOffTarget, "https://127.0.0.1:" + p + "/secret-path"},
+		{"scheme-relative", "//localhost:" + p + "/secret-path?token=secret-t", "http://localhost:" + p, refusal.RedirectOffTarget, "http://localhost:" + p + "/secret-path?token=secret-t"},
+		{"other spelling of loopback", "http://localhost:" + p + "/secret-path", "http://localhost:" + p, refusal.RedirectOffTarget, "http://localhost:" + p + "/secret-path"},
+		{"IPv6 loopback", "http://[::1]:" + p + "/secret-path", "http://[::1]:" + p, refusal.RedirectOffTarget, "http://[::1]:" + p + "/secret-path"},
+		{"public host", "https://example.com/secret-path", "https://example.com:443", refusal.RedirectOffTarget, "https://example.com/secret-path"},
+		{"default port", "http://127.0.0.1/secret-path", "http://127.0.0.1:80", refusal.RedirectOffTarget, "http://127.0.0.1/secret-path"},
+		{"credentials", "http://user:secret-pw@127.0.0.1:" + p + "/secret-path", "", refusal.CredentialsInURL, ""},
+		{"file scheme", "file:///etc/secret-path", "file://", refusal.RedirectOffTarget, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,8 +71,21 @@ func TestRedirectOffTargetRefused(t *testing.T) {
 			if tc.wantOrigin != "" && !strings.Contains(res.Message, tc.wantOrigin) {
 				t.Errorf("message %q does not name the redirect origin %q", res.Message, tc.wantOrigin)
 			}
-			if text := res.Content + res.Message + res.Hint; strings.Contains(text, "secret") {
+			// The Location reaches the caller in RedirectTo (and the
+			// content's last line) only.
+			content := strings.TrimSuffix(res.Content, "\nredirect_to: "+tc.wantTo)
+			if text := content + res.Message + res.Hint; strings.Contains(text, "secret") {
 				t.Errorf("error result %q leaks the redirect's path, query or credentials", text)
+			}
+			if res.RedirectTo != tc.wantTo {
+				t.Errorf("RedirectTo %q; want %q", res.RedirectTo, tc.wantTo)
+			}
+			if tc.wantTo == "" {
+				return
+			}
+			out, ok := res.Structured.(Output)
+			if !ok || out.RedirectTo != tc.wantTo || out.Status != http.StatusFound || out.URL != base+"/start" {
+				t.Errorf("structured %+v; want status 302 from %s/start, redirect_to %q", res.Structured, base, tc.wantTo)
 			}
 		})
 	}

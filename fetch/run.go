@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/ocfetch/ocfetch/capability"
 	"io"
@@ -58,6 +59,10 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 	res, err := f.run(ctx, p, again)
 	if err != nil {
 		f.logDecision(ctx, "run failed", err, p)
+		var off *offTarget
+		if errors.As(err, &off) {
+			return redirectResult(p, err, off), nil
+		}
 		return tool.ErrorResult(err), nil
 	}
 	return res, nil

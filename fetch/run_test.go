@@ -52,8 +52,13 @@ func wantError(t *testing.T, res *tool.Result, code refusal.Code) {
 	if !res.IsError || res.Reason != code {
 		t.Fatalf("result IsError=%v reason %q message %q; want error %q", res.IsError, res.Reason, res.Message, code)
 	}
-	if res.Structured != nil {
+	// Only a refused off-target redirect describes the redirect response,
+	// for the caller to follow in a new call.
+	if res.Structured != nil && (code != refusal.RedirectOffTarget || res.RedirectTo == "") {
 		t.Errorf("error result has Structured %v; want nil", res.Structured)
+	}
+	if res.RedirectTo != "" && code != refusal.RedirectOffTarget {
+		t.Errorf("error result %s has RedirectTo; want it on redirect_off_target only", code)
 	}
 }
 

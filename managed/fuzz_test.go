@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		`{"rules": [{"target": {"port": 1e3}}]}`, // number forms
 		`{"max_profile": "\u0073trict"}`,         // an escaped name
 		`{"allow_once": null}`,
+		`{"allow_public_https": false}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -62,12 +62,12 @@ func TestLoad(t *testing.T) {
 	path := policyFile(t, `{"schema_version": 1,
 		"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "Evil.Example", "port": 443}, "decision": "deny"},
 		          {"capability": "network", "target": {"schema": "network.target.v1", "host": "*.corp.example", "port": 443}, "decision": "allow"}],
-		"max_profile": "strict", "managed_rules_only": true, "allow_once": false, "require_sandbox": true}`)
+		"max_profile": "strict", "managed_rules_only": true, "allow_once": false, "require_sandbox": true, "allow_public_https": false}`)
 	p, err := load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.File != path || !p.Present() || p.MaxProfile != risk.Strict || !p.ManagedRulesOnly || !p.NoAllowOnce || !p.RequireSandbox {
+	if p.File != path || !p.Present() || p.MaxProfile != risk.Strict || !p.ManagedRulesOnly || !p.NoAllowOnce || !p.RequireSandbox || !p.NoPublicHTTPS {
 		t.Errorf("Load = %+v", p)
 	}
 	if m, ok := p.Rules.Decide(capability.Network(capability.Target{Host: "evil.example", Port: 443})); !ok || m.Decision != rules.Deny {
@@ -85,7 +85,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Present() || p.MaxProfile != risk.Standard || p.NoAllowOnce || p.ManagedRulesOnly || p.RequireSandbox || p.Rules.Len() != 0 {
+	if !p.Present() || p.MaxProfile != risk.Standard || p.NoAllowOnce || p.ManagedRulesOnly || p.RequireSandbox || p.NoPublicHTTPS || p.Rules.Len() != 0 {
 		t.Errorf("Load({}) = %+v; want the defaults", p)
 	}
 	if p.Cap(risk.Permissive) != risk.Standard || p.Allows(risk.Permissive) || !p.Allows(risk.Strict) {

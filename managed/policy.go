@@ -52,6 +52,11 @@ type Policy struct {
 	// (package auditexport); "" for none. It takes precedence over the
 	// user's audit_export.json.
 	AuditExport string
+	// NoPublicHTTPS ("allow_public_https": false) makes the open-web rule
+	// ("allow *:443", `ocfetch rules allow --public-https`) of a workspace
+	// or the user count for nothing. The managed policy's own rules are
+	// the administrator's and still count.
+	NoPublicHTTPS bool
 }
 
 // Present reports whether a managed policy file was read.
@@ -163,7 +168,7 @@ func invalid(path, format string, args ...any) *refusal.Error {
 var policyJSON = strictjson.Walker{
 	MaxDepth: 8,
 	Keys: []string{
-		"schema_version", "rules", "max_profile", "managed_rules_only", "allow_once", "require_sandbox",
+		"schema_version", "rules", "max_profile", "managed_rules_only", "allow_once", "require_sandbox", "allow_public_https",
 		"audit_export", "capability", "target", "decision", "schema", "host", "port",
 	},
 }
@@ -172,7 +177,7 @@ var policyJSON = strictjson.Walker{
 // trailing data, no duplicate or unknown keys; "schema_version", if
 // present, the integer 1; "rules" an array of rules exactly as in
 // rules.json (a wildcard over a public suffix refused); "max_profile" one
-// of strict, standard, permissive; the three switches booleans. Absent
+// of strict, standard, permissive; the four switches booleans. Absent
 // fields take their defaults. The returned Policy has no File.
 func Parse(data []byte) (Policy, error) {
 	p := Policy{MaxProfile: risk.Standard}
@@ -214,7 +219,7 @@ func Parse(data []byte) (Policy, error) {
 				return fmt.Errorf("audit_export %s is not an http(s) URL of a collector without credentials, query or fragment", strictjson.Describe(v))
 			}
 			p.AuditExport = v.Text()
-		case "managed_rules_only", "allow_once", "require_sandbox":
+		case "managed_rules_only", "allow_once", "require_sandbox", "allow_public_https":
 			if v.Kind != strictjson.Bool {
 				return fmt.Errorf("%s is %s; want true or false", key, v.Kind)
 			}
@@ -224,6 +229,8 @@ func Parse(data []byte) (Policy, error) {
 				p.ManagedRulesOnly = b
 			case "allow_once":
 				p.NoAllowOnce = !b
+			case "allow_public_https":
+				p.NoPublicHTTPS = !b
 			default:
 				p.RequireSandbox = b
 			}

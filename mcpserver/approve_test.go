@@ -56,7 +56,7 @@ func TestElicitation(t *testing.T) {
 						t.Errorf("first call: text lacks the page:\n%s", text(res))
 					}
 					if !tc.wantOK {
-						want := "not_approved: " + target + " was denied by the user\nhint: ask the user to run: ocfetch rules allow " + target
+						want := "not_approved: " + target + " was denied by the user\nhint: the user declined this fetch; do not retry it or ask for a rule unless the user brings it up"
 						if got := text(res); got != want {
 							t.Errorf("first call: text = %q; want %q", got, want)
 						}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -57,11 +58,16 @@ func TestFailuresThroughMCP(t *testing.T) {
 			if !res.IsError || !strings.HasPrefix(text(res), tc.wantCode+": ") {
 				t.Errorf("isError %v, text %q; want %s", res.IsError, text(res), tc.wantCode)
 			}
-			if strings.Contains(text(res), "/elsewhere") || strings.Contains(text(res), "/start") {
+			// The path is the caller's only in a refused redirect's
+			// redirect_to (TestRedirectToThroughMCP).
+			if strings.Contains(text(res), "/start") || (tc.wantCode != "redirect_off_target" && strings.Contains(text(res), "/elsewhere")) {
 				t.Errorf("text %q holds a path", text(res))
 			}
-			if res.StructuredContent != nil {
+			if res.StructuredContent != nil && tc.wantCode != "redirect_off_target" {
 				t.Errorf("error result carries structured content %v", res.StructuredContent)
+			}
+			if raw, _ := os.ReadFile(ws.AuditPath()); strings.Contains(string(raw), "/elsewhere") {
+				t.Errorf("audit log holds the redirect's path: %s", raw)
 			}
 			lines := auditLines(t, ws)
 			if len(lines) != 1 || lines[0]["outcome"] != tc.wantCode {

@@ -39,6 +39,12 @@ type Output struct {
 	// a response fetched by this call.
 	Cached    bool   `json:"cached,omitempty"`
 	FetchedAt string `json:"fetched_at,omitempty"`
+	// RedirectTo is set on the error result of a refused off-target
+	// redirect only (isError, redirect_off_target): the full Location,
+	// resolved against the request URL, to fetch in a new call that is
+	// decided on its own. Status, URL and Headers then describe the
+	// redirect response.
+	RedirectTo string `json:"redirect_to,omitempty"`
 }
 
 // outputFrom projects the tool's structured result onto [Output]. ok is
@@ -69,6 +75,7 @@ func outputFrom(v any) (Output, bool) {
 		NextStartIndex: fo.NextStartIndex,
 		Bytes:          fo.Bytes,
 		BodyTruncated:  fo.BodyTruncated,
+		RedirectTo:     fo.RedirectTo,
 	}, true
 }
 
@@ -86,7 +93,8 @@ var outputSchema = json.RawMessage(`{
     "bytes": {"type": "integer", "minimum": 0, "description": "Response body bytes read, after decompression."},
     "body_truncated": {"type": "boolean", "description": "True when the byte cap (max_bytes) cut the body, so the content is of its first bytes only; distinct from truncated, which is about the window."},
     "cached": {"type": "boolean", "description": "True when the response came from the server's response cache (GET, up to 15 minutes old by default); absent when fetched by this call."},
-    "fetched_at": {"type": "string", "format": "date-time", "description": "When a cached response was fetched (RFC 3339, UTC)."}
+    "fetched_at": {"type": "string", "format": "date-time", "description": "When a cached response was fetched (RFC 3339, UTC)."},
+    "redirect_to": {"type": "string", "description": "Only on the error result of a refused off-target redirect (redirect_off_target): the full redirect Location, resolved against the request URL. Fetch it in a new call if you want it; that call is decided on its own. status, url and headers then describe the redirect response."}
   },
   "required": ["status", "url", "headers", "format", "truncated", "next_start_index", "bytes"],
   "additionalProperties": false

@@ -316,7 +316,8 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 
 // toCallToolResult maps a broker result onto MCP: text content always;
 // structured content and no isError for a delivered response; isError with
-// "reason: message" and the hint for anything else.
+// "reason: message" and the hint for anything else (and, for a refused
+// off-target redirect, redirect_to in the text and structured content).
 //
 // A call whose audit line could not be written says so in the result
 // (audit_unavailable), never only in diagnostics.
@@ -349,11 +350,21 @@ func errorResult(r *tool.Result) *mcp.CallToolResult {
 	if reason == "" {
 		reason = refusal.InternalError
 	}
-	return &mcp.CallToolResult{
+	out := &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{&mcp.TextContent{Text: refusalText(reason, r.Message, r.Hint)}},
 		Meta:    mcp.Meta{"ocfetch/reason": string(reason)},
 	}
+	// A refused off-target redirect hands the model its full Location (in
+	// the text and in structured content that fits the output schema), so
+	// it can make a new call, decided on its own.
+	if r.RedirectTo != "" {
+		out.Content[0].(*mcp.TextContent).Text += "\nredirect_to: " + r.RedirectTo
+		if o, ok := outputFrom(r.Structured); ok && o.RedirectTo != "" {
+			out.StructuredContent = o
+		}
+	}
+	return out
 }
 
 // refusalText is the text content of a refusal: "code: message" and a

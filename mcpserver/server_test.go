@@ -82,7 +82,7 @@ func TestListToolsSchema(t *testing.T) {
 	for name := range out.Properties {
 		outProps = append(outProps, name)
 	}
-	wantOut := []string{"body_truncated", "bytes", "cached", "fetched_at", "format", "headers", "next_start_index", "status", "truncated", "url"}
+	wantOut := []string{"body_truncated", "bytes", "cached", "fetched_at", "format", "headers", "next_start_index", "redirect_to", "status", "truncated", "url"}
 	if diff := cmp.Diff(wantOut, outProps, sortStrings); diff != "" {
 		t.Errorf("output properties (-want +got):\n%s", diff)
 	}

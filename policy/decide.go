@@ -101,10 +101,14 @@ type Args struct {
 // is stated once, in docs/DESIGN.md ("The decision"): the managed policy,
 // local mode (localfetch.Admit), the address of an IP literal, the front's
 // scheme rule, the rule layers (a deny from any layer wins; a workspace
-// grant counts only when trusted), then built-in (strict, allow_once, Ask).
+// grant counts only when trusted; a layer's open-web rule "allow *:443" is
+// its least specific allow, for https or a tunnel to port 443 of a host
+// that is not local, and counts only in the managed layer when the managed
+// policy says allow_public_https: false), then built-in (strict,
+// allow_once, Ask).
 //
 // Every Deny names its layer and, where there is one, its file.
-func Decide(ctx context.Context, a Args) Decision {
+func Decide(ctx context.Context, a Args) (result Decision) {
 	_ = ctx
 	var tr *[]Step
 	if a.Trace {
@@ -124,7 +128,7 @@ func step(tr *[]Step, l Layer, check, file, said string) {
 	}
 }
 
-func decide(a Args, tr *[]Step) Decision {
+func decide(a Args, tr *[]Step) (result Decision) {
 	o := a.Origin
 	d := Decision{Target: o.Target}
 
@@ -204,6 +208,7 @@ func decide(a Args, tr *[]Step) Decision {
 	var abuf [4]*Decision
 	layers := ruleLayers(lbuf[:0], a, mp)
 	allows := abuf[:len(layers)]
+	forbiddenPublic := "" // the file of an open-web rule the managed policy forbids
 	for i, l := range layers {
 		set, err := l.load()
 		if tr != nil {
@@ -223,8 +228,21 @@ func decide(a Args, tr *[]Step) Decision {
 		}
 		m, ok := set.Decide(need)
 		if !ok {
-			step(tr, l.layer, "rules", l.file, "no rule covers the target")
-			continue
+			// The open-web rule is the layer's least specific allow,
+			// after every deny of every layer (the loop goes on).
+			pr, has := set.PublicHTTPS()
+			if !has || !publicHTTPSApplies(a, o, d) {
+				step(tr, l.layer, "rules", l.file, "no rule covers the target")
+				continue
+			}
+			if mp.NoPublicHTTPS && l.layer != LayerManaged {
+				if forbiddenPublic == "" {
+					forbiddenPublic = l.file
+				}
+				step(tr, l.layer, "rules", l.file, "allow *:443 ignored: the managed policy forbids it (allow_public_https: false)")
+				continue
+			}
+			m, ok = rules.Match{Decision: rules.Allow, Rule: pr}, true
 		}
 		text := m.Rule.String()
 		step(tr, l.layer, "rules", l.file, text)
@@ -282,6 +300,10 @@ func decide(a Args, tr *[]Step) Decision {
 
 	// 6. Built-in: nothing covers the target.
 	hint := AllowHint(o.Target, a.ForModel)
+	if forbiddenPublic != "" {
+		d.Note = fmt.Sprintf("the open-web rule allow *:443 in %s is ignored: the managed policy %s forbids it (allow_public_https: false)", forbiddenPublic, mp.File)
+		defer func() { noted(&result, d.Note) }()
+	}
 	if a.Profile != risk.Strict && mp.Cap(a.Profile) == risk.Strict {
 		return deny(d, LayerManaged, mp.File, "", audit.ByProfile, refusal.Newf(refusal.NotApproved,
 			"%s is not covered by a saved rule, and the managed policy %s caps the profile at strict (max_profile): saved rules only", o.Target, mp.File).WithHint(hint))
@@ -298,6 +320,22 @@ func decide(a Args, tr *[]Step) Decision {
 	d.Result, d.Layer = Ask, LayerBuiltin
 	d.Refusal = refusal.Newf(refusal.NotApproved, "%s is not covered by a saved rule", o.Target).WithHint(hint)
 	return d
+}
+
+// publicHTTPSApplies reports whether the open-web rule ("allow *:443")
+// covers origin o: port 443, not a local host (local mode never comes
+// from it), and https for the Fetch tool, a tunnel (no scheme) for the
+// proxy — never a forwarded http request. A non-public IP literal never
+// gets here (step 3), and a name's addresses are checked by the egress
+// guard at dial time, so "public" is kept where it can only be kept.
+func publicHTTPSApplies(a Args, o capability.Origin, d Decision) bool {
+	if o.Target.Port != rules.PublicHTTPSPort || o.IsLocal() || d.LoopbackPort != 0 {
+		return false
+	}
+	if a.Front == FrontProxy {
+		return o.Scheme == ""
+	}
+	return o.Scheme == "https"
 }
 
 // trustCheck asks the trust store, at most once per decision and only when
@@ -395,6 +433,16 @@ func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
 		out = append(out, l)
 	}
 	return out
+}
+
+// noted adds note to the refusal of d (Ask or Deny), so that whoever
+// reports it says why a rule the user saved did not count.
+func noted(d *Decision, note string) {
+	if d.Refusal != nil && note != "" {
+		r := *d.Refusal
+		r.Message += "; " + note
+		d.Refusal = &r
+	}
 }
 
 func deny(d Decision, l Layer, file, rule string, by audit.DecidedBy, r *refusal.Error) Decision {

@@ -90,6 +90,10 @@ type Decision struct {
 	// Trace is what Decide consulted, in order, and what each said; set
 	// only when Args.Trace asks (`ocfetch explain` prints it).
 	Trace []Step
+	// Note is a secret-free remark for whoever reports an Ask or a Deny:
+	// why a rule the user saved counted for nothing (the open-web rule a
+	// managed policy forbids). The Refusal's message carries it too.
+	Note string
 }
 
 // Checks a [Step] names besides the rule files.

@@ -48,6 +48,7 @@ func (s *Server) record(x *exchange) {
 		BytesUp:     x.up,
 		BytesDown:   x.down,
 		DurationMS:  dur.Milliseconds(),
+		RunID:       s.runID,
 	}
 	if x.req.target.Host != "" {
 		req := capability.Network(x.req.target)

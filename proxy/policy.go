@@ -31,11 +31,12 @@ type verdict struct {
 
 // admit decides whether the proxy may connect to t: policy.Decide as the
 // proxy front (FrontProxy: any scheme a rule covers, port 80 included),
-// with rules.json read on this call through the memo below. The proxy
-// never asks anyone: Ask is refused as not_approved with the rules allow
-// command as hint, so a target is admitted only when a saved allow rule
-// covers it — local-mode targets included — and the egress guard admits
-// the dialed address. A local-mode target is dialled under
+// with rules.json read on this call through the memo below. Without
+// Options.Ask the proxy never asks anyone: Ask is refused as not_approved
+// with the rules allow command as hint, so a target is admitted only when
+// a saved allow rule covers it — local-mode targets included — and the
+// egress guard admits the dialed address. With it, the user is asked
+// (Server.ask) and the answer decides. A local-mode target is dialled under
 // egress.WithLoopback, so the guard connects to the loopback address
 // written on the admitted port only, and never to the proxy's own port.
 func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
@@ -52,10 +53,18 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 		return v
 	case policy.Ask:
 		v.file = s.scope.Workspace.RulesPath()
-		v.err = refusal.Newf(refusal.NotApproved,
-			"%s is not covered by a saved rule, and the proxy accepts saved rules only", o.Target).
-			WithHint(d.Refusal.Hint)
-		return v
+		if s.asker == nil {
+			v.err = refusal.Newf(refusal.NotApproved,
+				"%s is not covered by a saved rule, and the proxy accepts saved rules only", o.Target).
+				WithHint(d.Refusal.Hint)
+			return v
+		}
+		by, rule, err := s.ask(ctx, o, d)
+		if err != nil {
+			v.decidedBy, v.err = by, err
+			return v
+		}
+		d.DecidedBy, d.Rule = by, rule
 	}
 	if d.LoopbackPort != 0 {
 		if s.ownPort(d.LoopbackPort) {

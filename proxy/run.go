@@ -98,6 +98,13 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
+// Write writes p whole under the lock.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func (l *lockedWriter) line(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -199,6 +206,12 @@ func run(ctx context.Context, opts *Options, ro *RunOptions, cmd []string) (int,
 func startCommand(ctx context.Context, opts *Options, log *slog.Logger, ro *RunOptions, cmd []string, creds *Credentials, stderr *lockedWriter) (*exec.Cmd, net.Listener, error) {
 	prepare := func(c *exec.Cmd) {
 		c.Stdin, c.Stdout, c.Stderr = ro.Stdin, ro.Stdout, ro.Stderr
+		if _, ok := ro.Stderr.(*os.File); !ok && ro.Stderr != nil {
+			// A writer that is not a file is copied to by exec's own
+			// goroutine: through the lock, so a refusal line and the
+			// command's output never write into it at once.
+			c.Stderr = stderr
+		}
 		c.Cancel = func() error { return terminate(c.Process) }
 		c.WaitDelay = 5 * time.Second
 	}

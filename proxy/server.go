@@ -96,6 +96,15 @@ type Options struct {
 	// connection's goroutine: ocfetch run prints [Refusal.Line] on
 	// stderr. It must not block.
 	Refused func(Refusal)
+
+	// Ask, when set, puts a target no rule covers to the user instead of
+	// refusing it (see [AskOptions]). Nil: the proxy never asks.
+	Ask *AskOptions
+
+	// RunID, when set, is written in every audit line (run_id): the id of
+	// the `ocfetch run` this proxy serves. A short token (letters, digits,
+	// '-', '_', '.').
+	RunID string
 }
 
 // Server is the egress proxy. Create it with [New]; it is safe for
@@ -112,6 +121,8 @@ type Server struct {
 	auth      *Credentials
 	refused   func(Refusal)
 	metrics   *metrics // metrics.go
+	asker     *asker
+	runID     string
 
 	transport *http.Transport
 	rules     rules.Memo
@@ -153,6 +164,8 @@ func New(opts *Options) (*Server, error) {
 		dialTO:    orDur(opts.DialTimeout, DefaultDialTimeout),
 		auth:      opts.Auth,
 		refused:   opts.Refused,
+		asker:     newAsker(opts.Ask),
+		runID:     opts.RunID,
 		listeners: map[net.Listener]struct{}{},
 		conns:     map[*clientConn]struct{}{},
 		done:      make(chan struct{}),

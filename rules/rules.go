@@ -39,6 +39,31 @@ type RuleTarget struct {
 	Port   uint16 `json:"port"`
 }
 
+// The open-web rule: "allow *:443", written by `ocfetch rules allow
+// --public-https`. It is the only rule whose host is "*", and it is valid
+// with port 443 and decision allow only. [Set.Decide] never matches it;
+// the policy consults it through [Set.PublicHTTPS], for a Fetch-tool
+// https origin or a proxy tunnel on port 443 to a host that is not a local
+// host, after every deny rule — so a deny still wins, and the egress guard
+// still refuses every private, loopback or special-purpose address at dial
+// time.
+const (
+	PublicHTTPSHost        = "*"
+	PublicHTTPSPort uint16 = 443
+)
+
+// PublicHTTPSRule returns the open-web rule, "allow *:443".
+func PublicHTTPSRule() Rule {
+	return Rule{
+		Capability: capability.KindNetwork,
+		Target:     RuleTarget{Schema: capability.TargetSchemaV1, Host: PublicHTTPSHost, Port: PublicHTTPSPort},
+		Decision:   Allow,
+	}
+}
+
+// IsPublicHTTPS reports whether r is the open-web rule's target.
+func (r Rule) IsPublicHTTPS() bool { return r.Target.Host == PublicHTTPSHost }
+
 // NewRule returns the network rule deciding d for pattern and port.
 func NewRule(d Decision, pattern capability.HostPattern, port uint16) Rule {
 	return Rule{
@@ -63,6 +88,14 @@ func normalize(r Rule) (Rule, capability.HostPattern, error) {
 	}
 	if r.Target.Schema != capability.TargetSchemaV1 {
 		return r, capability.HostPattern{}, fmt.Errorf("unknown target schema %q (want %q)", safetext.Short(r.Target.Schema), capability.TargetSchemaV1)
+	}
+	if r.IsPublicHTTPS() {
+		// The open-web rule: exactly "allow *:443"; a file that says
+		// anything else with host "*" fails closed.
+		if r.Target.Port != PublicHTTPSPort || r.Decision != Allow {
+			return r, capability.HostPattern{}, fmt.Errorf("host \"*\" is the open-web rule, allow *:443 only (ocfetch rules allow --public-https); got %s", safetext.Short(r.String()))
+		}
+		return r, capability.HostPattern{Host: PublicHTTPSHost}, nil
 	}
 	p, err := capability.ParseHostPattern(r.Target.Host)
 	if err != nil {
@@ -114,9 +147,10 @@ type slot struct {
 // independent of the number of rules. The zero value and nil are empty
 // sets. A Set is safe for concurrent use.
 type Set struct {
-	rules []Rule // normalised, sorted
-	exact map[key]slot
-	wild  map[key]slot
+	rules  []Rule // normalised, sorted
+	exact  map[key]slot
+	wild   map[key]slot
+	public *Rule // the open-web rule, if present; never in exact or wild
 }
 
 // Match is the outcome of [Set.Decide]: the decision and the rule that
@@ -155,6 +189,10 @@ func NewSet(rules ...Rule) (*Set, error) {
 	for i, x := range ps {
 		s.rules[i] = x.r
 		r := &s.rules[i]
+		if r.IsPublicHTTPS() {
+			s.public = r
+			continue
+		}
 		m := s.exact
 		if x.p.Wildcard {
 			m = s.wild
@@ -186,6 +224,17 @@ func (s *Set) Rules() []Rule {
 		return nil
 	}
 	return slices.Clone(s.rules)
+}
+
+// PublicHTTPS returns the open-web rule ("allow *:443") when the set holds
+// it. [Set.Decide] never matches it: whether it applies to an origin
+// (https or a tunnel, port 443, not a local host, no deny rule, not
+// forbidden by a managed policy) is the policy's decision.
+func (s *Set) PublicHTTPS() (Rule, bool) {
+	if s == nil || s.public == nil {
+		return Rule{}, false
+	}
+	return *s.public, true
 }
 
 // Decide returns the saved decision for req, and false when no rule

@@ -69,11 +69,17 @@ func Remove(ctx context.Context, ws workspace.Workspace, host string, port uint1
 // for host and port from a rule list, and where it reports whether one
 // existed: the one Remove of every store.
 func removing(host string, port uint16) (func([]Rule) []Rule, *bool, error) {
-	p, err := capability.ParseHostPattern(host)
-	if err != nil {
-		return nil, nil, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
+	var target Rule
+	if host == PublicHTTPSHost {
+		target = PublicHTTPSRule()
+		target.Target.Port = port
+	} else {
+		p, err := capability.ParseHostPattern(host)
+		if err != nil {
+			return nil, nil, refusal.Newf(refusal.InvalidHost, "rule host %q: %v", safetext.Short(host), err).Wrap(err)
+		}
+		target = NewRule(Allow, p, port)
 	}
-	target := NewRule(Allow, p, port)
 	removed := new(bool)
 	return func(rules []Rule) []Rule {
 		n := len(rules)

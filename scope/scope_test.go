@@ -75,8 +75,8 @@ func TestOpenErrors(t *testing.T) {
 		{"bad profile flag", "", scope.Flags{Profile: "lax"}, "--profile", ""},
 		{"bad upstream flag", "", scope.Flags{Upstream: "socks5://127.0.0.1:1080"}, "--upstream-proxy", ""},
 		{"bad settings", `{"schema_version": 2}`, scope.Flags{}, "", refusal.SettingsInvalid},
-		{"bad settings upstream", `{"schema_version": 1, "upstream_proxy": "https://proxy.example:1"}`, scope.Flags{}, "", refusal.SettingsInvalid},
-		{"a flag spares a bad settings upstream", `{"schema_version": 1, "upstream_proxy": "https://proxy.example:1"}`, scope.Flags{Upstream: "none"}, "", ""},
+		{"bad settings upstream", `{"schema_version": 1, "upstream_proxy": "socks5://proxy.example:1"}`, scope.Flags{}, "", refusal.SettingsInvalid},
+		{"a flag spares a bad settings upstream", `{"schema_version": 1, "upstream_proxy": "socks5://proxy.example:1"}`, scope.Flags{Upstream: "none"}, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

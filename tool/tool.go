@@ -84,6 +84,12 @@ type Result struct {
 	Reason  refusal.Code `json:"reason,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Hint    string       `json:"hint,omitempty"`
+	// RedirectTo is the full Location of a refused off-target redirect,
+	// resolved against the request URL (reason redirect_off_target), so the
+	// caller can make a new call for it that is decided on its own. It is
+	// for the caller only: it may carry the path, query or a token, so it
+	// is never written to an audit line, a log or a diagnostic.
+	RedirectTo string `json:"redirect_to,omitempty"`
 	// AuditFailure is set when the call's audit line could not be written
 	// after the call (audit_unavailable): the front end reports it to the
 	// caller (the CLI on stderr and in its exit status, the MCP server in

@@ -32,8 +32,13 @@ without sending a packet or resolving a name: the decision (allow, deny or
 ask), the layer, rule and file that made it, local mode's verdict with its
 file and port, the scheme rule, and for an IP literal the address check
 naming the IANA range. --proxy explains the proxy's decision instead (it
-forwards http to a rule on port 80, and never asks). Exit 0 whatever the
-decision; --json prints one object.`,
+forwards http to a rule on port 80; "ask" there means: ocfetch run on a
+terminal asks you, ocfetch proxy and run without a terminal refuse
+not_approved). Exit 0 whatever the decision; --json prints one object.`,
+		Example: `  ocfetch explain https://example.com/docs
+  ocfetch explain --json https://api.example.com/ | jq .decision
+  ocfetch explain --proxy http://registry.example:80/
+  ocfetch --profile permissive explain http://127.0.0.1:3000/`,
 		Args: exactArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplain(cmd.Context(), a, args[0], asJSON, proxy)
@@ -68,6 +73,9 @@ type explanation struct {
 	Layers  []layerState `json:"layers,omitempty"`
 	// Trace is what the decision consulted, in order (policy.Decision.Trace).
 	Trace []traceStep `json:"trace,omitempty"`
+	// OpenWeb is set when the open-web rule ("allow *:443", rules allow
+	// --public-https) decided: what it admits and what still guards it.
+	OpenWeb string `json:"open_web,omitempty"`
 }
 
 // traceStep is one step of the decision's trace.
@@ -144,8 +152,8 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 	if p, err := l.LoadManaged(); err != nil {
 		m.State = "invalid: every call is refused"
 	} else if p.Present() {
-		m.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v",
-			p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox)
+		m.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v, allow_public_https %v",
+			p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox, !p.NoPublicHTTPS)
 	}
 	out = append(out, m)
 	var trusted *bool
@@ -212,6 +220,10 @@ func explain(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL st
 	if r := d.Refusal; r != nil {
 		e.Reason, e.Message, e.Hint = r.Code, r.Message, r.Hint
 	}
+	if d.Result == policy.Allow && d.Rule == rules.PublicHTTPSRule().String() {
+		e.OpenWeb = "the open-web rule (ocfetch rules allow --public-https): every public host over https, without asking; " +
+			"the address it resolves to is still checked when get dials (private, loopback and special-purpose addresses refused), and a deny rule would win"
+	}
 	// explain is a printer of the decision's trace: local mode's verdict
 	// and the address check are what Decide found, not asked again.
 	for _, st := range d.Trace {
@@ -239,7 +251,7 @@ const explainURLHint = "give the URL as ocfetch get takes it, e.g. https://examp
 
 func schemeRule(front policy.Front) string {
 	if front == policy.FrontProxy {
-		return "the proxy forwards what a saved rule covers, http on port 80 included, and never asks"
+		return "the proxy forwards what a saved rule covers, http on port 80 included; a target no rule covers is asked by ocfetch run on a terminal, and refused (not_approved) by ocfetch proxy and by run without a terminal"
 	}
 	return "the Fetch tool reaches public hosts over https only; http only in local mode"
 }
@@ -251,7 +263,11 @@ func printExplanation(w io.Writer, e explanation) {
 			fmt.Fprintf(w, "%-11s %s\n", k+":", safetext.Line(v))
 		}
 	}
-	line("decision", e.Decision)
+	decision := e.Decision
+	if e.Decision == "ask" && e.Front == policy.FrontProxy.String() {
+		decision = "ask: ocfetch run on a terminal asks you; ocfetch proxy, and run without a terminal or with --no-ask, refuse it (not_approved)"
+	}
+	line("decision", decision)
 	if e.Target != nil {
 		line("target", e.Target.String())
 	}
@@ -265,6 +281,7 @@ func printExplanation(w io.Writer, e explanation) {
 		line("reason", string(e.Reason)+": "+e.Message)
 	}
 	line("hint", e.Hint)
+	line("open web", e.OpenWeb)
 	line("scheme", e.Scheme)
 	for _, l := range e.Layers {
 		line("layer "+l.Layer, l.File+": "+l.State)

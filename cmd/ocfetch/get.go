@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -67,9 +68,20 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get -d @query.json https://api.example.com/search
   ocfetch get -o report.pdf https://example.com/report.pdf
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
-		Args: exactArgs("URL"),
+		// A missing URL is found by runGet, so that --json reports it as
+		// the JSON error object too.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return exactArgs("URL")(cmd, args)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runGet(cmd.Context(), a, cmd, args[0], f)
+			rawURL := ""
+			if len(args) == 1 {
+				rawURL = args[0]
+			}
+			return runGet(cmd.Context(), a, cmd, rawURL, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -82,7 +94,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` bytes of the response body (after decompression)")
 	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline (`DUR`, like 10s or 2m) for the whole call, redirects and body included")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve this call's target once (never over a deny rule, the guard or local mode)")
-	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message", "hint"}}`)
+	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message", "hint", "redirect_to"}}; "title" when the page has one, "redirect_to" (the full Location) when an off-target redirect was refused`)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "text", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{"GET", "POST"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to `FILE` (a progress bar on a terminal above 1 MiB)")
@@ -117,6 +129,8 @@ type getJSON struct {
 	// BodyTruncated: --max-bytes cut the body (truncated is about the
 	// content window only).
 	BodyTruncated bool `json:"body_truncated"`
+	// Title is the page's title, when the converter found one (added).
+	Title string `json:"title,omitempty"`
 }
 
 // errorJSON is the `--json` object of a refusal or failure.
@@ -129,6 +143,10 @@ type errorField struct {
 	Reason  refusal.Code `json:"reason"`
 	Message string       `json:"message"`
 	Hint    string       `json:"hint,omitempty"`
+	// RedirectTo is the full Location of a refused off-target redirect
+	// (redirect_off_target), resolved against the request URL: fetch it in
+	// a new call, which is decided on its own.
+	RedirectTo string `json:"redirect_to,omitempty"`
 }
 
 // buildFetchArgs validates the flags of get and returns the tool's
@@ -382,6 +400,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		MaxBodyBytes: f.maxBytes,
 		Timeout:      f.timeout,
 		Logger:       log,
+		UserAgent:    getUserAgent(),
 	})
 	b := &broker.Broker{
 		Scope:    sc,
@@ -409,7 +428,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		}
 	}
 	if res.IsError {
-		return a.getFailed(f, resultError(res))
+		return a.getRefused(f, res)
 	}
 	out, ok := outputOf(res)
 	if !ok {
@@ -429,10 +448,18 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		if err := writeJSON(a.stdout, getJSON{
 			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
 			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
-			BodyTruncated: out.BodyTruncated,
+			BodyTruncated: out.BodyTruncated, Title: out.Title,
 		}); err != nil {
 			return err
 		}
+	} else if sink != nil {
+		// -o FILE: the body is in the file; stdout gets one line saying
+		// what was written, without the header summary.
+		status := strconv.Itoa(out.Status)
+		if t := http.StatusText(out.Status); t != "" {
+			status += " " + t
+		}
+		fmt.Fprintf(a.stdout, "HTTP %s\nwrote %d bytes to %s\n", status, out.Bytes, safetext.Line(f.output))
 	} else {
 		printResponse(a.stdout, out, f, sink, isTerminal(a.stdout))
 	}
@@ -453,16 +480,39 @@ func resultError(res *tool.Result) *refusal.Error {
 	return r
 }
 
+// getUserAgent is the default User-Agent of get and mcp alike, with this
+// build's version ("dev" for a build without one: "(devel)" is no
+// product version).
+func getUserAgent() string {
+	v := plainVersion()
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	return "ocfetch/" + v + " (+https://github.com/ocfetch/ocfetch)"
+}
+
+// getRefused reports an error result of the fetch tool. A refused
+// off-target redirect also gives its full Location, for a new call: the
+// --json object's redirect_to, or a "redirect_to:" line on stderr. It goes
+// to the caller only, never to a log.
+func (a *app) getRefused(f getFlags, res *tool.Result) error {
+	return a.getFailed(f, resultError(res), res.RedirectTo)
+}
+
 // getFailed reports a refusal or failure of get: in --json mode as the
 // error object on stdout (and nothing on stderr), else as the one line and
-// hint run prints. A tool's invalid_arguments is a usage error here: every
+// hint run prints (and redirectTo, when given, as the JSON field or a
+// line after the hint). A tool's invalid_arguments is a usage error here: every
 // argument came from a flag.
-func (a *app) getFailed(f getFlags, err error) error {
+func (a *app) getFailed(f getFlags, err error, redirectTo ...string) error {
 	e := classify(err)
 	if e.reason == refusal.InvalidArguments && e.code != exitUsage {
 		// The tool's hint speaks of its JSON arguments; here they were flags.
 		e.code = exitUsage
 		e.hint = "run 'ocfetch get --help' for usage"
+	}
+	if len(redirectTo) > 0 {
+		e.redirectTo = redirectTo[0]
 	}
 	if f.json {
 		reason := e.reason
@@ -472,7 +522,7 @@ func (a *app) getFailed(f getFlags, err error) error {
 				reason = refusal.InvalidArguments
 			}
 		}
-		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: safetext.Line(e.msg), Hint: safetext.Line(e.hint)}}); werr != nil {
+		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: safetext.Line(e.msg), Hint: safetext.Line(e.hint), RedirectTo: e.redirectTo}}); werr != nil {
 			return werr
 		}
 		e.quiet = true

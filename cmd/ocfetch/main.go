@@ -59,6 +59,9 @@ func execute(ctx context.Context, a *app, args []string) int {
 		if e.hint != "" {
 			fmt.Fprintln(stderr, "hint: "+safetext.Line(e.hint))
 		}
+		if e.redirectTo != "" {
+			fmt.Fprintln(stderr, "redirect_to: "+safetext.Line(e.redirectTo))
+		}
 	}
 	return e.code
 }
@@ -75,7 +78,10 @@ type exitError struct {
 	// quiet means the command already reported the error (get --json
 	// prints it as the JSON object on stdout).
 	quiet bool
-	err   error
+	// redirectTo is the full Location of a refused off-target redirect,
+	// printed for the user on stderr after the hint (get only).
+	redirectTo string
+	err        error
 }
 
 func (e *exitError) Error() string {

@@ -113,6 +113,7 @@ func ocfetch(t *testing.T, o cliOptions, args ...string) result {
 	a := newApp(strings.NewReader(o.stdin), &stdout, &stderr)
 	a.interactive = func() bool { return o.interactive }
 	a.progress = func() bool { return o.progress }
+	a.controllingTerminal = func() (*os.File, bool) { return nil, false }
 	a.egressOptions = o.egress
 	a.layers = testLayers(t)
 	if o.layers != nil {

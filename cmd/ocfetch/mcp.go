@@ -171,7 +171,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		FetchTimeout:     f.timeout,
 		MaxBodyBytes:     f.maxBytes,
 		DefaultMaxLength: f.maxLength,
-		UserAgent:        f.userAgent,
+		UserAgent:        cmpOrString(f.userAgent, getUserAgent()),
 		CacheTTL:         f.cacheTTL,
 	}
 	if f.cacheTTL <= 0 {
@@ -229,4 +229,12 @@ func mcpClientSnippet(url, path string) string {
   Claude Code: claude mcp add --transport http ocfetch %[1]s --header "Authorization: Bearer $(cat %[3]s)"
   VS Code (.vscode/mcp.json): {"servers": {"ocfetch": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer TOKEN"}}}}
 `, url, path, q)
+}
+
+// cmpOrString is v, or def when v is empty.
+func cmpOrString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

@@ -45,7 +45,10 @@ func newProfileShowCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Show the profile, where it comes from, and what limits it",
-		Args:  noArgs,
+		Example: `  ocfetch profile show
+  ocfetch profile show --json
+  ocfetch --root ~/src/app profile show`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runProfileShow(a, asJSON)
 		},

@@ -22,6 +22,7 @@ const defaultProxyListen = "127.0.0.1:3128"
 
 func newProxyCmd(a *app) *cobra.Command {
 	var listen, auth, authFile, metricsAddr string
+	var ef egressFlags
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run the egress proxy for shell commands until SIGINT or SIGTERM",
@@ -41,9 +42,10 @@ on first use; --auth none serves every local client without credentials.`,
   HTTPS_PROXY="http://$(cat ~/.config/ocfetch/proxy-credentials)@127.0.0.1:3128" curl https://example.com/`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runProxy(cmd.Context(), a, listen, auth, authFile, metricsAddr)
+			return runProxy(cmd.Context(), a, listen, auth, authFile, metricsAddr, ef)
 		},
 	}
+	addEgressFlags(cmd, &ef)
 	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback `ADDR` to listen on, 127.0.0.1:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&auth, "auth", "file", "`MODE` of client authentication: file (credentials from --auth-file) or none")
 	cmd.Flags().StringVar(&authFile, "auth-file", "", "credentials `FILE` (user:password), created mode 0600 if missing (default: ocfetch/proxy-credentials in the user configuration directory)")
@@ -53,14 +55,19 @@ on first use; --auth none serves every local client without credentials.`,
 
 // proxyOptions builds the proxy's options for the workspace: rules,
 // profile, the guard and the audit log, as get uses them.
-func proxyOptions(a *app) (*proxy.Options, error) {
-	// The proxy connects directly: settings.json's upstream_proxy is
-	// get's and mcp's way out, not read here.
-	sc, err := a.scope("", false)
+func proxyOptions(a *app, ef egressFlags) (*proxy.Options, error) {
+	// The operator's upstream proxy, as get and mcp use it (the flag, else
+	// settings.json's, a workspace grant): the target is decided and
+	// resolved first, and the guard asks the upstream proxy for a CONNECT
+	// to the checked address only.
+	sc, err := a.scope(ef.upstreamProxy, true)
 	if err != nil {
 		return nil, err
 	}
 	eopts := &egress.Options{Logger: a.log()}
+	if err := applyEgress(sc, ef, eopts); err != nil {
+		return nil, err
+	}
 	if a.egressOptions != nil {
 		a.egressOptions(eopts)
 	}
@@ -72,7 +79,7 @@ func proxyOptions(a *app) (*proxy.Options, error) {
 	}, nil
 }
 
-func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr string) error {
+func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr string, ef egressFlags) error {
 	if err := checkListenFlag("--listen", listen); err != nil {
 		return err
 	}
@@ -87,7 +94,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	if auth == "none" && authFile != "" {
 		return usageErrorf("drop --auth-file, or --auth none", "--auth-file has no use with --auth none")
 	}
-	opts, err := proxyOptions(a)
+	opts, err := proxyOptions(a, ef)
 	if err != nil {
 		return err
 	}

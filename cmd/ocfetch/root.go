@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,10 @@ type app struct {
 	progress func() bool
 	// termWidth reports stderr's width in columns, ≤ 0 when unknown.
 	termWidth func() int
+	// controllingTerminal opens the terminal that started the process, for
+	// ocfetch run's questions; ok false when there is none. Tests replace
+	// it (an in-process test must never ask the developer's terminal).
+	controllingTerminal func() (*os.File, bool)
 	// egressOptions, when set, adjusts the egress options of get and the
 	// proxy. Only tests set it: they inject a resolver and a dialer that
 	// reach a loopback TLS server under a public-looking address.
@@ -57,6 +62,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	a.interactive = func() bool { return isTerminal(a.stdin) && isTerminal(a.stderr) }
 	a.progress = func() bool { return isTerminal(a.stderr) }
 	a.termWidth = func() int { return terminalWidth(a.stderr) }
+	a.controllingTerminal = openControllingTerminal
 	return a
 }
 
@@ -102,7 +108,7 @@ func scopeError(err error) error {
 	switch {
 	case !errors.As(err, &fe):
 	case fe.Flag == "--upstream-proxy":
-		return usageErrorf("write --upstream-proxy http://HOST:PORT", "--upstream-proxy: %v", fe.Err)
+		return usageErrorf("write --upstream-proxy http://HOST:PORT (or https://HOST:PORT)", "--upstream-proxy: %v", fe.Err)
 	default:
 		e := classify(fe.Err)
 		e.code = exitUsage
@@ -177,5 +183,15 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 		newTrustCmd(a),
 		newProfileCmd(a),
 	)
+	// cobra's own completion command, with examples like every other.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = `  ocfetch completion bash > /etc/bash_completion.d/ocfetch
+  ocfetch completion zsh > "${fpath[1]}/_ocfetch"
+  ocfetch completion fish > ~/.config/fish/completions/ocfetch.fish
+  ocfetch completion powershell | Out-String | Invoke-Expression`
+		}
+	}
 	return root
 }

@@ -160,23 +160,127 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 	if d == rules.Deny {
 		verb = "Deny"
 	}
-	var user bool
-	cmd := &cobra.Command{
-		Use:   string(d) + " [--user] HOST[:PORT]",
-		Short: verb + " a host (or *.domain) on a port, 443 when none is given",
-		Example: fmt.Sprintf(`  ocfetch rules %[1]s example.com
+	var user, public bool
+	var fromRun string
+	use := string(d) + " [--user] HOST[:PORT]"
+	example := fmt.Sprintf(`  ocfetch rules %[1]s example.com
   ocfetch rules %[1]s api.example.com:8443
   ocfetch rules %[1]s '*.example.com'
   ocfetch rules %[1]s '[2606:4700::1111]:443'
   ocfetch rules %[1]s --user example.org
-  ocfetch rules %[1]s http://example.com/   # a URL: its host and port (80 for http, 443 for https)`, d),
-		Args: exactArgs("HOST[:PORT]"),
+  ocfetch rules %[1]s http://example.com/   # a URL: its host and port (80 for http, 443 for https)`, d)
+	if d == rules.Allow {
+		use = "allow [--user] HOST[:PORT] | --public-https | --from-run RUN_ID"
+		example += `
+  ocfetch rules allow --public-https        # the open web: every public host over https, unasked
+  ocfetch rules allow --from-run 0b6f…      # what ocfetch run --report listed`
+	}
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   verb + " a host (or *.domain) on a port, 443 when none is given",
+		Example: example,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if public && fromRun != "" {
+				return usageErrorf(helpHint(cmd), "--public-https and --from-run cannot be combined")
+			}
+			if public || fromRun != "" {
+				return noArgs(cmd, args)
+			}
+			return exactArgs("HOST[:PORT]")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case public:
+				return runRulesPublic(cmd.Context(), a, user)
+			case fromRun != "":
+				return runRulesFromRun(cmd.Context(), a, fromRun, user)
+			}
 			return runRulesSet(cmd.Context(), a, d, args[0], user)
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "save it in your rules (os.UserConfigDir()/ocfetch/rules.json), for every workspace")
+	if d == rules.Allow {
+		cmd.Flags().BoolVar(&public, "public-https", false, "save the open-web rule \"allow *:443\": every public host over https (get, MCP) and every CONNECT to port 443 (the proxy), without asking. "+
+			"Deny rules still win; private, loopback and special-purpose addresses stay refused by the egress guard at dial time; a managed policy can forbid it (allow_public_https: false)")
+		cmd.Flags().StringVar(&fromRun, "from-run", "", "allow every host:port the `RUN_ID` of ocfetch run was refused not_approved (from the audit log; run --report prints the id), after listing them")
+	}
 	return cmd
+}
+
+// runRulesFromRun saves an allow rule for exactly the targets the run
+// runID was refused not_approved (its audit lines), after listing them.
+func runRulesFromRun(ctx context.Context, a *app, runID string, user bool) error {
+	ws, err := a.workspace()
+	if err != nil {
+		return err
+	}
+	refused, err := runRefusals(ws, runID)
+	if err != nil {
+		return err
+	}
+	if len(refused) == 0 {
+		return usageErrorf("ocfetch run --report prints the id of a run; ocfetch audit --json shows run_id",
+			"no refusal of run %s in %s", safetext.Short(runID), ws.AuditPath())
+	}
+	targets := allowableTargets(refused)
+	if len(targets) == 0 {
+		fmt.Fprintf(a.stdout, "unchanged: run %s was refused nothing a rule would admit\n", safetext.Line(runID))
+		return nil
+	}
+	st, err := a.ruleStore(ctx, user, "ocfetch rules allow --from-run")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "run %s was refused %d targets a rule admits:\n", safetext.Line(runID), len(targets))
+	for _, t := range targets {
+		fmt.Fprintf(a.stdout, "  %s\n", safetext.Line(t.String()))
+	}
+	for _, t := range targets {
+		rule := rules.NewRule(rules.Allow, capability.HostPattern{Host: t.Host}, t.Port)
+		if err := st.add(ctx, rule); err != nil {
+			return classify(err)
+		}
+		fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
+	}
+	return nil
+}
+
+// runRulesPublic saves the open-web rule, "allow *:443", and says what it
+// does and does not admit.
+func runRulesPublic(ctx context.Context, a *app, user bool) error {
+	m, err := a.managedPolicy()
+	if err != nil {
+		return err
+	}
+	if m.NoPublicHTTPS {
+		return refusalError(refusal.Newf(refusal.ManagedPolicyForbids,
+			"the managed policy %s forbids the open-web rule (allow_public_https: false); it would count for nothing", m.File).
+			WithHint("allow the hosts you need one by one: ocfetch rules allow HOST"))
+	}
+	st, err := a.ruleStore(ctx, user, "ocfetch rules allow --public-https")
+	if err != nil {
+		return err
+	}
+	set, err := st.load()
+	if err != nil {
+		return classify(err)
+	}
+	rule := rules.PublicHTTPSRule()
+	if _, ok := set.PublicHTTPS(); ok {
+		fmt.Fprintf(a.stdout, "unchanged: %s is already in %s\n", rule, st.path)
+		return nil
+	}
+	if err := st.add(ctx, rule); err != nil {
+		return classify(err)
+	}
+	fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
+	fmt.Fprintln(a.stdout, "every public host over https is now reached without asking; deny rules still win, and private, loopback and special-purpose addresses stay refused at dial time")
+	undo := "ocfetch rules remove --public-https"
+	if user {
+		undo += " --user"
+	}
+	fmt.Fprintf(a.stdout, "undo with: %s\n", undo)
+	return nil
 }
 
 // ruleStore is one layer's rules file as the writing commands use it.
@@ -276,25 +380,44 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string, u
 }
 
 func newRulesRemoveCmd(a *app) *cobra.Command {
-	var user bool
+	var user, public bool
 	cmd := &cobra.Command{
-		Use:   "remove [--user] HOST[:PORT]",
+		Use:   "remove [--user] HOST[:PORT] | --public-https",
 		Short: "Remove the rules (allow and deny) for a host on a port, 443 when none is given",
 		Example: `  ocfetch rules remove example.com
   ocfetch rules remove '*.example.com:8443'
-  ocfetch rules remove --user example.org`,
-		Args: exactArgs("HOST[:PORT]"),
+  ocfetch rules remove --user example.org
+  ocfetch rules remove --public-https`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if public {
+				return noArgs(cmd, args)
+			}
+			return exactArgs("HOST[:PORT]")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRulesRemove(cmd.Context(), a, args[0], user)
+			target := ""
+			if !public {
+				target = args[0]
+			}
+			return runRulesRemove(cmd.Context(), a, target, user)
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "remove it from your rules (os.UserConfigDir()/ocfetch/rules.json)")
+	cmd.Flags().BoolVar(&public, "public-https", false, "remove the open-web rule \"allow *:443\"")
 	return cmd
 }
 
+// runRulesRemove removes the rules for target; "" is the open-web rule
+// (--public-https).
 func runRulesRemove(ctx context.Context, a *app, target string, user bool) error {
-	pattern, port, _, err := parseRuleTarget(target)
-	if err != nil {
+	var (
+		pattern capability.HostPattern
+		port    uint16
+		err     error
+	)
+	if target == "" {
+		pattern, port = capability.HostPattern{Host: rules.PublicHTTPSHost}, rules.PublicHTTPSPort
+	} else if pattern, port, _, err = parseRuleTarget(target); err != nil {
 		return err
 	}
 	if !user {
@@ -351,6 +474,9 @@ func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, not
 	pattern, port, err = rules.ParseRuleTarget(s)
 	if err != nil {
 		msg, hint := err.Error(), "write HOST, HOST:PORT, *.DOMAIN[:PORT] or [IPv6]:PORT; the port defaults to 443"
+		if h, _, _ := strings.Cut(s, ":"); h == "*" {
+			return pattern, 0, "", usageErrorf("for every public host over https, ocfetch rules allow --public-https (read its --help first)", "'*' is not a host pattern")
+		}
 		if r, ok := refusal.As(err); ok {
 			msg = r.Message
 			if r.Hint != "" {

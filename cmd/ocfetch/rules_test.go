@@ -94,7 +94,7 @@ func TestRulesBadInput(t *testing.T) {
 		{[]string{"rules", "allow", "bad host!"}, "invalid host"},
 		{[]string{"rules", "deny", "example.com:0"}, `port "0" is not 1–65535`},
 		{[]string{"rules", "deny", "example.com:http"}, `port "http" is not 1–65535`},
-		{[]string{"rules", "remove", "*"}, "rule target"},
+		{[]string{"rules", "remove", "*"}, "--public-https"},
 		{[]string{"rules", "allow", "*.*.example.com"}, "rule target"},
 		{[]string{"rules", "list", "extra"}, "takes no arguments"},
 		{[]string{"rules", "bless", "example.com"}, `unknown command "bless"`},

@@ -2,17 +2,23 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/google/uuid"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 func newRunCmd(a *app) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [--root DIR] [--no-sandbox] [--allow-write PATH]... [--deny-read PATH]... [--deny-unix-sockets] [--explain] -- COMMAND [ARG...]",
+		Use:   "run [--root DIR] [--no-sandbox] [--no-ask] [--report] [--allow-write PATH]... [--deny-read PATH]... [--deny-unix-sockets] [--explain] -- COMMAND [ARG...]",
 		Short: "Run a command whose only way to the network is the egress proxy",
 		Long: `run starts the egress proxy, runs COMMAND with HTTP_PROXY and HTTPS_PROXY
 (http://) and ALL_PROXY (socks5h://), both cases, pointing at it with
@@ -50,14 +56,30 @@ the sandbox says that rules cannot be changed from in there
 (policy_read_only). On Linux, Landlock enforces the write allow-list where
 the kernel has it, a mount namespace the rest; --explain prints the plan
 and the mechanism without running COMMAND. --allow-write / lifts the write
-allow-list (the protected files stay read-only).`,
+allow-list (the protected files stay read-only).
+
+When run has a controlling terminal (/dev/tty), a target no rule covers is
+not refused at once: the request waits while you are asked on that
+terminal, naming the command — allow once (this request), for this session
+(until run exits), always (saves the rule in .oc_chat/rules.json), or deny.
+Questions come one at a time. Without a terminal (a CI job, an agent's
+shell), or with --no-ask, such a target is refused as before. Profile
+strict, and a managed policy's managed_rules_only or allow_once false,
+refuse without asking. A COMMAND that reads the terminal itself competes
+for your answer: give it --no-ask.
+
+Every audit line of a run carries its run id (run_id). --report prints, when
+COMMAND exits, every host:port the run was refused (how often, when first,
+why) and the one command that allows them all:
+ocfetch rules allow --from-run RUN_ID.`,
 		Example: `  ocfetch rules allow example.com
   ocfetch run -- curl -sS https://example.com/
   ocfetch run --allow-write ~/go/pkg/mod -- go mod download
   ocfetch run --deny-read ~/.aws -- ./configure
   ocfetch run --explain -- make
   ocfetch run --deny-unix-sockets -- npm install
-  ocfetch run --no-sandbox -- npm install`,
+  ocfetch run --no-sandbox -- npm install
+  ocfetch run --report --no-ask -- npm install   # then: ocfetch rules allow --from-run RUN_ID`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf(helpHint(cmd), "missing COMMAND")
@@ -76,6 +98,9 @@ allow-list (the protected files stay read-only).`,
 	cmd.Flags().StringArrayVar(&f.denyRead, "deny-read", nil, "keep COMMAND from reading `PATH` (Linux, macOS; repeatable)")
 	cmd.Flags().BoolVar(&f.denyUnix, "deny-unix-sockets", false, "refuse COMMAND creating Unix domain sockets too, so it cannot reach a host daemon through one (Linux: socket(AF_UNIX) fails with EPERM; macOS: connecting is denied)")
 	cmd.Flags().BoolVar(&f.explain, "explain", false, "print the sandbox's confinement plan and exit without running COMMAND")
+	cmd.Flags().BoolVar(&f.noAsk, "no-ask", false, "never ask on the terminal: refuse every target no rule covers")
+	addEgressFlags(cmd, &f.egress)
+	cmd.Flags().BoolVar(&f.report, "report", false, "when COMMAND exits, print every refused host:port (count, first time, reason) and the command that allows them all")
 	// Everything after COMMAND belongs to it, flags included.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
@@ -93,12 +118,23 @@ func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 	if noSandbox && (len(f.allowWrite) > 0 || len(f.denyRead) > 0) {
 		return usageErrorf("drop --no-sandbox, or the filesystem flags", "--allow-write and --deny-read confine the sandbox, and --no-sandbox runs without one")
 	}
-	opts, err := proxyOptions(a)
+	opts, err := proxyOptions(a, f.egress)
 	if err != nil {
 		return err
 	}
 	if f.explain {
 		return runExplainSandbox(a, opts, fsys, noSandbox)
+	}
+	opts.RunID = uuid.NewString()
+	if !f.noAsk {
+		if tty, ok := a.controllingTerminal(); ok {
+			defer tty.Close()
+			opts.Ask = &proxy.AskOptions{
+				Approver: &broker.TerminalApprover{In: tty, Out: tty, RulesFile: opts.Scope.Workspace.RulesPath(), OfferSession: true},
+				Command:  filepath.Base(args[0]) + " (ocfetch run)",
+				Warn:     tty,
+			}
+		}
 	}
 	// The managed policy's require_sandbox forbids --no-sandbox; a
 	// malformed policy refuses the run as it refuses every call.
@@ -124,6 +160,14 @@ func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
 		Filesystem:      fsys,
 	}
 	code, err := proxy.Run(context.WithoutCancel(ctx), opts, ro, args)
+	if f.report && err == nil {
+		refused, rerr := runRefusals(opts.Scope.Workspace, opts.RunID)
+		if rerr != nil {
+			fmt.Fprintf(a.stderr, "ocfetch: --report: %s\n", safetext.Line(classify(rerr).Error()))
+		} else {
+			printRunReport(a.stderr, opts.RunID, refused)
+		}
+	}
 	if r, ok := refusal.As(err); ok {
 		return refusalError(r)
 	}

@@ -20,6 +20,9 @@ type runFlags struct {
 	denyRead   []string
 	explain    bool
 	denyUnix   bool // --deny-unix-sockets
+	// noAsk, report and egress: see newRunCmd (issue 23).
+	noAsk, report bool
+	egress        egressFlags
 }
 
 // filesystem builds the sandbox's filesystem confinement from the flags:

@@ -20,7 +20,7 @@ type egressFlags struct {
 
 func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
+	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT, or https://HOST:PORT for TLS to the proxy) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
 	fl.StringVar(&f.upstreamAuth, "upstream-proxy-auth", "", "read the credentials of the --upstream-proxy from `FILE` (one line user:pass); only with --upstream-proxy (settings.json's proxy takes its own upstream_proxy_auth_file)")
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
 }

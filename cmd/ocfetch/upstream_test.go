@@ -95,7 +95,7 @@ func TestEgressFlagErrors(t *testing.T) {
 	}
 
 	bad := newRoot(t)
-	writeFile(t, filepath.Join(bad, ".oc_chat", "settings.json"), `{"schema_version": 1, "upstream_proxy": "https://proxy.corp:3128"}`)
+	writeFile(t, filepath.Join(bad, ".oc_chat", "settings.json"), `{"schema_version": 1, "upstream_proxy": "socks5://proxy.corp:1080"}`)
 	r := ocfetch(t, cliOptions{}, "--root", bad, "get", "https://example.com/")
 	r.want(t, exitRefused, nil, []string{"settings_invalid", filepath.Join(bad, ".oc_chat", "settings.json"), "upstream_proxy", `hint: write "upstream_proxy": "http://HOST:PORT"`})
 }

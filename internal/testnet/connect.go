@@ -2,10 +2,13 @@ package testnet
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +49,30 @@ func StartConnectProxy(t testing.TB, forward string) *ConnectProxy {
 	go p.serve()
 	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
 	return p
+}
+
+// StartTLSConnectProxy is StartConnectProxy for an https:// proxy: the
+// listener speaks TLS with net/http/httptest's test certificate (valid
+// for 127.0.0.1), and the returned pool trusts it — the test CA an
+// operator would give with --ca-file. The same certificate serves
+// StartPublicTLS, so one pool trusts the proxy and the target.
+func StartTLSConnectProxy(t testing.TB, forward string) (*ConnectProxy, *x509.CertPool) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	srv.StartTLS()
+	cert := srv.TLS.Certificates[0]
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	srv.Close()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ConnectProxy{ln: ln, Forward: forward}
+	p.wg.Add(1)
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
+	return p, pool
 }
 
 // Addr is the proxy's "127.0.0.1:port".
@@ -113,7 +140,10 @@ func (p *ConnectProxy) handle(c net.Conn) {
 }
 
 func closeWrite(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
+	switch tc := c.(type) {
+	case *net.TCPConn:
+		tc.CloseWrite()
+	case *tls.Conn:
 		tc.CloseWrite()
 	}
 }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGetPapercuts: get --json without a URL prints the JSON error object;
+// get's User-Agent is the versioned one ocfetch mcp sends (never
+// "(devel)"); -o FILE prints no header summary on stdout.
+func TestGetPapercuts(t *testing.T) {
+	r := ocfetch(t, cliOptions{}, "get", "--json")
+	var obj struct {
+		OK    bool `json:"ok"`
+		Error struct {
+			Reason  string `json:"reason"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if r.code != exitUsage || json.Unmarshal([]byte(r.stdout), &obj) != nil || obj.OK || obj.Error.Reason != "invalid_arguments" || !strings.Contains(obj.Error.Message, "missing URL") {
+		t.Errorf("get --json without a URL: exit %d stdout %q stderr %q; want exit 2 and the JSON error object", r.code, r.stdout, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("get --json without a URL wrote on stderr: %q", r.stderr)
+	}
+
+	s := newSite(t)
+	root := localRoot(t, s)
+	ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", s.url("/echo")).want(t, exitOK, nil, nil)
+	reqs := s.requests()
+	ua := reqs[len(reqs)-1].header.Get("User-Agent")
+	if ua != getUserAgent() || strings.Contains(ua, "(devel)") || !strings.HasPrefix(ua, "ocfetch/") {
+		t.Errorf("get sent User-Agent %q; want %q, as mcp", ua, getUserAgent())
+	}
+
+	file := filepath.Join(t.TempDir(), "page.html")
+	r = ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "-o", file, s.url("/"))
+	r.want(t, exitOK, nil, nil)
+	if strings.Contains(r.stdout, "content-type") || strings.Contains(r.stdout, "url: ") || !strings.Contains(r.stdout, "wrote 127 bytes to ") {
+		t.Errorf("get -o FILE printed the response summary on stdout:\n%s", r.stdout)
+	}
+	if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), "Harbour") {
+		t.Errorf("%s: %v; want the page", file, err)
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/proxy"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/workspace"
+)
+
+// refusedTarget is one host:port a run was refused, as its report and
+// `rules allow --from-run` see it.
+type refusedTarget struct {
+	Target capability.Target
+	Count  int
+	First  time.Time
+	Reason string
+	// Allowable: a saved allow rule would admit it (not_approved, not
+	// denied by the user at the question); a deny rule, the address
+	// check or a managed policy's refusal are not undone by a rule.
+	Allowable bool
+}
+
+// runRefusals reads the audit lines of the run runID and returns every
+// target its proxy refused, in the order first refused.
+func runRefusals(ws workspace.Workspace, runID string) ([]refusedTarget, error) {
+	entries, err := audit.Read(ws, 0)
+	if err != nil && !errors.Is(err, audit.ErrMalformedLine) {
+		return nil, classify(err)
+	}
+	var out []refusedTarget
+	index := map[capability.Target]int{}
+	for _, e := range entries {
+		if e.RunID != runID || e.Tool != proxy.AuditTool || e.Decision == audit.DecisionAllow || e.Requirement == nil {
+			continue
+		}
+		t := e.Requirement.Target
+		i, ok := index[t]
+		if !ok {
+			i = len(out)
+			index[t] = i
+			out = append(out, refusedTarget{Target: t, First: e.Time, Reason: e.Outcome, Allowable: true})
+		}
+		out[i].Count++
+		if e.Outcome != string(refusal.NotApproved) || e.DecidedBy == audit.ByDenied {
+			out[i].Allowable = false
+			out[i].Reason = e.Outcome
+			if e.DecidedBy == audit.ByDenied {
+				out[i].Reason += " (you denied it)"
+			}
+		}
+	}
+	return out, nil
+}
+
+// printRunReport writes run --report's summary: every refused host:port
+// with its count and first time, and the one command that allows those a
+// rule can allow.
+func printRunReport(w io.Writer, runID string, refused []refusedTarget) {
+	if len(refused) == 0 {
+		fmt.Fprintf(w, "ocfetch: run %s: nothing was refused\n", runID)
+		return
+	}
+	fmt.Fprintf(w, "ocfetch: run %s: %d targets refused\n", runID, len(refused))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TARGET\tCOUNT\tFIRST\tREASON")
+	allowable := 0
+	for _, r := range refused {
+		if r.Allowable {
+			allowable++
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\n", safetext.Line(r.Target.String()), r.Count, r.First.Local().Format(time.TimeOnly), safetext.Line(r.Reason))
+	}
+	tw.Flush()
+	switch allowable {
+	case 0:
+		fmt.Fprintln(w, "ocfetch: no rule would admit these (a deny rule, the address check or your answer refused them)")
+	case len(refused):
+		fmt.Fprintf(w, "allow them all with: ocfetch rules allow --from-run %s\n", runID)
+	default:
+		fmt.Fprintf(w, "allow the %d not_approved ones with: ocfetch rules allow --from-run %s\n", allowable, runID)
+	}
+}
+
+// allowableTargets returns the targets of refused that a rule would admit.
+func allowableTargets(refused []refusedTarget) []capability.Target {
+	var ts []capability.Target
+	for _, r := range refused {
+		if r.Allowable {
+			ts = append(ts, r.Target)
+		}
+	}
+	slices.SortFunc(ts, func(a, b capability.Target) int { return strings.Compare(a.String(), b.String()) })
+	return ts
+}

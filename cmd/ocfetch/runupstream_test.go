@@ -1,0 +1,65 @@
+//go:build linux || darwin || freebsd
+
+package main
+
+import (
+	"encoding/pem"
+	"github.com/ocfetch/ocfetch/internal/testws"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testnet"
+)
+
+// TestRunUpstreamProxy: ocfetch run --upstream-proxy chains the shell's
+// network to the operator's proxy as get does: curl's CONNECT to
+// example.com is decided, resolved (the injected resolver), and sent to
+// the upstream proxy as CONNECT to the checked address; a name whose
+// answer is private is refused and never reaches the upstream proxy.
+func TestRunUpstreamProxy(t *testing.T) {
+	curlPath, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is not on PATH")
+	}
+	pub := testnet.StartPublicTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("through the corporate proxy to " + r.Host))
+	}), nil)
+	up := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	o := cliOptions{egress: func(eo *egress.Options) {
+		eo.Resolver = testnet.Resolver{"example.com": {publicAddr}, "intranet.example.com": {netip.MustParseAddr("10.1.2.3")}}
+	}}
+	root := newRoot(t)
+	if err := testws.GiveToSandboxUser(root); err != nil {
+		t.Fatal(err)
+	}
+	// In the workspace, readable by all: as root the sandbox runs curl as
+	// an ordinary user.
+	caFile := filepath.Join(root, "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: pub.Server.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ocfetch(t, o, "--root", root, "rules", "allow", "example.com").want(t, exitOK, nil, nil)
+	ocfetch(t, o, "--root", root, "rules", "allow", "intranet.example.com").want(t, exitOK, nil, nil)
+	curl := []string{curlPath, "-sS", "--noproxy", "", "--max-time", "10", "--cacert", caFile}
+
+	r := ocfetch(t, o, append([]string{"--root", root, "run", "--upstream-proxy", up.URL(), "--"}, append(curl, "https://example.com/")...)...)
+	r.want(t, exitOK, []string{"through the corporate proxy to example.com"}, nil)
+	r = ocfetch(t, o, append([]string{"--root", root, "run", "--upstream-proxy", up.URL(), "--"}, append(curl, "https://intranet.example.com/")...)...)
+	r.want(t, 56, nil, []string{"CONNECT tunnel failed", "address_not_public"})
+	if lines := auditLinesOf(t, root); !strings.Contains(lines[len(lines)-1], `"outcome":"address_not_public"`) {
+		t.Errorf("last audit line %s; want address_not_public", lines[len(lines)-1])
+	}
+	if targets, _ := up.Seen(); !cmp.Equal(targets, []string{"CONNECT " + publicAddr.String() + ":443"}) {
+		t.Errorf("the upstream proxy saw %v; want only the CONNECT to the checked address", targets)
+	}
+	// A bad value is a usage error naming the flag, before anything runs.
+	ocfetch(t, o, "--root", root, "run", "--upstream-proxy", "socks5://x:1", "--", "true").want(t, exitUsage, nil, []string{"--upstream-proxy"})
+}
