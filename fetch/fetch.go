@@ -46,6 +46,13 @@ type Options struct {
 	// UserAgent is sent unless the call sets User-Agent. "" means
 	// DefaultUserAgent.
 	UserAgent string
+	// Robots, if set, is the robots.txt check (--respect-robots): before
+	// a call sends anything, its origin's robots.txt is read under the
+	// same decision as the page, and a page it disallows for RobotsAgent
+	// is refused, robots_disallowed (see [Robots]). Share one Robots
+	// across the Fetches of a session: it is the cache. nil: robots.txt is
+	// neither read nor obeyed.
+	Robots *Robots
 	// Logger receives one debug line per decision, domain TOOLS.FETCH,
 	// secret-free (method, host, port, status, sizes, reason codes): decisions
 	// at diag.L2, per-hop detail at diag.L3. nil
