@@ -253,6 +253,17 @@ func (f *Fetch) checkRobots(ctx context.Context, p *prepared, again tool.Redecid
 	return r
 }
 
+// robotsRequestKey marks the context of a robots.txt request.
+type robotsRequestKey struct{}
+
+// IsRobotsRequest reports whether r is the robots.txt request of a call
+// (Options.Robots), not the call's own: a transport that taps the call's
+// response (get -o writes its body to a file) passes it by.
+func IsRobotsRequest(r *http.Request) bool {
+	v, _ := r.Context().Value(robotsRequestKey{}).(bool)
+	return v
+}
+
 // robotsPath is what robots.txt rules are matched against: u's path and
 // query, as sent.
 func robotsPath(u *url.URL) string {
@@ -269,7 +280,7 @@ func robotsPath(u *url.URL) string {
 func (f *Fetch) fetchRobots(ctx context.Context, p *prepared, again tool.Redecide, timeout time.Duration) (robotsFile, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "", nil)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, robotsRequestKey{}, true), http.MethodGet, "", nil)
 	if err != nil {
 		return robotsFile{}, false, refusal.Newf(refusal.InternalError, "robots.txt of %s: the request could not be built", p.target)
 	}

@@ -148,6 +148,7 @@ func newServer(opts *Options) (*server, error) {
 			Timeout:          s.opts.FetchTimeout,
 			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
 			Logger:           s.opts.Logger,
+			Robots:           s.opts.Robots,
 		}
 		s.newTool = func(client *http.Client) tool.Tool {
 			o := fo
