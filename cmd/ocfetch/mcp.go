@@ -141,7 +141,9 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		if err != nil {
 			return scopeError(err)
 		}
-		if err := applyEgress(&scope.Scope{Upstream: up}, ef, eopts); err != nil {
+		// The flag's proxy: its --upstream-proxy-auth and
+		// --upstream-proxy-exclude apply to it.
+		if err := applyEgress(&scope.Scope{Upstream: up, UpstreamFrom: scope.FromFlag}, ef, eopts); err != nil {
 			return err
 		}
 	}
