@@ -70,6 +70,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get -d @query.json https://api.example.com/search
   ocfetch get -o report.pdf https://example.com/report.pdf
   ocfetch get --respect-robots https://example.com/docs/   # refused if robots.txt disallows it
+  ocfetch get --upstream-proxy http://proxy.corp:3128 --upstream-proxy-exclude '*.corp.example' https://wiki.corp.example/
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
 		// A missing URL is found by runGet, so that --json reports it as
 		// the JSON error object too.
