@@ -234,7 +234,7 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 		last = ap.String()
 		dctx, cancel := attemptContext(ctx, len(cands)-i)
 		dctx = withDialing(dctx, last, ap, admitted)
-		conn, err := g.dialOne(dctx, network, last, admitted)
+		conn, err := g.dialOne(dctx, network, host, last, admitted)
 		cancel()
 		if err == nil {
 			return conn, last, nil
@@ -249,7 +249,7 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 			break
 		}
 	}
-	if r, ok := refusal.As(errs[len(errs)-1]); ok && g.upstream != nil && !admitted {
+	if r, ok := refusal.As(errs[len(errs)-1]); ok && g.upstream != nil && !admitted && !g.upstream.excluded(host) {
 		return nil, last, r // the upstream proxy's answer names what went wrong
 	}
 	return nil, last, failure(ctx, allTimeouts(errs), "cannot connect to "+hostport, "connecting to "+hostport+" timed out").Wrap(errors.Join(errs...))

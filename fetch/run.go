@@ -82,6 +82,12 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 		ctx = egress.WithLoopback(ctx, capability.Target{})
 	}
 
+	if f.opts.Robots != nil {
+		if err := f.checkRobots(ctx, p, again, p.url); err != nil {
+			return nil, err
+		}
+	}
+
 	var body io.Reader
 	if p.hasBody {
 		body = strings.NewReader(p.body)

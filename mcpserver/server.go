@@ -144,6 +144,7 @@ func newServer(opts *Options) (*server, error) {
 			Timeout:          s.opts.FetchTimeout,
 			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
 			Logger:           s.opts.Logger,
+			Robots:           s.opts.Robots,
 		}
 		if s.opts.CacheTTL >= 0 {
 			// One cache for the process, an option of every call's Fetch.

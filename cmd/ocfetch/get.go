@@ -39,6 +39,8 @@ type getFlags struct {
 	json       bool
 	output     string
 	egress     egressFlags
+	// respectRobots: --respect-robots (fetch.Options.Robots).
+	respectRobots bool
 }
 
 func newGetCmd(a *app) *cobra.Command {
@@ -67,6 +69,8 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get -X POST -H 'Content-Type: application/json' -d '{"q":1}' https://api.example.com/search
   ocfetch get -d @query.json https://api.example.com/search
   ocfetch get -o report.pdf https://example.com/report.pdf
+  ocfetch get --respect-robots https://example.com/docs/   # refused if robots.txt disallows it
+  ocfetch get --upstream-proxy http://proxy.corp:3128 --upstream-proxy-exclude '*.corp.example' https://wiki.corp.example/
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
 		// A missing URL is found by runGet, so that --json reports it as
 		// the JSON error object too.
@@ -97,6 +101,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message", "hint", "redirect_to"}}; "title" when the page has one, "redirect_to" (the full Location) when an off-target redirect was refused`)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "text", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{"GET", "POST"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.BoolVar(&f.respectRobots, "respect-robots", false, "refuse the page if the site's robots.txt disallows it for user agent ocfetch (robots_disallowed; a 401 or 403 for robots.txt refuses too); robots.txt is read under the same decision as the page")
 	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to `FILE` (a progress bar on a terminal above 1 MiB)")
 	addEgressFlags(cmd, &f.egress)
 	return cmd
@@ -385,12 +390,16 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		client.Transport = &tapTransport{next: client.Transport, sink: sink, bar: bar}
 	}
 
-	tl := fetch.NewFetch(client, &fetch.Options{
+	fo := &fetch.Options{
 		MaxBodyBytes: f.maxBytes,
 		Timeout:      f.timeout,
 		Logger:       log,
 		UserAgent:    getUserAgent(),
-	})
+	}
+	if f.respectRobots {
+		fo.Robots = fetch.NewRobots(nil)
+	}
+	tl := fetch.NewFetch(client, fo)
 	b := &broker.Broker{
 		Scope:    sc,
 		Approver: a.approver(ctx, f.yes),
