@@ -58,6 +58,9 @@ type Store struct {
 	dir     rootfile.Dir
 	now     func() time.Time
 	noBirth bool
+	// pin is the root the operator trusts for this process ([Store.Pin]),
+	// nil when none.
+	pin *pin
 }
 
 // Open returns the store in opts.Dir (default os.UserConfigDir()/ocfetch).
@@ -149,12 +152,16 @@ type Status struct {
 	// State compares the directory at the path with the entry (when
 	// Found).
 	State State
+	// Pinned: the root is the one [Store.Pin] names, trusted for this
+	// process by the operator's flag (Entry.How says which), not by an
+	// entry of the store.
+	Pinned bool
 }
 
 // Trusted reports whether st trusts the workspace: its entry's directory
 // is the one at the path, and the entry says which incarnation it was.
 func (st Status) Trusted() bool {
-	return st.Found && st.State == Present && !st.Entry.Outdated()
+	return st.Found && st.State == Present && (st.Pinned || !st.Entry.Outdated())
 }
 
 // Key returns the key a workspace root is stored under: its absolute path
@@ -222,6 +229,9 @@ func invalid(path, format string, args ...any) *refusal.Error {
 // and stats the directory once (plus the marker file, for an entry that
 // recorded one) on every call.
 func (s *Store) Status(root string) (Status, error) {
+	if st, ok := s.pinned(root); ok {
+		return st, nil
+	}
 	entries, err := s.list()
 	if err != nil {
 		return Status{}, err
