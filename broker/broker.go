@@ -316,6 +316,13 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 		}
 		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
 			"%s was denied by the user%s", target, note).WithHint(denyHint)}
+	case NoChoice:
+		hint := "choose an answer (once, for this session, always or deny) when asked again, or " + allowHint
+		if b.ForModel {
+			hint = "the question reached the client but no answer was chosen; if you retry, ask the user to choose one (once, for this session, always or deny), or to run: " + policy.AllowCommand(need.Target)
+		}
+		return decision{decidedBy: audit.ByUnanswered, err: refusal.Newf(refusal.NotApproved,
+			"%s was not approved: the client accepted the question without choosing an answer%s", target, note).WithHint(hint)}
 	}
 	if b.UnansweredHint != "" {
 		allowHint += " (" + b.UnansweredHint + ")"
