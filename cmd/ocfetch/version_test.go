@@ -44,7 +44,8 @@ func TestHelpShowsExamples(t *testing.T) {
 	for _, cmd := range [][]string{
 		{}, {"get"}, {"rules"}, {"rules", "list"}, {"rules", "allow"}, {"rules", "deny"}, {"rules", "remove"},
 		{"local"}, {"local", "show"}, {"local", "allow"}, {"local", "revoke"}, {"audit"}, {"demo"},
-		{"version"}, {"mcp"}, {"proxy"}, {"run"},
+		{"version"}, {"mcp"}, {"proxy"}, {"run"}, {"explain"}, {"profile"}, {"profile", "show"}, {"profile", "set"},
+		{"completion"}, {"trust"}, {"search"},
 	} {
 		r := ocfetch(t, cliOptions{}, append(cmd, "--help")...)
 		r.want(t, exitOK, []string{"Usage:", "Examples:\n  "}, nil)
