@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -48,6 +49,9 @@ type decision struct {
 	allowed   bool
 	decidedBy audit.DecidedBy
 	rule      string
+	// trustedBy: the decision's policy.Decision.TrustedBy (audit
+	// trusted_by).
+	trustedBy string
 	err       *refusal.Error
 	// notSaved: an "always" answer's rule was not saved, or saved where
 	// it does not count yet; the call went ahead.
@@ -163,17 +167,19 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
 	var notSaved *refusal.Error
 	var admitted []tool.Admission
+	trustedBy := ""
 	for _, need := range req.Requirements {
 		d = b.decideOne(ctx, log, name, summary, need)
 		if !d.allowed {
 			return d
 		}
+		trustedBy = cmp.Or(d.trustedBy, trustedBy)
 		if d.notSaved != nil {
 			notSaved = d.notSaved
 		}
 		admitted = append(admitted, d.admitted...)
 	}
-	d.notSaved, d.admitted = notSaved, admitted
+	d.notSaved, d.admitted, d.trustedBy = notSaved, admitted, trustedBy
 	return d
 }
 
@@ -225,9 +231,9 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String())
 	switch pd.Result {
 	case policy.Allow:
-		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, admitted: admission(pd)}
+		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, trustedBy: pd.TrustedBy, admitted: admission(pd)}
 	case policy.Deny:
-		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, err: pd.Refusal}
+		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, trustedBy: pd.TrustedBy, err: pd.Refusal}
 	}
 	allowHint := policy.AllowHint(need.Target, b.ForModel)
 	approver := b.Approver
@@ -248,10 +254,11 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		// now). Ask again is what the answer approves; a deny refuses.
 		if again = policy.Decide(ctx, b.args(need)); again.Result == policy.Deny {
 			log.Log(ctx, diag.L2, "decided again after the answer", "target", target, "decision", again.String())
-			return decision{decidedBy: again.DecidedBy, rule: again.Rule, err: again.Refusal}
+			return decision{decidedBy: again.DecidedBy, rule: again.Rule, trustedBy: again.TrustedBy, err: again.Refusal}
 		}
 	}
 	d := b.answered(ctx, log, need, answer, allowHint, noteOf(pd))
+	d.trustedBy = cmp.Or(again.TrustedBy, pd.TrustedBy)
 	if d.allowed {
 		d.admitted = admission(again)
 	}
@@ -343,6 +350,7 @@ func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name
 		Requirement: req,
 		DecidedBy:   d.decidedBy,
 		Rule:        d.rule,
+		TrustedBy:   d.trustedBy,
 		Status:      res.Status,
 		Bytes:       res.Bytes,
 		DurationMS:  b.now().Sub(start).Milliseconds(),

@@ -149,6 +149,11 @@ func decide(a Args, tr *[]Step) (result Decision) {
 			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
 	}
 	tc := trustCheck{a: &a}
+	defer func() {
+		if tc.trusted && tc.status.Pinned {
+			result.TrustedBy = audit.TrustedByTrustRoot
+		}
+	}()
 
 	// 2. Local mode.
 	if o.IsLocal() {

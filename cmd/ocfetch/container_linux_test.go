@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -223,6 +224,12 @@ func TestContainerTrustRoot(t *testing.T) {
 	mnt := filepath.Join(newUntrustedRoot(t), "work")
 	argv0, env := containerWorkspace(t, host, mnt)
 	base := []string{"--profile", "permissive", "proxy", "--listen", "127.0.0.1:0", "--auth", "none"}
+	// Where the processes' audit lines land, seen from this test: the
+	// host tree under a bind mount, the copy otherwise.
+	auditLog := filepath.Join(mnt, ".oc_chat", "audit.jsonl")
+	if argv0 == mountedName {
+		auditLog = filepath.Join(host, ".oc_chat", "audit.jsonl")
+	}
 
 	tests := []struct {
 		name   string
@@ -232,12 +239,14 @@ func TestContainerTrustRoot(t *testing.T) {
 		status int
 		reason string
 		stderr string
+		// trustedBy is the audit line's trusted_by.
+		trustedBy string
 	}{
 		{name: "untrusted without the flag", exit: -1, status: http.StatusForbidden, reason: "workspace_untrusted"},
 		{name: "--trust-root", args: []string{"--trust-root", mnt}, exit: -1, status: http.StatusOK,
-			stderr: "trusting the workspace " + mnt + " for this process (--trust-root)"},
+			stderr: "trusting the workspace " + mnt + " for this process (--trust-root)", trustedBy: "trust_root"},
 		{name: "OCFETCH_TRUST_ROOT", env: []string{"OCFETCH_TRUST_ROOT=" + mnt + "/"}, exit: -1, status: http.StatusOK,
-			stderr: "trusting the workspace " + mnt + " for this process (OCFETCH_TRUST_ROOT)"},
+			stderr: "trusting the workspace " + mnt + " for this process (OCFETCH_TRUST_ROOT)", trustedBy: "trust_root"},
 		{name: "a different root", args: []string{"--trust-root", host}, exit: exitUsage,
 			stderr: "is not the workspace root " + mnt},
 		{name: "the parent of the root", env: []string{"OCFETCH_TRUST_ROOT=" + filepath.Dir(mnt)}, exit: exitUsage,
@@ -250,7 +259,7 @@ func TestContainerTrustRoot(t *testing.T) {
 				t.Fatalf("exit %d; want %d\nstderr:\n%s", code, tc.exit, p.stderr.String())
 			}
 			if tc.exit == -1 {
-				before := len(s.requests())
+				before, lines := len(s.requests()), auditCount(auditLog)
 				status, reason := p.get(t, s.url("/"))
 				if status != tc.status || reason != tc.reason {
 					t.Errorf("GET through the proxy = %d %q; want %d %q\nstderr:\n%s", status, reason, tc.status, tc.reason, p.stderr.String())
@@ -261,7 +270,14 @@ func TestContainerTrustRoot(t *testing.T) {
 				if !strings.Contains(p.stderr.String(), "(workspace "+mnt+",") {
 					t.Errorf("the proxy does not name the workspace %s:\n%s", mnt, p.stderr.String())
 				}
+				// The line is written when the exchange ends.
+				for deadline := time.Now().Add(10 * time.Second); auditCount(auditLog) == lines && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				}
 				p.stop(t)
+				last := lastAuditLine(t, auditLog)
+				if got, _ := last["trusted_by"].(string); got != tc.trustedBy {
+					t.Errorf("audit line %v: trusted_by %q; want %q", last, got, tc.trustedBy)
+				}
 			}
 			if !strings.Contains(p.stderr.String(), tc.stderr) {
 				t.Errorf("stderr does not contain %q:\n%s", tc.stderr, p.stderr.String())
@@ -273,4 +289,26 @@ func TestContainerTrustRoot(t *testing.T) {
 	if !strings.Contains(r.stdout, host) || strings.Contains(r.stdout, mnt) {
 		t.Errorf("trust --list after the runs:\n%s", r.stdout)
 	}
+}
+
+// lastAuditLine is the last line of the audit log at path, decoded.
+func lastAuditLine(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
+		t.Logf("%s: %q", path, data)
+		t.Fatal(err)
+	}
+	return m
+}
+
+// auditCount is the number of lines in the audit log at path.
+func auditCount(path string) int {
+	data, _ := os.ReadFile(path)
+	return strings.Count(string(data), "\n")
 }
