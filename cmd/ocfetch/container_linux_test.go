@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ocfetch/ocfetch/internal/testio"
 )
 
 // mountedName is the name this test binary runs under to be ocfetch in a
@@ -123,7 +125,7 @@ func testBinary(t *testing.T) string {
 type containerProxy struct {
 	cmd    *exec.Cmd
 	addr   string
-	stderr strings.Builder
+	stderr testio.SyncBuffer
 	done   chan error
 }
 
@@ -154,7 +156,7 @@ func startContainerProxy(t *testing.T, argv0, dir, configDir string, env []strin
 		sc := bufio.NewScanner(errPipe)
 		sent := false
 		for sc.Scan() {
-			p.stderr.WriteString(sc.Text() + "\n")
+			fmt.Fprintln(&p.stderr, sc.Text())
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
 				sent = true
 				found <- m[1]
