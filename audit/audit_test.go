@@ -155,6 +155,7 @@ func TestValidate(t *testing.T) {
 		{"negative bytes", func(e *audit.Entry) { e.Bytes = -1 }},
 		{"negative bytes_up", func(e *audit.Entry) { e.BytesUp = -1 }},
 		{"run id with a path", func(e *audit.Entry) { e.RunID = "run/" + secret }},
+		{"trusted_by unknown", func(e *audit.Entry) { e.TrustedBy = "store/" + secret }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,6 +193,7 @@ func TestValidate(t *testing.T) {
 			e.Requirement.Target = capability.Target{Host: "::1", Port: 8080}
 		}},
 		{"wildcard rule", func(e *audit.Entry) { e.Rule = "deny *.example.com:443" }},
+		{"trusted by --trust-root", func(e *audit.Entry) { e.TrustedBy = audit.TrustedByTrustRoot }},
 		{"unanswered", func(e *audit.Entry) {
 			e.DecidedBy, e.Decision, e.Outcome = audit.ByUnanswered, audit.DecisionDeny, "not_approved"
 		}},

@@ -42,7 +42,18 @@ type Entry struct {
 	// --from-run RUN_ID` can find what that run was refused. Empty for
 	// every other front end.
 	RunID string `json:"run_id,omitempty"`
+	// TrustedBy says how the workspace came to be trusted when one of its
+	// own grants (an allow rule, a local port, a permissive profile, an
+	// upstream proxy) counted in the decision and the trust was not the
+	// user's trust store's: [TrustedByTrustRoot] when the operator's
+	// `--trust-root` (OCFETCH_TRUST_ROOT) made it so. Empty otherwise.
+	TrustedBy string `json:"trusted_by,omitempty"`
 }
+
+// TrustedByTrustRoot is the trusted_by of a line whose workspace grants
+// counted because the process was started with --trust-root (or
+// OCFETCH_TRUST_ROOT) naming the workspace.
+const TrustedByTrustRoot = "trust_root"
 
 // Decision is the decision an audit line records. The broker and the proxy
 // use these constants alike.
@@ -113,6 +124,9 @@ func (e Entry) Validate() error {
 	}
 	if e.RunID != "" && !isToken(e.RunID, "-_.") {
 		return bad("run_id must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
+	}
+	if e.TrustedBy != "" && e.TrustedBy != TrustedByTrustRoot {
+		return bad("trusted_by must be empty or %q", TrustedByTrustRoot)
 	}
 	if err := checkSummary(e.Summary); err != nil {
 		return bad("summary %v", err)

@@ -31,9 +31,15 @@ const (
 	// server) remembers the approval for the rest of its session; nothing
 	// is saved. Audited as decided by "session".
 	Session
+	// NoChoice means the question was put and the client accepted it
+	// without choosing an answer (an MCP elicitation "accept" with no
+	// decision, asked twice). The call is refused with not_approved,
+	// saying so, and audited as decided by "unanswered": nobody chose.
+	NoChoice
 )
 
-// String returns "unanswered", "deny", "once", "always" or "session".
+// String returns "unanswered", "deny", "once", "always", "session" or
+// "no_choice".
 func (a Answer) String() string {
 	switch a {
 	case Deny:
@@ -44,6 +50,8 @@ func (a Answer) String() string {
 		return "always"
 	case Session:
 		return "session"
+	case NoChoice:
+		return "no_choice"
 	}
 	return "unanswered"
 }

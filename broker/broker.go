@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"log/slog"
@@ -49,6 +50,9 @@ type decision struct {
 	allowed   bool
 	decidedBy audit.DecidedBy
 	rule      string
+	// trustedBy: the decision's policy.Decision.TrustedBy (audit
+	// trusted_by).
+	trustedBy string
 	err       *refusal.Error
 	// notSaved: an "always" answer's rule was not saved, or saved where
 	// it does not count yet; the call went ahead.
@@ -230,6 +234,7 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
 	var notSaved *refusal.Error
 	var admitted []tool.Admission
+	trustedBy := ""
 	decided := p.decided
 	p.decided = nil // used once
 	for i, need := range p.req.Requirements {
@@ -241,12 +246,13 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 		if !d.allowed {
 			return d
 		}
+		trustedBy = cmp.Or(d.trustedBy, trustedBy)
 		if d.notSaved != nil {
 			notSaved = d.notSaved
 		}
 		admitted = append(admitted, d.admitted...)
 	}
-	d.notSaved, d.admitted = notSaved, admitted
+	d.notSaved, d.admitted, d.trustedBy = notSaved, admitted, trustedBy
 	return d
 }
 
@@ -307,9 +313,9 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String(), "earlier", decided != nil)
 	switch pd.Result {
 	case policy.Allow:
-		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, admitted: admission(pd)}
+		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, trustedBy: pd.TrustedBy, admitted: admission(pd)}
 	case policy.Deny:
-		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, err: pd.Refusal}
+		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, trustedBy: pd.TrustedBy, err: pd.Refusal}
 	}
 	allowHint := policy.AllowHint(need.Target, b.ForModel)
 	approver := b.Approver
@@ -333,10 +339,11 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		securefile.CallFrom(ctx).Renew()
 		if again = policy.Decide(ctx, b.args(need)); again.Result == policy.Deny {
 			log.Log(ctx, diag.L2, "decided again after the answer", "target", target, "decision", again.String())
-			return decision{decidedBy: again.DecidedBy, rule: again.Rule, err: again.Refusal}
+			return decision{decidedBy: again.DecidedBy, rule: again.Rule, trustedBy: again.TrustedBy, err: again.Refusal}
 		}
 	}
 	d := b.answered(ctx, log, need, answer, allowHint, noteOf(pd))
+	d.trustedBy = cmp.Or(again.TrustedBy, pd.TrustedBy)
 	if d.allowed {
 		d.admitted = admission(again)
 	}
@@ -401,6 +408,13 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 		}
 		return decision{decidedBy: audit.ByDenied, err: refusal.Newf(refusal.NotApproved,
 			"%s was denied by the user%s", target, note).WithHint(denyHint)}
+	case NoChoice:
+		hint := "choose an answer (once, for this session, always or deny) when asked again, or " + allowHint
+		if b.ForModel {
+			hint = "the question reached the client but no answer was chosen; if you retry, ask the user to choose one (once, for this session, always or deny), or to run: " + policy.AllowCommand(need.Target)
+		}
+		return decision{decidedBy: audit.ByUnanswered, err: refusal.Newf(refusal.NotApproved,
+			"%s was not approved: the client accepted the question without choosing an answer%s", target, note).WithHint(hint)}
 	}
 	if b.UnansweredHint != "" {
 		allowHint += " (" + b.UnansweredHint + ")"
@@ -421,6 +435,7 @@ func (b *Broker) audit(ctx context.Context, log *slog.Logger, id uuid.UUID, name
 		Requirement: req,
 		DecidedBy:   d.decidedBy,
 		Rule:        d.rule,
+		TrustedBy:   d.trustedBy,
 		Status:      res.Status,
 		Bytes:       res.Bytes,
 		DurationMS:  b.now().Sub(start).Milliseconds(),

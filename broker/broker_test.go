@@ -125,6 +125,7 @@ func TestCallDecisions(t *testing.T) {
 		wantBy      audit.DecidedBy
 		wantRule    string
 		wantOutcome string
+		wantText    string // in the result's content
 	}{
 		{
 			name:  "allow rule runs",
@@ -157,6 +158,11 @@ func TestCallDecisions(t *testing.T) {
 		{
 			name: "user denies", mayAsk: true, answer: broker.Deny,
 			args: `{"target":"example.com"}`, wantReason: refusal.NotApproved, wantBy: "denied", wantOutcome: "not_approved",
+		},
+		{
+			name: "accepted without a choice", mayAsk: true, answer: broker.NoChoice,
+			args: `{"target":"example.com"}`, wantReason: refusal.NotApproved, wantBy: "unanswered", wantOutcome: "not_approved",
+			wantText: "example.com:443 was not approved: the client accepted the question without choosing an answer",
 		},
 		{
 			name: "strict never asks", profile: risk.Strict,
@@ -193,6 +199,9 @@ func TestCallDecisions(t *testing.T) {
 
 			if got, want := res.Reason, tc.wantReason; got != want {
 				t.Errorf("reason = %q; want %q (content %q)", got, want, res.Content)
+			}
+			if !strings.Contains(res.Content, tc.wantText) {
+				t.Errorf("content %q lacks %q", res.Content, tc.wantText)
 			}
 			if got := res.IsError; got != (tc.wantReason != "") {
 				t.Errorf("IsError = %v; want %v", got, tc.wantReason != "")

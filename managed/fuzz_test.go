@@ -20,6 +20,7 @@ func FuzzParse(f *testing.F) {
 		`{"max_profile": "\u0073trict"}`,         // an escaped name
 		`{"allow_once": null}`,
 		`{"allow_public_https": false}`,
+		`{"allow_trust_flag": "false"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -52,7 +52,7 @@ func TestAbsentChangesNothing(t *testing.T) {
 				t.Errorf("absent policy caps %s to %s", prof, got)
 			}
 		}
-		if p.ManagedRulesOnly || p.NoAllowOnce || p.RequireSandbox || p.Rules.Len() != 0 {
+		if p.ManagedRulesOnly || p.NoAllowOnce || p.RequireSandbox || p.NoTrustFlag || p.Rules.Len() != 0 {
 			t.Errorf("absent policy restricts something: %+v", p)
 		}
 	}
@@ -62,12 +62,13 @@ func TestLoad(t *testing.T) {
 	path := policyFile(t, `{"schema_version": 1,
 		"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "Evil.Example", "port": 443}, "decision": "deny"},
 		          {"capability": "network", "target": {"schema": "network.target.v1", "host": "*.corp.example", "port": 443}, "decision": "allow"}],
-		"max_profile": "strict", "managed_rules_only": true, "allow_once": false, "require_sandbox": true, "allow_public_https": false}`)
+		"max_profile": "strict", "managed_rules_only": true, "allow_once": false, "require_sandbox": true, "allow_public_https": false,
+		"allow_trust_flag": false}`)
 	p, err := load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.File != path || !p.Present() || p.MaxProfile != risk.Strict || !p.ManagedRulesOnly || !p.NoAllowOnce || !p.RequireSandbox || !p.NoPublicHTTPS {
+	if p.File != path || !p.Present() || p.MaxProfile != risk.Strict || !p.ManagedRulesOnly || !p.NoAllowOnce || !p.RequireSandbox || !p.NoPublicHTTPS || !p.NoTrustFlag {
 		t.Errorf("Load = %+v", p)
 	}
 	if m, ok := p.Rules.Decide(capability.Network(capability.Target{Host: "evil.example", Port: 443})); !ok || m.Decision != rules.Deny {
@@ -108,6 +109,8 @@ func TestMalformedRefusesByName(t *testing.T) {
 		"version string":        `{"schema_version": "1"}`,
 		"bad profile":           `{"max_profile": "Permissive"}`,
 		"bool as string":        `{"allow_once": "false"}`,
+		"trust flag as string":  `{"allow_trust_flag": "false"}`,
+		"trust flag null":       `{"allow_trust_flag": null}`,
 		"rules object":          `{"rules": {}}`,
 		"rule key at top":       `{"host": "example.com"}`,
 		"public suffix":         `{"rules": [` + rule("*.github.io") + `]}`,

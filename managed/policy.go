@@ -58,6 +58,11 @@ type Policy struct {
 	// or the user count for nothing. The managed policy's own rules are
 	// the administrator's and still count.
 	NoPublicHTTPS bool
+	// NoTrustFlag ("allow_trust_flag": false) refuses `--trust-root` and
+	// OCFETCH_TRUST_ROOT: a workspace counts as trusted only through the
+	// user's trust store (`ocfetch trust`), never through a flag an
+	// operator passes to one process.
+	NoTrustFlag bool
 }
 
 // Present reports whether a managed policy file was read.
@@ -179,7 +184,7 @@ var policyJSON = strictjson.Walker{
 	MaxDepth: 8,
 	Keys: []string{
 		"schema_version", "rules", "max_profile", "managed_rules_only", "allow_once", "require_sandbox", "allow_public_https",
-		"audit_export", "capability", "target", "decision", "schema", "host", "port",
+		"allow_trust_flag", "audit_export", "capability", "target", "decision", "schema", "host", "port",
 	},
 }
 
@@ -187,7 +192,7 @@ var policyJSON = strictjson.Walker{
 // trailing data, no duplicate or unknown keys; "schema_version", if
 // present, the integer 1; "rules" an array of rules exactly as in
 // rules.json (a wildcard over a public suffix refused); "max_profile" one
-// of strict, standard, permissive; the four switches booleans. Absent
+// of strict, standard, permissive; the switches booleans. Absent
 // fields take their defaults. The returned Policy has no File.
 func Parse(data []byte) (Policy, error) {
 	p := Policy{MaxProfile: risk.Standard}
@@ -229,7 +234,7 @@ func Parse(data []byte) (Policy, error) {
 				return fmt.Errorf("audit_export %s is not an http(s) URL of a collector without credentials, query or fragment", strictjson.Describe(v))
 			}
 			p.AuditExport = v.Text()
-		case "managed_rules_only", "allow_once", "require_sandbox", "allow_public_https":
+		case "managed_rules_only", "allow_once", "require_sandbox", "allow_public_https", "allow_trust_flag":
 			if v.Kind != strictjson.Bool {
 				return fmt.Errorf("%s is %s; want true or false", key, v.Kind)
 			}
@@ -241,6 +246,8 @@ func Parse(data []byte) (Policy, error) {
 				p.NoAllowOnce = !b
 			case "allow_public_https":
 				p.NoPublicHTTPS = !b
+			case "allow_trust_flag":
+				p.NoTrustFlag = !b
 			default:
 				p.RequireSandbox = b
 			}

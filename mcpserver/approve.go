@@ -64,12 +64,15 @@ func elicitParams(req broker.ApprovalRequest, ws workspace.Workspace) *mcp.Elici
 // accepted form naming once, session or always approves (session is
 // broker.Session; the server remembers it for the session); an accepted
 // "deny", a decline, a cancel and any other value are Deny: the call is
-// refused with not_approved. A nil result (nobody answered) and an accept
-// without a decision (the question left unanswered, [isEmptyAccept]) are
-// Unanswered.
+// refused with not_approved. A nil result (nobody answered) is
+// Unanswered; an accept without a decision ([isEmptyAccept]: the question
+// reached the client, which chose nothing) is NoChoice.
 func answerOf(res *mcp.ElicitResult) broker.Answer {
-	if res == nil || isEmptyAccept(res) {
+	if res == nil {
 		return broker.Unanswered
+	}
+	if isEmptyAccept(res) {
+		return broker.NoChoice
 	}
 	if res.Action != "accept" {
 		return broker.Deny

@@ -221,8 +221,8 @@ func TestAnswerOf(t *testing.T) {
 		{"accept, other value", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "ALWAYS"}}, broker.Deny},
 		{"accept, wrong type", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": true}}, broker.Deny},
 		{"accept session", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "session"}}, broker.Session},
-		{"accept, no content: the question is unanswered", &mcp.ElicitResult{Action: "accept"}, broker.Unanswered},
-		{"accept, empty content", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, broker.Unanswered},
+		{"accept, no content: accepted without a choice", &mcp.ElicitResult{Action: "accept"}, broker.NoChoice},
+		{"accept, empty content", &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, broker.NoChoice},
 		{"decline", &mcp.ElicitResult{Action: "decline", Content: map[string]any{"decision": "always"}}, broker.Deny},
 		{"cancel", &mcp.ElicitResult{Action: "cancel"}, broker.Deny},
 		{"unknown action", &mcp.ElicitResult{Action: "yes"}, broker.Deny},
@@ -268,5 +268,33 @@ func TestApprovalMessage(t *testing.T) {
 	if schema.Type != "object" || !cmp.Equal(schema.Required, []string{"decision"}) || d.Type != "string" ||
 		!cmp.Equal(d.OneOf, want1) || d.EnumNames != nil {
 		t.Errorf("requested schema = %+v; want one required string decision, titled options (oneOf const/title) %v, no enumNames", schema, want1)
+	}
+}
+
+// TestElicitationAcceptWithoutChoice: a client that accepts the question
+// without a decision (asked twice on the synchronous protocol) gets a
+// refusal that says so — not "nobody could be asked" — and nothing is
+// fetched or saved.
+func TestElicitationAcceptWithoutChoice(t *testing.T) {
+	srv, port := pageServer(t)
+	target := fmt.Sprintf("127.0.0.1:%d", port)
+	ws := localWorkspace(t, port)
+	user := &elicitor{action: "accept", noChoice: true}
+	cs := connect(t, &Options{Root: ws.Root}, clientSpec{protocol: protoLegacy, elicit: user})
+	res := callFetch(t, cs, fmt.Sprintf(`{"url": %q}`, srv.URL))
+	want := "not_approved: " + target + " was not approved: the client accepted the question without choosing an answer\n" +
+		"hint: the question reached the client but no answer was chosen; if you retry, ask the user to choose one (once, for this session, always or deny), or to run: ocfetch rules allow " + target
+	if !res.IsError || text(res) != want {
+		t.Errorf("isError %v, text %q; want isError and %q", res.IsError, text(res), want)
+	}
+	if n := len(user.asked()); n != 2 {
+		t.Errorf("asked %d times; want 2 (an empty accept is asked once more)", n)
+	}
+	if got := ruleTargets(t, ws); len(got) != 0 {
+		t.Errorf("rules saved: %v", got)
+	}
+	lines := auditLines(t, ws)
+	if len(lines) != 1 || lines[0]["decided_by"] != "unanswered" || lines[0]["outcome"] != "not_approved" {
+		t.Errorf("audit = %v; want one line decided_by unanswered, outcome not_approved", lines)
 	}
 }

@@ -75,6 +75,10 @@ type elicitor struct {
 	messages []string
 	action   string // accept, decline, cancel
 	decision string // for accept
+	// noChoice: accept with no content, so no decision (content that
+	// lacks the required decision the SDK refuses before the server sees
+	// it).
+	noChoice bool
 }
 
 func (e *elicitor) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -84,6 +88,9 @@ func (e *elicitor) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	res := &mcp.ElicitResult{Action: e.action}
 	if e.action == "accept" {
 		res.Content = map[string]any{decisionField: e.decision}
+		if e.noChoice {
+			res.Content = nil
+		}
 	}
 	return res, nil
 }

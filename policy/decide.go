@@ -158,6 +158,11 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
 	}
 	tc := trustCheck{ctx: ctx, a: &a}
+	defer func() {
+		if tc.trusted && tc.status.Pinned {
+			result.TrustedBy = audit.TrustedByTrustRoot
+		}
+	}()
 
 	// 2. Local mode.
 	if o.IsLocal() {

@@ -94,6 +94,12 @@ type Decision struct {
 	// why a rule the user saved counted for nothing (the open-web rule a
 	// managed policy forbids). The Refusal's message carries it too.
 	Note string
+	// TrustedBy is audit.TrustedByTrustRoot when a workspace grant was
+	// consulted and counted because the process's trust store pins the
+	// workspace (trust.Store.Pin: the operator's --trust-root), not
+	// through an entry of the store; "" otherwise. Front ends copy it into
+	// the audit line (trusted_by).
+	TrustedBy string
 }
 
 // Checks a [Step] names besides the rule files.

@@ -49,6 +49,7 @@ func (s *Server) record(x *exchange) {
 		BytesDown:   x.down,
 		DurationMS:  dur.Milliseconds(),
 		RunID:       s.runID,
+		TrustedBy:   x.v.trustedBy,
 	}
 	if x.req.target.Host != "" {
 		req := capability.Network(x.req.target)

@@ -23,6 +23,9 @@ type verdict struct {
 	decidedBy audit.DecidedBy
 	// rule is the deciding rule, as "allow example.com:443".
 	rule string
+	// trustedBy is the decision's policy.Decision.TrustedBy (audit
+	// trusted_by).
+	trustedBy string
 	// file is the policy file that decided, or for a target no rule
 	// covers, the workspace's rules.json, where an allow rule would go.
 	file string
@@ -44,6 +47,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	args := s.scope.Args(policy.FrontProxy, o)
 	args.LoadRules = s.rules.Load
 	d := policy.Decide(ctx, args)
+	v.trustedBy = d.TrustedBy
 	switch d.Result {
 	case policy.Deny:
 		v.decidedBy, v.rule, v.err, v.file = d.DecidedBy, d.Rule, d.Refusal, d.File

@@ -61,6 +61,13 @@
 // is one statx (stat) of the directory per call, no file read; with the
 // marker, one small read more.
 //
+// [Store.Pin] returns a copy of the store that also trusts one root for
+// as long as the copy is used, without writing anything: the operator's
+// `--trust-root DIR` for a workspace mounted into a container, where the
+// path and the directory differ from the ones trusted on the host. It is
+// bound to the directory pinned as an entry is, and trusts that exact
+// path only ([Status.Pinned]).
+//
 // The store is read on every call, nothing cached: a revocation or a
 // deletion of the file takes effect on the next call. It is written
 // atomically under a lock through an os.Root opened at its directory

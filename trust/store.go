@@ -57,6 +57,9 @@ type Store struct {
 	dir     rootfile.Dir
 	now     func() time.Time
 	noBirth bool
+	// pin is the root the operator trusts for this process ([Store.Pin]),
+	// nil when none.
+	pin *pin
 }
 
 // Open returns the store in opts.Dir (default os.UserConfigDir()/ocfetch).
@@ -148,12 +151,16 @@ type Status struct {
 	// State compares the directory at the path with the entry (when
 	// Found).
 	State State
+	// Pinned: the root is the one [Store.Pin] names, trusted for this
+	// process by the operator's flag (Entry.How says which), not by an
+	// entry of the store.
+	Pinned bool
 }
 
 // Trusted reports whether st trusts the workspace: its entry's directory
 // is the one at the path, and the entry says which incarnation it was.
 func (st Status) Trusted() bool {
-	return st.Found && st.State == Present && !st.Entry.Outdated()
+	return st.Found && st.State == Present && (st.Pinned || !st.Entry.Outdated())
 }
 
 // Key returns the key a workspace root is stored under: its absolute path
@@ -230,6 +237,9 @@ func (s *Store) StatusContext(ctx context.Context, root string) (Status, error) 
 }
 
 func (s *Store) status(call *securefile.Call, root string) (Status, error) {
+	if st, ok := s.pinned(root); ok {
+		return st, nil
+	}
 	entries, err := stores.LoadIn(call, s.Path())
 	if err != nil {
 		return Status{}, err

@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	reexec.Init() // the parts ocfetch re-executes itself as: the sandbox's first process, the PDF extractor
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"ocfetch": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// ocfetch in a mount namespace of its own, with a workspace
+		// bind-mounted at another path, as in a container (container_linux_test.go).
+		mountedName: mountedMain,
 	})
 }
 

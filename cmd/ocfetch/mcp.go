@@ -33,6 +33,8 @@ type mcpFlags struct {
 	// search: --search-backend, --search-backend-url, --search-key-file
 	// (over search.json in the user's configuration directory).
 	search search.Config
+	// trustRoot: --trust-root (trustroot.go).
+	trustRoot string
 }
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -60,7 +62,8 @@ at --max-sessions a new session closes the least recently used idle one.`,
 		Example: `  ocfetch mcp
   ocfetch mcp --root ~/src/project
   ocfetch mcp --http 127.0.0.1:8931
-  ocfetch mcp --respect-robots   # refuse pages robots.txt disallows, as the reference fetch server does`,
+  ocfetch mcp --respect-robots   # refuse pages robots.txt disallows, as the reference fetch server does
+  ocfetch mcp --root /work --trust-root /work   # a workspace mounted into a container`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCP(cmd.Context(), a, f, ef)
@@ -79,6 +82,7 @@ at --max-sessions a new session closes the least recently used idle one.`,
 	cmd.Flags().StringVar(&f.search.URL, "search-backend-url", "", "the search backend's `URL`")
 	cmd.Flags().StringVar(&f.search.KeyFile, "search-key-file", "", "`FILE` holding the search backend's API key, mode 0600")
 	cmd.Flags().IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http: keep at most `N` sessions open; a new one beyond closes the least recently used idle session (its client gets 404 and starts a new one)")
+	addTrustRootFlag(cmd, &f.trustRoot)
 	addEgressFlags(cmd, &ef)
 	return cmd
 }
@@ -119,6 +123,9 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		return usageErrorf("use --max-bytes 5242880", "--max-bytes must be positive, not %d", f.maxBytes)
 	case f.maxLength <= 0 || f.maxLength > fetch.MaxMaxLength:
 		return usageErrorf("use --max-length 20000", "--max-length must be between 1 and %d, not %d", fetch.MaxMaxLength, f.maxLength)
+	}
+	if err := a.applyTrustRoot("mcp", f.trustRoot); err != nil {
+		return err
 	}
 	// Only an explicit --root is resolved here (a bad one is a usage
 	// error); without it, the server takes the client's first root, else

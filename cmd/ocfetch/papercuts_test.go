@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -44,5 +45,41 @@ func TestGetPapercuts(t *testing.T) {
 	}
 	if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), "Harbour") {
 		t.Errorf("%s: %v; want the page", file, err)
+	}
+}
+
+// TestNoStrayLockFiles: the commands that write .oc_chat/ and the user's
+// configuration directory leave no empty .lock file behind (Unix; Windows
+// cannot remove a file another process may hold open).
+func TestNoStrayLockFiles(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps its lock files")
+	}
+	root := newUntrustedRoot(t)
+	for _, args := range [][]string{
+		{"rules", "allow", "example.com"},
+		{"rules", "deny", "tracker.example"},
+		{"rules", "allow", "--user", "docs.example"},
+		{"rules", "remove", "example.com"},
+		{"local", "allow", "3000"},
+		{"profile", "set", "permissive"},
+		{"trust", "--yes"},
+		{"get", "https://not-allowed.example/"},
+	} {
+		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
+	}
+	for _, dir := range []string{filepath.Join(root, ".oc_chat"), testLayers(t).configDir} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+			if strings.HasSuffix(e.Name(), ".lock") {
+				t.Errorf("%s remains in %s", e.Name(), dir)
+			}
+		}
+		t.Logf("%s: %v", dir, names)
 	}
 }

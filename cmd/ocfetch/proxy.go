@@ -21,7 +21,7 @@ import (
 const defaultProxyListen = "127.0.0.1:3128"
 
 func newProxyCmd(a *app) *cobra.Command {
-	var listen, auth, authFile, metricsAddr string
+	var listen, auth, authFile, metricsAddr, trustRoot string
 	var ef egressFlags
 	cmd := &cobra.Command{
 		Use:   "proxy",
@@ -39,13 +39,18 @@ user of this machine cannot use your rules. The file is created (mode 0600)
 on first use; --auth none serves every local client without credentials.`,
 		Example: `  ocfetch proxy
   ocfetch proxy --listen 127.0.0.1:0
+  ocfetch proxy --trust-root /work   # in a container, the workspace mounted at /work
   HTTPS_PROXY="http://$(cat ~/.config/ocfetch/proxy-credentials)@127.0.0.1:3128" curl https://example.com/`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.applyTrustRoot("proxy", trustRoot); err != nil {
+				return err
+			}
 			return runProxy(cmd.Context(), a, listen, auth, authFile, metricsAddr, ef)
 		},
 	}
 	addEgressFlags(cmd, &ef)
+	addTrustRootFlag(cmd, &trustRoot)
 	cmd.Flags().StringVar(&listen, "listen", defaultProxyListen, "loopback `ADDR` to listen on, 127.0.0.1:PORT (port 0 picks a free one)")
 	cmd.Flags().StringVar(&auth, "auth", "file", "`MODE` of client authentication: file (credentials from --auth-file) or none")
 	cmd.Flags().StringVar(&authFile, "auth-file", "", "credentials `FILE` (user:password), created mode 0600 if missing (default: ocfetch/proxy-credentials in the user configuration directory)")

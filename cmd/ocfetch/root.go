@@ -11,6 +11,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/scope"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -43,6 +44,11 @@ type app struct {
 	egressOptions func(*egress.Options)
 	// layers: where the user's and the administrator's files are (trust.go).
 	layers layerFiles
+	// pinned is the trust store that also trusts --trust-root's workspace
+	// for this process (trustroot.go); nil without the flag.
+	pinned *trust.Store
+	// getenv reads the environment (OCFETCH_TRUST_ROOT). Tests replace it.
+	getenv func(string) string
 	// requireSandbox makes ocfetch run refuse --no-sandbox with
 	// managed_policy_forbids: set by runRun from the managed policy's
 	// require_sandbox, read when the command runs.
@@ -63,6 +69,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	a.progress = func() bool { return isTerminal(a.stderr) }
 	a.termWidth = func() int { return terminalWidth(a.stderr) }
 	a.controllingTerminal = openControllingTerminal
+	a.getenv = os.Getenv
 	return a
 }
 

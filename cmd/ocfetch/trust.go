@@ -30,8 +30,12 @@ type layerFiles struct {
 	managed *managed.Options
 }
 
-// trustStore opens the trust store.
+// trustStore opens the trust store: the one that also trusts
+// --trust-root's workspace, when that flag was applied.
 func (a *app) trustStore() (*trust.Store, error) {
+	if a.pinned != nil {
+		return a.pinned, nil
+	}
 	s, err := trust.Open(&trust.Options{Dir: a.layers.configDir})
 	if err != nil {
 		return nil, classify(err)

@@ -34,8 +34,16 @@ type buildInfo struct {
 // currentBuild returns this binary's version, commit and date: the link
 // time values where set, else the build info's, else "(devel)" and "".
 func currentBuild() buildInfo {
-	b := buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
-	if info, ok := debug.ReadBuildInfo(); ok {
+	info, ok := debug.ReadBuildInfo()
+	return resolveBuild(buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}, info, ok)
+}
+
+// resolveBuild fills what the linker left empty in b from the module's
+// build info: `go install …/cmd/ocfetch@v0.2.0` records Main.Version
+// "v0.2.0"; a build in a git checkout records "(devel)" (Go before 1.24)
+// or a pseudo-version, and vcs.revision and vcs.time.
+func resolveBuild(b buildInfo, info *debug.BuildInfo, ok bool) buildInfo {
+	if ok && info != nil {
 		if b.Version == "" && info.Main.Version != "" {
 			b.Version = info.Main.Version
 		}

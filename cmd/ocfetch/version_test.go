@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -43,7 +44,8 @@ func TestHelpShowsExamples(t *testing.T) {
 	for _, cmd := range [][]string{
 		{}, {"get"}, {"rules"}, {"rules", "list"}, {"rules", "allow"}, {"rules", "deny"}, {"rules", "remove"},
 		{"local"}, {"local", "show"}, {"local", "allow"}, {"local", "revoke"}, {"audit"}, {"demo"},
-		{"version"}, {"mcp"}, {"proxy"}, {"run"},
+		{"version"}, {"mcp"}, {"proxy"}, {"run"}, {"explain"}, {"profile"}, {"profile", "show"}, {"profile", "set"},
+		{"completion"}, {"trust"}, {"search"},
 	} {
 		r := ocfetch(t, cliOptions{}, append(cmd, "--help")...)
 		r.want(t, exitOK, []string{"Usage:", "Examples:\n  "}, nil)
@@ -75,6 +77,34 @@ func TestCompletion(t *testing.T) {
 	for _, f := range []string{"markdown\n", "text\n", "raw\n"} {
 		if !strings.Contains(r.stdout, f) {
 			t.Errorf("completing --format does not offer %q:\n%s", f, r.stdout)
+		}
+	}
+}
+
+// TestResolveBuild: the version `ocfetch version` reports comes from the
+// linker flags of a release build, else the module's build info — what
+// `go install github.com/ocfetch/ocfetch/cmd/ocfetch@v0.2.0` records —
+// else "(devel)".
+func TestResolveBuild(t *testing.T) {
+	installed := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ocfetch/ocfetch", Version: "v0.2.0"}}
+	checkout := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ocfetch/ocfetch", Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"},
+	}}
+	for _, tc := range []struct {
+		name   string
+		linked buildInfo
+		info   *debug.BuildInfo
+		ok     bool
+		want   buildInfo
+	}{
+		{"go install @v0.2.0", buildInfo{}, installed, true, buildInfo{Version: "v0.2.0"}},
+		{"a release build's ldflags win", buildInfo{Version: "0.2.0", Commit: "abc", Date: "d"}, checkout, true, buildInfo{Version: "0.2.0", Commit: "abc", Date: "d"}},
+		{"a git checkout", buildInfo{}, checkout, true, buildInfo{Version: "(devel)", Commit: "0123456789abcdef0123456789abcdef01234567", Date: "2026-12-01T10:00:00Z"}},
+		{"no module version", buildInfo{}, &debug.BuildInfo{}, true, buildInfo{Version: "(devel)"}},
+		{"no build info", buildInfo{}, nil, false, buildInfo{Version: "(devel)"}},
+	} {
+		if got := resolveBuild(tc.linked, tc.info, tc.ok); got != tc.want {
+			t.Errorf("%s: resolveBuild = %+v; want %+v", tc.name, got, tc.want)
 		}
 	}
 }

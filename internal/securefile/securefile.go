@@ -107,6 +107,9 @@ func openFile(r *os.Root, path, name string, flag int, perm fs.FileMode) (*os.Fi
 			return nil, err
 		}
 		f, err := r.OpenFile(name, flag, perm)
+		if create && errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the Lstat (a released lock file): create it
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 		}
@@ -308,40 +311,94 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // if needed and never through a symlink, so read-modify-write cycles of
 // path are serialised across goroutines and processes. It waits until ctx
 // is done. The returned function releases the lock.
+//
+// On Unix the lock file is removed again when the lock is released, so no
+// empty .lock file stays beside the file it guards. That is safe because
+// a lock counts only while the name still leads to the locked file: after
+// taking the lock, Lock checks that path+".lock" is the very file it holds
+// (same device and inode) and otherwise — its holder removed it meanwhile —
+// lets go and starts again with the file now at the name; and only a
+// holder that passed that check removes it, before releasing. On Windows,
+// which cannot remove an open file, the lock file stays.
 func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	lockPath := path + ".lock"
-	r, err := openDir(filepath.Dir(lockPath), true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", lockPath, err)
-	}
-	f, err := openFile(r, lockPath, filepath.Base(lockPath), os.O_RDWR|os.O_CREATE, 0o600)
-	r.Close()
-	if err != nil {
-		return nil, err
-	}
 	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	for {
+		r, err := openDir(filepath.Dir(lockPath), true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", lockPath, err)
+		}
+		f, err := openFile(r, lockPath, filepath.Base(lockPath), os.O_RDWR|os.O_CREATE, 0o600)
+		if errors.Is(err, ErrChanged) && removeLockFiles && ctx.Err() == nil {
+			r.Close() // created and removed by others three times over: again
+			continue
+		}
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		err = waitLock(ctx, f, lockPath, &t)
+		if err != nil {
+			f.Close()
+			r.Close()
+			return nil, err
+		}
+		if !removeLockFiles {
+			r.Close()
+			return func() { unlockFile(f); f.Close() }, nil
+		}
+		if stillNamed(r, filepath.Base(lockPath), f) {
+			return func() {
+				_ = r.Remove(filepath.Base(lockPath))
+				unlockFile(f)
+				f.Close()
+				r.Close()
+			}, nil
+		}
+		// The holder before us removed the file we waited on: the lock
+		// is the file at the name now.
+		unlockFile(f)
+		f.Close()
+		r.Close()
+	}
+}
+
+// waitLock waits until f's lock is taken or ctx is done.
+func waitLock(ctx context.Context, f *os.File, lockPath string, t **time.Timer) error {
 	for {
 		ok, err := tryLock(f)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", lockPath, err)
+			return fmt.Errorf("lock %s: %w", lockPath, err)
 		}
 		if ok {
-			return func() { unlockFile(f); f.Close() }, nil
+			return nil
 		}
-		if t == nil {
-			t = time.NewTimer(lockPoll)
+		if *t == nil {
+			*t = time.NewTimer(lockPoll)
 		} else {
-			t.Reset(lockPoll)
+			(*t).Reset(lockPoll)
 		}
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", lockPath, context.Cause(ctx))
-		case <-t.C:
+			return fmt.Errorf("lock %s: %w", lockPath, context.Cause(ctx))
+		case <-(*t).C:
 		}
 	}
+}
+
+// stillNamed reports whether name in r is the file f holds open.
+func stillNamed(r *os.Root, name string, f *os.File) bool {
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := r.Lstat(name)
+	return err == nil && os.SameFile(held, now)
 }
 
 func typeName(m fs.FileMode) string {

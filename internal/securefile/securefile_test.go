@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -377,3 +379,45 @@ func TestLockHonoursContext(t *testing.T) {
 }
 
 func isWindows() bool { return filepath.Separator == '\\' }
+
+// TestLockLeavesNoFile: on Unix the lock file is removed when the lock is
+// released, and removing it does not break mutual exclusion: goroutines
+// that waited on the removed file take the lock on the one at the name.
+func TestLockLeavesNoFile(t *testing.T) {
+	path := filepath.Join(newLayout(t).dir, "rules.json")
+	var inside, most atomic.Int32 // most: the largest count of holders seen
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				unlock, err := securefile.Lock(context.Background(), path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				n := inside.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				runtime.Gosched()
+				inside.Add(-1)
+				unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if m := most.Load(); m != 1 {
+		t.Errorf("%d holders at once; want 1", m)
+	}
+	_, err := os.Lstat(path + ".lock")
+	if isWindows() {
+		if err != nil {
+			t.Errorf("Windows keeps the lock file: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after every unlock %s.lock remains: %v", path, err)
+	}
+}

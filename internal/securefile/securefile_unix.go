@@ -71,3 +71,7 @@ func identity(fi fs.FileInfo) (fileID, bool) {
 		mtime: mt, ctime: ct,
 	}, true
 }
+
+// removeLockFiles: [Lock] removes its lock file on release (Unix can
+// unlink a file another process holds open).
+const removeLockFiles = true

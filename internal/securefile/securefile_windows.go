@@ -51,3 +51,7 @@ func unlockFile(f *os.File) {
 const cacheable = false
 
 func identity(fs.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// removeLockFiles: [Lock] keeps its lock file (Windows cannot remove a
+// file another process holds open).
+const removeLockFiles = false
