@@ -43,10 +43,6 @@ type app struct {
 	egressOptions func(*egress.Options)
 	// layers: where the user's and the administrator's files are (trust.go).
 	layers layerFiles
-	// requireSandbox makes ocfetch run refuse --no-sandbox with
-	// managed_policy_forbids: set by runRun from the managed policy's
-	// require_sandbox, read when the command runs.
-	requireSandbox bool
 
 	// export is the audit exporter, if a collector is configured
 	// (auditexport.go).
