@@ -508,12 +508,12 @@ func TestSocketFilterProgram(t *testing.T) {
 			{"another ABI", x64, 41, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, kill, 0},
 		},
 	}
-	if len(tests) != len(abis) {
-		t.Errorf("abis has %d architectures; the test covers %d", len(abis), len(tests))
+	if len(tests) != len(abis()) {
+		t.Errorf("abis has %d architectures; the test covers %d", len(abis()), len(tests))
 	}
 	for goarch, calls := range tests {
 		for _, denyUnix := range []bool{false, true} {
-			ins, err := socketFilter(abis[goarch], denyUnix)
+			ins, err := socketFilter(abis()[goarch], denyUnix)
 			if err != nil {
 				t.Fatalf("%s: %v", goarch, err)
 			}

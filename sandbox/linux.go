@@ -62,7 +62,7 @@ func Command(ctx context.Context, argv []string, env EnvFunc, opts *Options) (*C
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	if _, ok := abis[runtime.GOARCH]; !ok {
+	if _, ok := abis()[runtime.GOARCH]; !ok {
 		return nil, refusal.Newf(refusal.SandboxUnavailable, "ocfetch has no socket filter for the %s architecture, so it cannot limit the command's socket families", runtime.GOARCH).
 			WithHint("run on amd64 or arm64, " + fallbackHint).Wrap(errNoSocketFilter)
 	}

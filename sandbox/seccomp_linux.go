@@ -3,8 +3,10 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -46,21 +48,23 @@ type abi struct {
 	ioUring    uint32 // io_uring_setup
 }
 
-// abis lists, per GOARCH, the native ABI first, then the compat ABI a
+// abis lists (built on first use: only ocfetch run needs it), per GOARCH, the native ABI first, then the compat ABI a
 // process may also call with (32-bit x86 on amd64, AArch32 on arm64).
 // The numbers are the kernel's (arch/x86/entry/syscalls/syscall_64.tbl
 // and syscall_32.tbl, include/uapi/asm-generic/unistd.h,
 // arch/arm/tools/syscall.tbl).
-var abis = map[string][]abi{
-	"amd64": {
-		{name: "x86_64", audit: unix.AUDIT_ARCH_X86_64, x32: true, socket: 41, socketpair: 53, ioUring: 425},
-		{name: "i386", audit: unix.AUDIT_ARCH_I386, socket: 359, socketpair: 360, socketcall: 102, ioUring: 425},
-	},
-	"arm64": {
-		{name: "aarch64", audit: unix.AUDIT_ARCH_AARCH64, socket: 198, socketpair: 199, ioUring: 425},
-		{name: "arm", audit: unix.AUDIT_ARCH_ARM, socket: 281, socketpair: 288, ioUring: 425},
-	},
-}
+var abis = sync.OnceValue(func() map[string][]abi {
+	return map[string][]abi{
+		"amd64": {
+			{name: "x86_64", audit: unix.AUDIT_ARCH_X86_64, x32: true, socket: 41, socketpair: 53, ioUring: 425},
+			{name: "i386", audit: unix.AUDIT_ARCH_I386, socket: 359, socketpair: 360, socketcall: 102, ioUring: 425},
+		},
+		"arm64": {
+			{name: "aarch64", audit: unix.AUDIT_ARCH_AARCH64, socket: 198, socketpair: 199, ioUring: 425},
+			{name: "arm", audit: unix.AUDIT_ARCH_ARM, socket: 281, socketpair: 288, ioUring: 425},
+		},
+	}
+})
 
 // Offsets in struct seccomp_data (little-endian: amd64 and arm64).
 const (
@@ -84,7 +88,7 @@ var (
 )
 
 // errNoSocketFilter: this architecture has no socket filter.
-var errNoSocketFilter = fmt.Errorf("sandbox: no socket filter for %s", runtime.GOARCH)
+var errNoSocketFilter = errors.New("sandbox: no socket filter for " + runtime.GOARCH)
 
 // program builds the instructions with forward jumps to labels, resolved
 // by [program.assemble].
@@ -209,7 +213,7 @@ func socketFilter(arches []abi, denyUnix bool) ([]bpf.Instruction, error) {
 // is to exec the command next.
 func confineSockets(denyUnix bool) error {
 	runtime.LockOSThread() // not unlocked: this thread execs the command
-	arches, ok := abis[runtime.GOARCH]
+	arches, ok := abis()[runtime.GOARCH]
 	if !ok {
 		return errNoSocketFilter
 	}

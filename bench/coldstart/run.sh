@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
-# Whole-process cold start of `ocfetch get` against `curl -s` on a 10 KB
-# loopback page (issue 17), interleaved rounds; then the package
-# initialisation profile of one `ocfetch get --format raw` (GODEBUG=inittrace=1),
-# the packages that cost most first. ocfetch is built as a release is
-# (-trimpath -ldflags "-s -w"), once as the toolchain links it by default
-# ("ocfetch": dynamically linked, for the cgo resolver) and once with
-# CGO_ENABLED=0 ("ocfetch-static"), timed side by side; RELEASE=0 drops the
-# release flags.
-# Usage: bench/coldstart/run.sh [-n ROUNDS]
+# Whole-process `ocfetch get` against `curl -s` on a 10 KB loopback page
+# (issues 17 and 22), interleaved rounds: wall, CPU and peak RSS, raw and
+# Markdown, in a workspace with every policy layer present (the managed
+# policy installed by bench/policyns.sh in a mount namespace of its own)
+# and the audit line written. ocfetch is built as a release is
+# (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"; DYNAMIC=1 also times a
+# build linked by the toolchain's default, "ocfetch-dynamic"). Then the
+# system calls of one raw get (with strace, when installed) and the
+# package initialisation of the binary (GODEBUG=inittrace=1): the total
+# over 21 runs (median clock; bytes and allocations are the same every
+# run) and the packages that allocate most.
+# Usage: bench/coldstart/run.sh [-n ROUNDS] [-limit DUR]   (default 200 rounds, at most 90 s)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-flags=(-trimpath -ldflags "-s -w")
-[ "${RELEASE:-1}" = 0 ] && flags=()
-(cd "$repo" && go build "${flags[@]}" -o "$tmp/ocfetch" ./cmd/ocfetch &&
-	CGO_ENABLED=0 go build "${flags[@]}" -o "$tmp/ocfetch-static" ./cmd/ocfetch &&
+ldflags="-s -w -X main.version=bench -X main.commit=$(git -C "$repo" rev-parse HEAD)"
+bins="$tmp/ocfetch"
+(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/ocfetch" ./cmd/ocfetch &&
 	go build -o "$tmp/coldstart" ./bench/coldstart)
-# The workspace the timing makes is trusted by its first `local allow`:
-# that trust store (the user's configuration directory) lives in the
-# temporary directory, never the user's own. (After the builds: go keeps
-# its caches under HOME.)
+if [ "${DYNAMIC:-0}" = 1 ]; then
+	(cd "$repo" && go build -trimpath -ldflags "$ldflags" -o "$tmp/ocfetch-dynamic" ./cmd/ocfetch)
+	bins="$bins,$tmp/ocfetch-dynamic"
+fi
+echo "commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . || echo ' (+ uncommitted changes)'), $(date -u '+%F %T UTC'), load:$(uptime | sed 's/.*load average://')"
+strace=()
+command -v strace >/dev/null && strace=(-strace "$(command -v strace)")
+# The trust store and user rules (the user's configuration directory) live
+# in the temporary directory, never the user's own. (After the builds: go
+# keeps its caches under HOME.)
 mkdir -p "$tmp/config" "$tmp/home"
-XDG_CONFIG_HOME="$tmp/config" HOME="$tmp/home" "$tmp/coldstart" -ocfetch "$tmp/ocfetch,$tmp/ocfetch-static" "$@"
+HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/config" \
+	"$repo/bench/policyns.sh" "$tmp/ns" "$tmp/coldstart" -ocfetch "$bins" "${strace[@]}" "$@"
 echo
-echo "package init of 'ocfetch version' (GODEBUG=inittrace=1), top 12 by clock:"
+echo "package init of the release binary (GODEBUG=inittrace=1; the same for every subcommand, it runs before main):"
+for _ in $(seq 21); do
+	GODEBUG=inittrace=1 "$tmp/ocfetch" version 2>&1 >/dev/null |
+		awk '$1 == "init" { t += $5; b += $8; a += $10; n++ } END { printf "%.3f %d %d %d\n", t, b, a, n }'
+done | sort -n | awk '{ v[NR] = $0 } END { split(v[int((NR + 1) / 2)], m, " "); split(v[1], lo, " "); split(v[NR], hi, " ");
+	printf "  total %.2f ms clock (median of %d runs; %.2f–%.2f), %d bytes, %d allocs, %d packages\n", m[1], NR, lo[1], hi[1], m[2], m[3], m[4] }'
+echo "  the 12 packages that allocate most at init (bytes, allocs, clock of one run):"
 GODEBUG=inittrace=1 "$tmp/ocfetch" version 2>&1 >/dev/null |
-	awk '$1 == "init" { printf "%-50s %8s ms %8s bytes %6s allocs\n", $2, $5, $8, $10; total += $5; n++ }
-	     END { printf "%-50s %8.3f ms in %d packages\n", "total", total, n }' |
-	sort -k2 -nr | head -13
+	awk '$1 == "init" { printf "  %-56s %9d bytes %6d allocs %7s ms\n", $2, $8, $10, $5 }' | sort -k2 -nr | head -12

@@ -9,18 +9,23 @@
 //   - throughput of a 100 MB body through one tunnel;
 //   - each proxy's peak resident memory (VmHWM from /proc/PID/status).
 //
-// Both proxies run as separate processes; the origin server and the client
-// run in this process. The ocfetch proxy is this same binary re-executed
-// with the "serve" argument, configured as `ocfetch proxy` would be for a
-// loopback origin: a temporary workspace with the permissive profile, the
-// origin's port in local_fetch.json, an allow rule for 127.0.0.1:PORT, and
-// the audit log written on every tunnel, and the per-run credentials of
-// `ocfetch run` required of every client (Proxy-Authorization: Basic, and
-// SOCKS5 username/password). Smokescreen runs with
-// --allow-address 127.0.0.1 so it admits the origin.
+// Both proxies run as separate processes, built as a release is
+// (CGO_ENABLED=0, -trimpath, -ldflags "-s -w": run.sh builds them); the
+// origin server and the client run in this process. The ocfetch proxy is
+// the `ocfetch` binary itself, `ocfetch proxy --listen 127.0.0.1:0` with
+// its default credentials file, in a workspace with every policy layer
+// present (see bench/internal/benchws: the managed policy, trust store,
+// user and workspace rules, settings.json, local_fetch.json for the
+// origin's ports) and the audit line written for every tunnel and request.
+// Smokescreen runs with --allow-address 127.0.0.1 so it admits the origin.
 //
-// Every loop is bounded in count and in time. Run it with run.sh, which
-// installs smokescreen into a temporary GOBIN.
+// Reported per proxy and mode: requests per second (median of the
+// interleaved rounds), CPU seconds per 10k requests (the proxy process's
+// own utime+stime over the measured rounds), and ocfetch's figures as a
+// ratio of smokescreen's; peak RSS (VmHWM) after the small requests and at
+// the end.
+//
+// Every loop is bounded in count and in time. Run it with run.sh.
 package main
 
 import (
@@ -36,132 +41,28 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/ocfetch/ocfetch/audit"
-	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/localfetch"
-	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/bench/internal/benchws"
 	"github.com/ocfetch/ocfetch/proxy"
-	"github.com/ocfetch/ocfetch/risk"
-	"github.com/ocfetch/ocfetch/rules"
-	"github.com/ocfetch/ocfetch/scope"
-	"github.com/ocfetch/ocfetch/trust"
-	"github.com/ocfetch/ocfetch/workspace"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		if err := serve(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "proxybench serve:", err)
-			os.Exit(1)
-		}
-		return
-	}
 	if err := bench(); err != nil {
 		fmt.Fprintln(os.Stderr, "proxybench:", err)
 		os.Exit(1)
 	}
 }
 
-// serve runs the ocfetch proxy for the origin port given, printing its
-// address on stdout, until SIGTERM or SIGINT.
-func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	root := fs.String("root", "", "workspace root")
-	auth := fs.String("auth", "", "credentials user:password every client must present (empty: none)")
-	portList := fs.String("origin-ports", "", "comma-separated origin ports to admit")
-	fs.Parse(args)
-	var ports []uint16
-	for _, p := range strings.Split(*portList, ",") {
-		n, err := capability.ParsePort(p)
-		if err != nil {
-			return err
-		}
-		ports = append(ports, n)
-	}
-	ws, err := workspace.Resolve(*root)
-	if err != nil {
-		return err
-	}
-	if err := ws.EnsureDir(); err != nil {
-		return err
-	}
-	if err := localfetch.WriteAllowedPorts(ws, localfetch.NewPorts(ports...)); err != nil {
-		return err
-	}
-	pat, _ := capability.ParseHostPattern("127.0.0.1")
-	for _, port := range ports {
-		if err := rules.Add(context.Background(), ws, rules.NewRule(rules.Allow, pat, port)); err != nil {
-			return err
-		}
-	}
-	// The bench's own trust store and user rules, next to its workspace,
-	// in which the workspace is trusted (its ports and rules are the
-	// bench's); the machine's managed policy applies as everywhere.
-	layersDir := filepath.Join(ws.Root, ".bench-layers")
-	store, err := trust.Open(&trust.Options{Dir: layersDir})
-	if err != nil {
-		return err
-	}
-	if err := store.Trust(context.Background(), ws.Root, trust.Details{How: "proxybench"}); err != nil {
-		return err
-	}
-	opts := &proxy.Options{
-		Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive,
-			Layers: &policy.Layers{Trust: store, User: &rules.Location{Dir: layersDir, Name: "rules.json"}}},
-		Audit:         audit.Open(ws),
-		MaxConcurrent: 4096,
-	}
-	if *auth != "" {
-		creds, err := proxy.ParseCredentials(*auth)
-		if err != nil {
-			return err
-		}
-		opts.Auth = &creds
-	}
-	srv, err := proxy.New(opts)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	if path := os.Getenv("PROXYBENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
-	fmt.Println(ln.Addr().String())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		<-sigs
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, proxy.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
 type config struct {
+	ocfetch     string
 	smokescreen string
 	requests    int
 	concurrency int
@@ -175,6 +76,7 @@ type config struct {
 
 func bench() error {
 	var c config
+	flag.StringVar(&c.ocfetch, "ocfetch", "", "path of the ocfetch binary (required)")
 	flag.StringVar(&c.smokescreen, "smokescreen", "", "path of the smokescreen binary (required)")
 	flag.IntVar(&c.requests, "n", 10000, "small requests per proxy (one tunnel each)")
 	flag.IntVar(&c.concurrency, "c", 32, "concurrent clients for the small requests")
@@ -185,8 +87,8 @@ func bench() error {
 	flag.StringVar(&c.modes, "modes", "connect,http,socks", "small-request modes to measure: connect, http, socks")
 	flag.DurationVar(&c.limit, "limit", 60*time.Second, "time bound of each measured phase")
 	flag.Parse()
-	if c.smokescreen == "" {
-		return errors.New("-smokescreen PATH is required (run.sh installs it)")
+	if c.smokescreen == "" || c.ocfetch == "" {
+		return errors.New("-ocfetch PATH and -smokescreen PATH are required (run.sh builds them)")
 	}
 
 	tmp, err := os.MkdirTemp("", "proxybench-")
@@ -198,28 +100,26 @@ func bench() error {
 	if err != nil {
 		return err
 	}
-	var ports []string
+	var ports []int
 	for _, o := range origins {
 		defer o.Close()
-		_, port, _ := net.SplitHostPort(o.Addr().String())
-		ports = append(ports, port)
+		ports = append(ports, o.Addr().(*net.TCPAddr).Port)
 	}
 	originAddr := origins[0].Addr().String()
 	var originAddrs []string
 	for _, o := range origins {
 		originAddrs = append(originAddrs, o.Addr().String())
 	}
-	portStr := strings.Join(ports, ",")
 
-	self, err := os.Executable()
+	root := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	layers, err := benchws.Setup(c.ocfetch, root, ports)
 	if err != nil {
 		return err
 	}
-	creds, err := proxy.NewCredentials()
-	if err != nil {
-		return err
-	}
-	ours, err := startOurs(self, tmp, portStr, creds)
+	ours, err := startOurs(c.ocfetch, root)
 	if err != nil {
 		return err
 	}
@@ -232,6 +132,7 @@ func bench() error {
 	procs := []*proc{ours, smk}
 
 	fmt.Printf("proxybench %s  GOMAXPROCS=%q  cores=%d\n", time.Now().UTC().Format(time.RFC3339), os.Getenv("GOMAXPROCS"), runtime.NumCPU())
+	fmt.Printf("ocfetch %s: %s\n", c.ocfetch, layers)
 	fmt.Printf("small: %d requests per proxy and mode in %d interleaved rounds (one new connection each, GET, %d-byte body), %d concurrent clients, %d warm-up\n",
 		c.requests, c.rounds, len(smallBody), c.concurrency, c.warmup)
 	fmt.Printf("large: %d MB body through one CONNECT tunnel, %d interleaved rounds\n\n", c.bigMB, c.rounds)
@@ -244,6 +145,7 @@ func bench() error {
 		mbps          []float64
 		largeCPU      time.Duration
 		hwm, rss      int64
+		hwmSmall      int64
 		smallRequests map[string]int
 	}
 	rows := make([]row, len(procs))
@@ -292,6 +194,9 @@ func bench() error {
 			}
 		}
 	}
+	for i, p := range procs {
+		rows[i].hwmSmall, _ = p.memory()
+	}
 	if c.only != "small" {
 		for r := range c.rounds {
 			for k := range procs {
@@ -310,7 +215,7 @@ func bench() error {
 	for i, p := range procs {
 		rows[i].hwm, rows[i].rss = p.memory()
 	}
-	fmt.Printf("%-20s %-8s %13s %9s %9s %6s %13s\n", "proxy", "mode", "small req/s", "p50", "p99", "errors", "CPU ms/1k req")
+	fmt.Printf("%-20s %-8s %19s %9s %9s %6s %12s\n", "proxy", "mode", "small req/s", "p50", "p99", "errors", "CPU s/10k")
 	for _, mode := range modes {
 		for i, p := range procs {
 			r := rows[i]
@@ -319,25 +224,71 @@ func bench() error {
 			}
 			lat := r.lat[mode]
 			sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-			cpuPerK := 0.0
-			if r.smallRequests[mode] > 0 {
-				cpuPerK = float64(r.smallCPU[mode].Milliseconds()) * 1000 / float64(r.smallRequests[mode])
-			}
-			fmt.Printf("%-20s %-8s %13s %9s %9s %6d %13.0f\n", p.name, mode,
-				medianOf(r.rps[mode]), pct(lat, 50).Round(10*time.Microsecond), pct(lat, 99).Round(10*time.Microsecond), r.errs[mode], cpuPerK)
+			fmt.Printf("%-20s %-8s %19s %9s %9s %6d %12.2f\n", p.name, mode,
+				medianOf(r.rps[mode]), pct(lat, 50).Round(10*time.Microsecond), pct(lat, 99).Round(10*time.Microsecond), r.errs[mode],
+				cpuPer10k(r.smallCPU[mode], r.smallRequests[mode]))
 		}
 	}
-	fmt.Printf("\n%-20s %14s %12s %14s\n", "proxy", "large MB/s", "CPU ms/GB", "peak RSS (MB)")
+	if c.only != "large" {
+		// ocfetch ÷ smokescreen, and the targets of issue 22.
+		targets := map[string][2]float64{"connect": {0.8, 1.3}, "http": {1.0, 1.5}}
+		fmt.Printf("\n%-8s %14s %10s %14s %10s\n", "mode", "CPU/10k ratio", "target", "req/s ratio", "target")
+		for _, mode := range modes {
+			t, ok := targets[mode]
+			if !ok {
+				continue
+			}
+			o, sm := rows[0], rows[1]
+			cpuRatio := cpuPer10k(o.smallCPU[mode], o.smallRequests[mode]) / cpuPer10k(sm.smallCPU[mode], sm.smallRequests[mode])
+			rpsRatio := median(o.rps[mode]) / median(sm.rps[mode])
+			fmt.Printf("%-8s %13.2f× %9s %13.2f× %9s\n", mode, cpuRatio, fmt.Sprintf("≤ %.1f× %s", t[0], met(cpuRatio <= t[0])),
+				rpsRatio, fmt.Sprintf("≥ %.1f× %s", t[1], met(rpsRatio >= t[1])))
+		}
+	}
+	fmt.Printf("\n%-20s %19s %12s %16s %16s\n", "proxy", "large MB/s", "CPU ms/GB", "peak RSS small", "peak RSS (MB)")
 	for i, p := range procs {
 		r := rows[i]
 		cpuPerGB := 0.0
 		if len(r.mbps) > 0 {
 			cpuPerGB = float64(r.largeCPU.Milliseconds()) * 1024 / float64(len(r.mbps)*c.bigMB)
 		}
-		fmt.Printf("%-20s %14s %12.0f %14.1f\n", p.name, medianOf(r.mbps), cpuPerGB, float64(r.hwm)/1024)
+		fmt.Printf("%-20s %19s %12.0f %16.1f %16.1f\n", p.name, medianOf(r.mbps), cpuPerGB, float64(r.hwmSmall)/1024, float64(r.hwm)/1024)
 	}
-	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's user+system time; peak RSS: VmHWM")
+	for _, p := range procs {
+		if m, err := benchws.Status(p.cmd.Process.Pid); err == nil {
+			fmt.Printf("%-20s now: RSS %.1f MB = anonymous %.1f + file-backed %.1f (the binary's pages) + shmem %.1f\n", p.name,
+				float64(m["VmRSS"])/1024, float64(m["RssAnon"])/1024, float64(m["RssFile"])/1024, float64(m["RssShmem"])/1024)
+		}
+	}
+	rss := float64(rows[0].hwm) / float64(rows[1].hwm)
+	fmt.Printf("peak RSS ratio ocfetch ÷ smokescreen: %.2f× (target ≤ 1.0× %s); after the small requests only: %.2f×\n",
+		rss, met(rss <= 1.0), float64(rows[0].hwmSmall)/float64(rows[1].hwmSmall))
+	fmt.Printf("audit lines written by ocfetch: %d (requests sent to it, warm-up included: %d)\n", benchws.AuditLines(root), ours.sent.Load())
+	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's own user+system time (/proc/PID/stat) over the measured rounds; peak RSS: VmHWM")
 	return nil
+}
+
+func cpuPer10k(cpu time.Duration, requests int) float64 {
+	if requests == 0 {
+		return 0
+	}
+	return cpu.Seconds() * 10000 / float64(requests)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
 }
 
 // medianOf formats the median of xs with its range.
@@ -435,6 +386,8 @@ type proc struct {
 	creds *proxy.Credentials
 	// socks reports that the proxy speaks SOCKS5.
 	socks bool
+	// sent counts the requests sent to the proxy.
+	sent atomic.Int64
 }
 
 func (p *proc) stop() {
@@ -451,65 +404,84 @@ func (p *proc) stop() {
 
 // cpu returns the process's user and system CPU time so far.
 func (p *proc) cpu() time.Duration {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "stat"))
+	d, err := benchws.CPU(p.cmd.Process.Pid)
 	if err != nil {
-		return 0
+		fmt.Fprintln(os.Stderr, "proxybench:", err)
 	}
-	// Fields after the command name, which is in parentheses: utime is the
-	// 12th and stime the 13th (fields 14 and 15 of proc(5)), in clock ticks
-	// of 1/100 s.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+st) * 10 * time.Millisecond
+	return d
 }
 
 // memory returns the process's peak and current resident set, in KiB.
 func (p *proc) memory() (hwm, rss int64) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "status"))
+	hwm, rss, err := benchws.Memory(p.cmd.Process.Pid)
 	if err != nil {
 		return -1, -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmHWM:":
-			hwm = n
-		case "VmRSS:":
-			rss = n
-		}
 	}
 	return hwm, rss
 }
 
-func startOurs(self, tmp, originPorts string, creds proxy.Credentials) (*proc, error) {
-	root := filepath.Join(tmp, "ws")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(self, "serve", "-root", root, "-origin-ports", originPorts, "-auth", creds.String())
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+// startOurs starts `ocfetch proxy` in the workspace root on a free
+// loopback port, with its default credentials file (created in the user
+// configuration directory on first use), and waits for the address it
+// prints.
+func startOurs(bin, root string) (*proc, error) {
+	cmd := exec.Command(bin, "--root", root, "proxy", "--listen", "127.0.0.1:0")
+	errOut, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
+	fail := func(err error) (*proc, error) {
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("ocfetch proxy did not start: %w", err)
+		return nil, err
 	}
-	return &proc{name: "ocfetch proxy", cmd: cmd, addr: strings.TrimSpace(line), creds: &creds, socks: true}, nil
+	addrc := make(chan string, 1)
+	go func() {
+		// "ocfetch proxy: listening on ADDR, HTTP and SOCKS5 (…)"; the rest
+		// of stderr is passed on.
+		sc := bufio.NewScanner(errOut)
+		found := false
+		for sc.Scan() {
+			line := sc.Text()
+			if _, rest, ok := strings.Cut(line, "listening on "); ok && !found {
+				found = true
+				addr, _, _ := strings.Cut(rest, ",")
+				addrc <- addr
+				continue
+			}
+			if found && strings.HasPrefix(line, "  export ") {
+				continue
+			}
+			fmt.Fprintln(os.Stderr, line)
+		}
+		close(addrc)
+	}()
+	var addr string
+	select {
+	case a, ok := <-addrc:
+		if !ok {
+			return fail(errors.New("ocfetch proxy exited before it listened"))
+		}
+		addr = a
+	case <-time.After(10 * time.Second):
+		return fail(errors.New("ocfetch proxy did not listen within 10s"))
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return fail(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "ocfetch", "proxy-credentials"))
+	if err != nil {
+		return fail(err)
+	}
+	creds, err := proxy.ParseCredentials(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fail(err)
+	}
+	return &proc{name: "ocfetch proxy", cmd: cmd, addr: addr, creds: &creds, socks: true}, nil
 }
 
 func startSmokescreen(bin, tmp string) (*proc, error) {
@@ -674,6 +646,7 @@ func forwardGet(ctx context.Context, p *proc, target string, src net.Addr) error
 
 // smallOne is one small request in mode through p.
 func smallOne(ctx context.Context, p *proc, mode, target string, src net.Addr) error {
+	p.sent.Add(1)
 	if mode == "http" {
 		return forwardGet(ctx, p, target, src)
 	}
@@ -745,6 +718,7 @@ func large(p *proc, target string, size int64, limit time.Duration) (float64, er
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	start := time.Now()
+	p.sent.Add(1)
 	c, br, err := tunnel(ctx, p, target, nil)
 	if err != nil {
 		return 0, err
