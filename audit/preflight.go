@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"context"
+
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -17,11 +19,21 @@ import (
 // *refusal.Error with code audit_unavailable naming the file, wrapping the
 // cause. The broker and the proxy refuse the call on that error: a call
 // that cannot be recorded does not go ahead unrecorded.
-func (l *Log) Preflight() error {
+func (l *Log) Preflight() error { return l.preflight(nil) }
+
+// PreflightContext is [Log.Preflight] within the call ctx carries
+// ([securefile.WithCall]): the log's directory is the one checked once
+// per call for the workspace's files, and the kept descriptor is checked
+// against one fstatat of the log under it.
+func (l *Log) PreflightContext(ctx context.Context) error {
+	return l.preflight(securefile.CallFrom(ctx))
+}
+
+func (l *Log) preflight(call *securefile.Call) error {
 	if l == nil {
 		return nil
 	}
-	if securefile.KeptReady(l.path) {
+	if securefile.KeptReadyIn(call, l.path) {
 		return nil // the descriptor kept open still writes the file at l.path
 	}
 	if err := l.ws.EnsureDir(); err != nil {

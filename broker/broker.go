@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"log/slog"
 	"time"
 
@@ -67,6 +68,9 @@ type decision struct {
 // reported in the result's AuditFailure.
 func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.Result {
 	start := b.now()
+	// One check of every file per call: the preflight, each decision
+	// (redirect hops too) and the fetch share it (securefile.Call).
+	ctx, _ = securefile.EnsureCall(ctx)
 	id := uuid.New()
 	summary := t.AuditSummary(argsJSON)
 	name := toolName(ctx, t)
@@ -79,7 +83,7 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: audit.ByPolicy}, res, start)
 		return res
 	}
-	if err := b.Audit.Preflight(); err != nil {
+	if err := b.Audit.PreflightContext(ctx); err != nil {
 		log.Log(ctx, diag.L1, "audit log unavailable; call refused", "err", err)
 		return tool.ErrorResult(err)
 	}
@@ -183,8 +187,8 @@ func admission(pd policy.Decision) []tool.Admission {
 }
 
 // again is the run's [tool.Redecide]: a later origin of the call (a
-// redirect hop) is a new question to policy.Decide, with every file read
-// again. An allow admits it; a deny refuses it; an ask admits it only for a
+// redirect hop) is a new question to policy.Decide, on the files as this
+// call checked them (securefile.Call: one check per call). An allow admits it; a deny refuses it; an ask admits it only for a
 // target the user approved for this call (the hop stays on it), as the
 // answer covered this call.
 func (b *Broker) again(req tool.Request) tool.Redecide {
@@ -246,6 +250,9 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 		// before anything is saved or sent (seed 000: a port revoked, a
 		// deny rule added or the trust revoked while asking takes effect
 		// now). Ask again is what the answer approves; a deny refuses.
+		// Every later step of the call (the run, its redirects) sees the
+		// files as they are now, too.
+		securefile.CallFrom(ctx).Renew()
 		if again = policy.Decide(ctx, b.args(need)); again.Result == policy.Deny {
 			log.Log(ctx, diag.L2, "decided again after the answer", "target", target, "decision", again.String())
 			return decision{decidedBy: again.DecidedBy, rule: again.Rule, err: again.Refusal}

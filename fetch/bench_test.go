@@ -162,7 +162,10 @@ func benchFull(b *testing.B, url string, port uint16, format string) {
 	start := cpuNow()
 	defer reportCPU(b, start)
 	for b.Loop() {
-		sc, err := scope.Open(ws, scope.Flags{}, l.Layers)
+		// One call, as the MCP server makes it: the scope and broker.Call
+		// share the call's checks of the files (securefile.Call).
+		ctx, _ := securefile.EnsureCall(ctx)
+		sc, err := scope.OpenContext(ctx, ws, scope.Flags{}, l.Layers)
 		if err != nil || sc.Profile != risk.Permissive {
 			b.Fatal(sc, err)
 		}

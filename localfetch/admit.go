@@ -1,7 +1,9 @@
 package localfetch
 
 import (
+	"context"
 	"fmt"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -26,6 +28,18 @@ func isLocalHost(h string) bool { return capability.IsLocalHost(h) }
 // caching (local_port_not_allowed, local_allowlist_missing,
 // local_allowlist_invalid).
 func Admit(o capability.Origin, ws workspace.Workspace, profile risk.Profile) (uint16, error) {
+	return admit(nil, o, ws, profile)
+}
+
+// AdmitContext is [Admit] within the call ctx carries
+// ([securefile.WithCall]): the allowlist is checked once per call, and
+// every later step of the call (a redirect's decision) decides on the
+// same snapshot.
+func AdmitContext(ctx context.Context, o capability.Origin, ws workspace.Workspace, profile risk.Profile) (uint16, error) {
+	return admit(securefile.CallFrom(ctx), o, ws, profile)
+}
+
+func admit(call *securefile.Call, o capability.Origin, ws workspace.Workspace, profile risk.Profile) (uint16, error) {
 	if err := checkProfile(ws, profile); err != nil {
 		return 0, err
 	}
@@ -37,7 +51,7 @@ func Admit(o capability.Origin, ws workspace.Workspace, profile risk.Profile) (u
 		return 0, portMissing(o.Scheme, host)
 	}
 	port := o.Target.Port
-	ports, err := ReadAllowedPorts(ws)
+	ports, err := readAllowedPorts(call, ws)
 	if err != nil {
 		return 0, err
 	}

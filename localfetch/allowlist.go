@@ -115,6 +115,13 @@ func AllowlistPath(ws workspace.Workspace) string { return ws.LocalFetchPath() }
 // ([securefile.Cache]; on Windows it is read on every call): an edit takes
 // effect on the next call and a deletion closes the door on the next call.
 func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
+	ports, err := readAllowedPorts(nil, ws)
+	return slices.Clone(ports), err
+}
+
+// readAllowedPorts is ReadAllowedPorts within call, without the copy: the
+// ports are shared and not to be modified.
+func readAllowedPorts(call *securefile.Call, ws workspace.Workspace) (Ports, error) {
 	path := AllowlistPath(ws)
 	if !filepath.IsAbs(path) {
 		// A zero Workspace would otherwise read relative to the process's
@@ -123,8 +130,7 @@ func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 			"local allowlist %s is not an absolute path: no workspace root is set", path).
 			WithHint("resolve the workspace root (--root) before reading the allowlist")
 	}
-	ports, err := allowlists.Load(path)
-	return slices.Clone(ports), err
+	return allowlists.LoadIn(call, path)
 }
 
 // allowlists holds the last parse of each local_fetch.json read, checked

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+
+	"github.com/ocfetch/ocfetch/internal/securefile"
 )
 
 // DefaultPath is the policy file of this platform: on macOS
@@ -27,27 +29,40 @@ func isAdministrator(owner string) bool { return owner == "0" }
 // checkOwner refuses a file or directory that a non-administrator owns or
 // that is group- or world-writable. The directory is the one the OS
 // resolves (stat, not lstat): a link to it is the administrator's choice.
-func checkOwner(dir, _ string, fi fs.FileInfo, admin func(string) bool) error {
-	if err := writableOnlyByAdmin("the file", fi, admin); err != nil {
-		return err
-	}
-	dfi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	return writableOnlyByAdmin("its directory "+dir, dfi, admin)
-}
-
-func writableOnlyByAdmin(name string, fi fs.FileInfo, admin func(string) bool) error {
+//
+// The directory's owner and mode come from the check of the directory
+// call made for the file (securefile.DirOwnerIn; the file was read only
+// if the directory is a real one, so its lstat is its stat), else from a
+// stat of its own.
+func checkOwner(call *securefile.Call, dir, _ string, fi fs.FileInfo, admin func(string) bool) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fmt.Errorf("%s: cannot read its owner", name)
+		return fmt.Errorf("the file: cannot read its owner")
 	}
-	owner := strconv.FormatUint(uint64(st.Uid), 10)
+	if err := writableOnlyByAdmin("the file", st.Uid, fi.Mode().Perm(), admin); err != nil {
+		return err
+	}
+	uid, perm, ok := securefile.DirOwnerIn(call, dir)
+	if !ok {
+		dfi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		dst, ok := dfi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return fmt.Errorf("its directory %s: cannot read its owner", dir)
+		}
+		uid, perm = dst.Uid, dfi.Mode().Perm()
+	}
+	return writableOnlyByAdmin("its directory "+dir, uid, perm, admin)
+}
+
+func writableOnlyByAdmin(name string, uid uint32, m fs.FileMode, admin func(string) bool) error {
+	owner := strconv.FormatUint(uint64(uid), 10)
 	if !admin(owner) {
 		return fmt.Errorf("%s is owned by uid %s, not an administrator (root)", name, owner)
 	}
-	if m := fi.Mode().Perm(); m&0o022 != 0 {
+	if m&0o022 != 0 {
 		return fmt.Errorf("%s is writable by its group or by everyone (mode %#o); it must be writable by administrators only", name, m)
 	}
 	return nil

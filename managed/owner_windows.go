@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/ocfetch/ocfetch/internal/securefile"
 )
 
 // DefaultPath is %ProgramData%\ocfetch\policy.json, ProgramData taken from
@@ -57,7 +59,7 @@ const dirWriteRights = 0x40 | windows.DELETE | windows.WRITE_DAC | windows.WRITE
 // inherit-only on a folder and so are skipped. A missing DACL
 // (everyone may do everything) is refused too. Deny entries are ignored:
 // they only take rights away.
-func checkOwner(dir, path string, _ fs.FileInfo, admin func(string) bool) error {
+func checkOwner(_ *securefile.Call, dir, path string, _ fs.FileInfo, admin func(string) bool) error {
 	if err := writableOnlyByAdmin(path, "the file", fileWriteRights, admin); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,7 +102,16 @@ type Options struct {
 // fstatat of the file under the directory's open handle) and read again
 // whenever it changed (see [securefile.Cache]): an edit, or a removal, is
 // seen by the next call. The owner check runs on every call.
-func Load(opts *Options) (Policy, error) {
+func Load(opts *Options) (Policy, error) { return load(nil, opts) }
+
+// LoadContext is [Load] within the call ctx carries
+// ([securefile.WithCall]): the policy file and its directory are checked
+// once per call, the directory's check shared with the owner check.
+func LoadContext(ctx context.Context, opts *Options) (Policy, error) {
+	return load(securefile.CallFrom(ctx), opts)
+}
+
+func load(call *securefile.Call, opts *Options) (Policy, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -118,14 +128,14 @@ func Load(opts *Options) (Policy, error) {
 		admin = isAdministrator
 	}
 	dir := filepath.Dir(path)
-	s, err := policies.Load(path) // regular file, no symlink, bounded
+	s, err := policies.LoadIn(call, path) // regular file, no symlink, bounded
 	if err != nil {
 		return Policy{}, err
 	}
 	if !s.present {
 		return Policy{}, nil
 	}
-	if err := checkOwner(dir, path, s.fi, admin); err != nil {
+	if err := checkOwner(call, dir, path, s.fi, admin); err != nil {
 		return Policy{}, invalid(path, "%s: %v", path, err).Wrap(err)
 	}
 	if s.err != nil {

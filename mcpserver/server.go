@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -234,8 +235,8 @@ func (s *server) trustSentence(ws workspace.Workspace) string {
 // settings.json; the upstream proxy is the one the server's client goes
 // through, which only the --root workspace's settings.json can name
 // (Options.UpstreamFrom).
-func (s *server) scopeOf(ws workspace.Workspace) (*scope.Scope, error) {
-	sc, err := scope.Open(ws, scope.Flags{Profile: s.opts.Profile, NoSettingsUpstream: true}, s.opts.Layers)
+func (s *server) scopeOf(ctx context.Context, ws workspace.Workspace) (*scope.Scope, error) {
+	sc, err := scope.OpenContext(ctx, ws, scope.Flags{Profile: s.opts.Profile, NoSettingsUpstream: true}, s.opts.Layers)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +266,9 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 	}()
 	ctx, cancel := s.callContext(ctx, req)
 	defer cancel()
+	// One check of each policy file for the whole call: the scope, the
+	// decision, the preflight and the run (securefile.Call).
+	ctx, _ = securefile.EnsureCall(ctx)
 	ctx, note := withCacheNote(ctx)
 	c := s.newCall(req)
 	ws, needRoots, rerr := s.workspaceFor(ctx, c)
@@ -275,7 +279,7 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 		s.log.Log(ctx, diag.L2, "asking the client for its roots", "protocol", c.protocol)
 		return c.inputRequired(inputRoots, &mcp.ListRootsParams{}, callState{})
 	}
-	sc, perr := s.scopeOf(ws)
+	sc, perr := s.scopeOf(ctx, ws)
 	if perr != nil {
 		return errorResult(tool.ErrorResult(perr)), nil
 	}

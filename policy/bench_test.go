@@ -83,11 +83,13 @@ func BenchmarkDecideLayers(b *testing.B) {
 			time.Sleep(securefile.RacyWindow + 100*time.Millisecond)
 			a := policy.Args{Origin: origin(b, "https://target.example/"), Workspace: ws, Profile: risk.Standard, Layers: l.Layers}
 			b.ReportAllocs()
+			start := cpuNow()
 			for b.Loop() {
 				if d := policy.Decide(context.Background(), a); d.Result != policy.Allow || d.Layer != policy.LayerWorkspace {
 					b.Fatal(d)
 				}
 			}
+			b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

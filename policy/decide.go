@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/netrange"
@@ -93,9 +95,13 @@ type Args struct {
 // policy, rules.json, the user's rules.json and, for a local host,
 // local_fetch.json on every call, and the trust store when a workspace
 // grant is about to count (seed 000: an edit takes effect at once and a
-// deletion closes the door at once). "Reads" means: a stat of the file and
-// its directory on every call, and a new read and parse whenever either
-// changed ([securefile.Cache] behind each reader).
+// deletion closes the door at once). "Reads" means: one fstatat of each
+// file under its directory's open descriptor and one lstat of each
+// directory per call, and a new read and parse whenever either changed
+// ([securefile.Cache] behind each reader). A call is the one ctx carries
+// ([securefile.WithCall]: the broker's, the MCP server's), whose every
+// step — this decision, a redirect hop's, the fetch — uses the files as
+// the call first checked them; without one, this decision is the call.
 //
 // The layers are [Order]'s; the order of the checks, first refusal wins,
 // is stated once, in docs/DESIGN.md ("The decision"): the managed policy,
@@ -109,12 +115,15 @@ type Args struct {
 //
 // Every Deny names its layer and, where there is one, its file.
 func Decide(ctx context.Context, a Args) (result Decision) {
-	_ = ctx
+	// One check of each file and directory per call: the broker's call,
+	// when ctx carries one (every step of it decides on the same
+	// snapshot), else this decision's.
+	ctx, _ = securefile.EnsureCall(ctx)
 	var tr *[]Step
 	if a.Trace {
 		tr = new([]Step)
 	}
-	d := decide(a, tr)
+	d := decide(ctx, a, tr)
 	if tr != nil {
 		d.Trace = *tr
 	}
@@ -128,12 +137,12 @@ func step(tr *[]Step, l Layer, check, file, said string) {
 	}
 }
 
-func decide(a Args, tr *[]Step) (result Decision) {
+func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 	o := a.Origin
 	d := Decision{Target: o.Target}
 
 	// 1. The managed policy, read on every call.
-	mp, err := a.Layers.LoadManaged()
+	mp, err := a.Layers.LoadManagedContext(ctx)
 	if tr != nil {
 		switch {
 		case err != nil:
@@ -148,7 +157,7 @@ func decide(a Args, tr *[]Step) (result Decision) {
 		return deny(d, LayerManaged, a.Layers.ManagedPath(), "", audit.ByPolicy,
 			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
 	}
-	tc := trustCheck{a: &a}
+	tc := trustCheck{ctx: ctx, a: &a}
 
 	// 2. Local mode.
 	if o.IsLocal() {
@@ -159,7 +168,7 @@ func decide(a Args, tr *[]Step) (result Decision) {
 				"local mode is off for %s: the managed policy %s caps the profile at %s (max_profile)", o.Target, mp.File, mp.MaxProfile).
 				WithHint("ask your administrator; `ocfetch explain` shows the layers"))
 		}
-		port, err := localfetch.Admit(o, a.Workspace, a.Profile)
+		port, err := localfetch.AdmitContext(ctx, o, a.Workspace, a.Profile)
 		if tr != nil {
 			st := Step{Layer: LayerWorkspace, Check: CheckLocal, File: a.Workspace.LocalFetchPath(), Port: port, Said: fmt.Sprintf("admits port %d", port)}
 			if err != nil {
@@ -210,7 +219,7 @@ func decide(a Args, tr *[]Step) (result Decision) {
 	allows := abuf[:len(layers)]
 	forbiddenPublic := "" // the file of an open-web rule the managed policy forbids
 	for i, l := range layers {
-		set, err := l.load()
+		set, err := l.load(ctx, a, mp)
 		if tr != nil {
 			switch {
 			case err != nil:
@@ -256,17 +265,17 @@ func decide(a Args, tr *[]Step) (result Decision) {
 		allows[i] = &ok2
 	}
 	if d.LoopbackPort != 0 {
-		if r := tc.need(a.Workspace.LocalFetchPath(), fmt.Sprintf("port %d", d.LoopbackPort)); r != nil {
+		if r := tc.need(a.Workspace.LocalFetchPath(), grant{port: d.LoopbackPort}); r != nil {
 			return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.LocalFetchPath()), "", audit.ByPolicy, r)
 		}
 		if !a.ProfileExplicit {
-			if r := tc.need(a.Workspace.SettingsPath(), "profile permissive"); r != nil {
+			if r := tc.need(a.Workspace.SettingsPath(), grant{text: "profile permissive"}); r != nil {
 				return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
 			}
 		}
 	}
 	if a.WorkspaceUpstream != "" && d.LoopbackPort == 0 {
-		if r := tc.need(a.Workspace.SettingsPath(), "upstream_proxy "+a.WorkspaceUpstream); r != nil {
+		if r := tc.need(a.Workspace.SettingsPath(), grant{prefix: "upstream_proxy ", text: a.WorkspaceUpstream}); r != nil {
 			return deny(d, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
 		}
 	}
@@ -284,7 +293,7 @@ func decide(a Args, tr *[]Step) (result Decision) {
 			continue
 		}
 		if layers[i].needsTrust {
-			if r := tc.need(al.File, al.Rule); r != nil {
+			if r := tc.need(al.File, grant{text: al.Rule}); r != nil {
 				if ignored == nil {
 					ig := deny(d, LayerWorkspace, tc.file(al.File), al.Rule, audit.ByPolicy, r)
 					ignored = &ig
@@ -341,6 +350,7 @@ func publicHTTPSApplies(a Args, o capability.Origin, d Decision) bool {
 // trustCheck asks the trust store, at most once per decision and only when
 // a workspace grant is about to count.
 type trustCheck struct {
+	ctx     context.Context
 	a       *Args
 	done    bool
 	trusted bool
@@ -351,13 +361,13 @@ type trustCheck struct {
 
 // need returns nil when the workspace is trusted, else the
 // workspace_untrusted refusal for grant in file.
-func (c *trustCheck) need(file, grant string) *refusal.Error {
+func (c *trustCheck) need(file string, g grant) *refusal.Error {
 	if !c.done {
 		c.done = true
 		s, err := c.a.Layers.TrustStore()
 		if err == nil {
 			c.store = s.Path()
-			c.status, err = s.Status(c.a.Workspace.Root)
+			c.status, err = s.StatusContext(c.ctx, c.a.Workspace.Root)
 			c.trusted = c.status.Trusted()
 		}
 		if err != nil {
@@ -371,7 +381,21 @@ func (c *trustCheck) need(file, grant string) *refusal.Error {
 	case c.err != nil:
 		return c.err
 	}
-	return c.status.Refusal(c.a.Workspace.Root, file, grant)
+	return c.status.Refusal(c.a.Workspace.Root, file, g.String())
+}
+
+// grant is what a workspace file grants, put into words only for a
+// refusal: "port N", or prefix and text.
+type grant struct {
+	port         uint16
+	prefix, text string
+}
+
+func (g grant) String() string {
+	if g.port != 0 {
+		return "port " + strconv.Itoa(int(g.port))
+	}
+	return g.prefix + g.text
 }
 
 // file is the file a trust refusal names: the trust store when it is the
@@ -388,7 +412,27 @@ type ruleLayer struct {
 	layer      Layer
 	needsTrust bool
 	file       string
-	load       func() (*rules.Set, error)
+	user       rules.Location // LayerUser's file
+	err        error          // LayerUser: no user rules file can be located
+}
+
+// load reads the layer's rules for this call.
+func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules.Set, error) {
+	switch l.layer {
+	case LayerManaged:
+		return mp.Rules, nil
+	case LayerWorkspace:
+		if a.LoadRules != nil {
+			return a.LoadRules(a.Workspace)
+		}
+		return rules.LoadContext(ctx, a.Workspace)
+	case LayerUser:
+		if l.err != nil {
+			return nil, l.err
+		}
+		return rules.LoadAtContext(ctx, l.user)
+	}
+	panic("policy: no reader for layer " + l.layer.String())
 }
 
 func (l ruleLayer) denyHint(target string) string {
@@ -405,11 +449,6 @@ func (l ruleLayer) denyHint(target string) string {
 // order, each with its reader: the managed policy's rules (already read),
 // the workspace's rules.json, the user's rules.json.
 func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
-	load := rules.Load
-	if a.LoadRules != nil {
-		load = a.LoadRules
-	}
-	ws := a.Workspace
 	for _, spec := range order {
 		if !spec.HasRules {
 			continue
@@ -417,15 +456,14 @@ func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
 		l := ruleLayer{layer: spec.Layer, needsTrust: spec.NeedsTrust}
 		switch spec.Layer {
 		case LayerManaged:
-			l.file, l.load = mp.File, func() (*rules.Set, error) { return mp.Rules, nil }
+			l.file = mp.File
 		case LayerWorkspace:
-			wsLoad := load // captured by value: never assigned again
-			l.file, l.load = ws.RulesPath(), func() (*rules.Set, error) { return wsLoad(ws) }
+			l.file = a.Workspace.RulesPath()
 		case LayerUser:
 			if loc, err := a.Layers.UserRules(); err != nil {
-				l.load = func() (*rules.Set, error) { return nil, err }
+				l.err = err
 			} else {
-				l.file, l.load = loc.Path(), func() (*rules.Set, error) { return rules.LoadAt(loc) }
+				l.file, l.user = loc.Path(), loc
 			}
 		default:
 			panic("policy: no reader for layer " + spec.Layer.String())

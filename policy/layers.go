@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"context"
+
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
@@ -10,9 +12,9 @@ import (
 
 // Layers locate the files of the layers around the workspace (issue 12):
 // the administrator's managed policy, the user's trust store and the
-// user's own rules. [Decide] reads each of them on every call (seed 000: no
-// caching), and only the trust store lazily, when a workspace grant is about
-// to count.
+// user's own rules. [Decide] checks each of them on every call and reads
+// it again whenever it changed (seed 000; see [Decide]), and the trust
+// store only lazily, when a workspace grant is about to count.
 //
 // A nil *Layers, and every nil field, is the platform's place:
 // managed.DefaultPath with the platform's administrators,
@@ -74,6 +76,12 @@ func (l *Layers) ManagedPath() string {
 // caller refuses every call).
 func (l *Layers) LoadManaged() (managed.Policy, error) {
 	return managed.Load(l.ManagedOptions())
+}
+
+// LoadManagedContext is [Layers.LoadManaged] within the call ctx carries
+// (see [Decide]): the file is checked once per call.
+func (l *Layers) LoadManagedContext(ctx context.Context) (managed.Policy, error) {
+	return managed.LoadContext(ctx, l.ManagedOptions())
 }
 
 // LayerSpec is one layer of the decision: its name, the files it reads and

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,11 +83,34 @@ type Settings struct {
 // The file is checked on every call and read again whenever it changed
 // (see [securefile.Cache]): an edit is seen by the next call.
 func ReadSettings(ws workspace.Workspace) (Settings, error) {
-	return settingsFiles.Load(ws.SettingsPath())
+	s, err := settingsFiles.Load(ws.SettingsPath())
+	return s.Settings, err
+}
+
+// ReadSettingsContext is [ReadSettings] within the call ctx carries
+// ([securefile.WithCall]): the file is checked once per call, its
+// directory's check shared with the workspace's other files. found
+// reports whether settings.json exists (a missing file is the zero
+// Settings with Profile [Standard], found false).
+func ReadSettingsContext(ctx context.Context, ws workspace.Workspace) (s Settings, found bool, err error) {
+	f, err := settingsFiles.LoadIn(securefile.CallFrom(ctx), ws.SettingsPath())
+	return f.Settings, f.found, err
+}
+
+// settingsFile is one read of settings.json: what it holds, and whether
+// it exists.
+type settingsFile struct {
+	Settings
+	found bool
 }
 
 // settingsFiles holds the last parse of each settings.json read.
-var settingsFiles = securefile.NewCache(workspace.MaxSmallFileSize, 256, decodeSettings)
+var settingsFiles = securefile.NewCache(workspace.MaxSmallFileSize, 256, decodeSettingsFile)
+
+func decodeSettingsFile(path string, data []byte, fi fs.FileInfo, err error) (settingsFile, error) {
+	s, derr := decodeSettings(path, data, fi, err)
+	return settingsFile{Settings: s, found: !errors.Is(err, fs.ErrNotExist)}, derr
+}
 
 func decodeSettings(path string, data []byte, _ fs.FileInfo, err error) (Settings, error) {
 	if errors.Is(err, fs.ErrNotExist) {

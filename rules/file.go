@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,13 @@ const MaxFileSize = 2 << 20
 // (see [securefile.Cache]): an edit is seen by the next call.
 func Load(ws workspace.Workspace) (*Set, error) {
 	return workspaceRules.Load(ws.RulesPath())
+}
+
+// LoadContext is [Load] within the call ctx carries
+// ([securefile.WithCall]): the file is checked once per call, its
+// directory's check shared with the workspace's other files.
+func LoadContext(ctx context.Context, ws workspace.Workspace) (*Set, error) {
+	return workspaceRules.LoadIn(securefile.CallFrom(ctx), ws.RulesPath())
 }
 
 // workspaceRules and userRules hold the last parse of each rules file

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"io/fs"
 	"path/filepath"
 
@@ -46,13 +47,22 @@ func (l Location) Path() string { return rootfile.Dir{Path: l.Dir}.Join(l.Name) 
 //
 // The file is checked on every call and read again whenever it changed
 // (see [securefile.Cache]).
-func LoadAt(l Location) (*Set, error) {
+func LoadAt(l Location) (*Set, error) { return loadAt(nil, l) }
+
+// LoadAtContext is [LoadAt] within the call ctx carries
+// ([securefile.WithCall]): checked once per call, the directory's check
+// shared with the trust store's.
+func LoadAtContext(ctx context.Context, l Location) (*Set, error) {
+	return loadAt(securefile.CallFrom(ctx), l)
+}
+
+func loadAt(call *securefile.Call, l Location) (*Set, error) {
 	path, err := rootfile.Dir{Path: l.Dir}.File(l.Name)
 	if err != nil || !filepath.IsAbs(path) {
 		data, err := rootfile.Dir{Path: l.Dir}.Read(l.Name, MaxFileSize)
 		return decodeUserRules(l.Path(), data, nil, err)
 	}
-	return userRules.Load(path)
+	return userRules.LoadIn(call, path)
 }
 
 func decodeUserRules(path string, data []byte, _ fs.FileInfo, err error) (*Set, error) {

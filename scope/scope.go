@@ -10,7 +10,7 @@
 package scope
 
 import (
-	"os"
+	"context"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
@@ -87,17 +87,26 @@ func (e *FlagError) Unwrap() error { return e.Err }
 // (unless flags.NoSettingsUpstream), else none. A bad flag is a
 // *[FlagError]; a bad settings.json is settings_invalid naming the file.
 func Open(ws workspace.Workspace, flags Flags, layers *policy.Layers) (*Scope, error) {
+	return OpenContext(context.Background(), ws, flags, layers)
+}
+
+// OpenContext is [Open] within the call ctx carries
+// (securefile.WithCall, as broker.Call and policy.Decide use it):
+// settings.json is checked once for the call, its directory's check
+// shared with the workspace's other files.
+func OpenContext(ctx context.Context, ws workspace.Workspace, flags Flags, layers *policy.Layers) (*Scope, error) {
 	s := &Scope{Workspace: ws, Layers: layers, ProfileFrom: FromDefault, UpstreamFrom: FromDefault}
-	var settings *risk.Settings
+	var settings risk.Settings
+	var read1, found bool
 	read := func() (risk.Settings, error) {
-		if settings == nil {
-			st, err := risk.ReadSettings(ws)
+		if !read1 {
+			st, ok, err := risk.ReadSettingsContext(ctx, ws)
 			if err != nil {
 				return st, err
 			}
-			settings = &st
+			settings, found, read1 = st, ok, true
 		}
-		return *settings, nil
+		return settings, nil
 	}
 	if flags.Profile != "" {
 		p, err := risk.Parse(flags.Profile)
@@ -111,7 +120,7 @@ func Open(ws workspace.Workspace, flags Flags, layers *policy.Layers) (*Scope, e
 			return nil, err
 		}
 		s.Profile = st.Profile
-		if hasProfile(ws) {
+		if found { // settings.json set it ("standard" when it names none)
 			s.ProfileFrom = FromSettings
 		}
 	}
@@ -162,13 +171,6 @@ func FlagUpstream(raw string) (*egress.UpstreamProxy, error) {
 		return nil, &FlagError{Flag: "--upstream-proxy", Err: err}
 	}
 	return up, nil
-}
-
-// hasProfile reports whether settings.json exists (it set the profile,
-// "standard" when it names none).
-func hasProfile(ws workspace.Workspace) bool {
-	_, err := os.Lstat(ws.SettingsPath())
-	return err == nil
 }
 
 // WorkspaceUpstream is settings.json's proxy when the calls go through

@@ -221,8 +221,17 @@ func invalid(path, format string, args ...any) *refusal.Error {
 // (outdated). A root that does not exist has no entry. It reads the store
 // and stats the directory once (plus the marker file, for an entry that
 // recorded one) on every call.
-func (s *Store) Status(root string) (Status, error) {
-	entries, err := s.list()
+func (s *Store) Status(root string) (Status, error) { return s.status(nil, root) }
+
+// StatusContext is [Store.Status] within the call ctx carries
+// ([securefile.WithCall]): the store is checked once per call, its
+// directory's check shared with the user's rules file.
+func (s *Store) StatusContext(ctx context.Context, root string) (Status, error) {
+	return s.status(securefile.CallFrom(ctx), root)
+}
+
+func (s *Store) status(call *securefile.Call, root string) (Status, error) {
+	entries, err := stores.LoadIn(call, s.Path())
 	if err != nil {
 		return Status{}, err
 	}

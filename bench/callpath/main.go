@@ -133,7 +133,10 @@ func run(target string, n int, plain bool) error {
 	args := `{"url": "` + target + `", "format": "raw", "max_length": 1000000}`
 	ctx := context.Background()
 	for i := 0; i < n && time.Now().Before(deadline); i++ {
-		sc, err := scope.Open(ws, scope.Flags{}, layers)
+		// One call, as the MCP server makes it: the scope and broker.Call
+		// share the call's checks of the files (securefile.Call).
+		ctx, _ := securefile.EnsureCall(ctx)
+		sc, err := scope.OpenContext(ctx, ws, scope.Flags{}, layers)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package securefile
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -56,7 +55,7 @@ func Keep(path string, f *os.File) {
 		return
 	}
 	a := &appender{f: f, dir: d, dev: id.dev, ino: id.ino}
-	if !a.valid(path) {
+	if !a.valid(nil, path) {
 		f.Close()
 		return
 	}
@@ -79,14 +78,19 @@ func Keep(path string, f *os.File) {
 // KeptReady reports whether a kept descriptor of path still writes the
 // file at path (see [AppendKept]); false means the caller opens it anew
 // with [OpenAppend], whose checks and errors are the ones that count.
-func KeptReady(path string) bool {
+func KeptReady(path string) bool { return KeptReadyIn(nil, path) }
+
+// KeptReadyIn is [KeptReady] within call: the directory's identity is the
+// one checked in call (shared with the other files of the directory), the
+// file is checked with one fstatat under the directory's descriptor.
+func KeptReadyIn(call *Call, path string) bool {
 	a := kept(path)
 	if a == nil {
 		return false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return !a.closed && a.valid(path)
+	return !a.closed && a.valid(call, filepath.Clean(path))
 }
 
 // AppendKept writes line to path with one Write on the descriptor kept for
@@ -119,12 +123,8 @@ func AppendKept(path string, line []byte) (bool, error) {
 // that was checked — a write through a kept descriptor can never reach
 // another file, so a symlink planted meanwhile cannot redirect it.
 func (a *appender) same(path string) bool {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	id, ok := identity(fi)
-	return ok && id.dev == a.dev && id.ino == a.ino && writable(id, fi.Mode())
+	id, typ, err := lstatID(path)
+	return err == nil && typ.IsRegular() && id.dev == a.dev && id.ino == a.ino && writable(id)
 }
 
 func kept(path string) *appender {
@@ -139,17 +139,13 @@ func kept(path string) *appender {
 // valid reports whether the directory handle is still the directory at
 // the path's directory, and the name in it is the regular, writable file
 // a.f writes. The caller holds a.mu (or owns a alone).
-func (a *appender) valid(path string) bool {
-	d, err := dirs.get(filepath.Dir(path))
+func (a *appender) valid(call *Call, path string) bool {
+	d, err := call.dir(filepath.Dir(path))
 	if err != nil || d != a.dir {
 		return false
 	}
-	fi, err := d.root.Lstat(filepath.Base(path))
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	id, ok := identity(fi)
-	return ok && id.dev == a.dev && id.ino == a.ino && writable(id, fi.Mode())
+	id, typ, err := d.statAt(filepath.Base(path))
+	return err == nil && typ.IsRegular() && id.dev == a.dev && id.ino == a.ino && writable(id)
 }
 
 // close closes a's descriptor once no write holds it.
@@ -167,10 +163,10 @@ func (a *appender) close() {
 // for root always. Anything else (a file of another user or group) is not
 // judged here: false sends the caller to a new open, which the kernel
 // judges.
-func writable(id fileID, m fs.FileMode) bool {
+func writable(id fileID) bool {
 	euid := geteuid()
 	if euid == 0 {
 		return true
 	}
-	return int(id.uid) == euid && m.Perm()&0o200 != 0
+	return int(id.uid) == euid && id.mode&0o200 != 0
 }

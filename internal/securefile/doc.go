@@ -26,5 +26,14 @@
 //   - [OpenAppend]: an O_APPEND descriptor of a regular file, created with
 //     perm if missing, for writers of one line per write.
 //
+// A [Cache] keeps the decoded value of each policy file with the identity
+// it was read under and checks it with one fstatat(2) under the
+// directory's kept descriptor; a [Call] (carried by a context,
+// [WithCall]) makes the files of one directory share one check of the
+// directory per call, and a file checked once per call:
+//
+//	ctx, _ = securefile.EnsureCall(ctx) // once per tool call or request
+//	set, err := rules.LoadContext(ctx, ws)
+//
 // Every error names the file it is about.
 package securefile

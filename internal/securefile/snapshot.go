@@ -79,42 +79,65 @@ func NewCache[T any](limit int64, cap int, decode func(path string, data []byte,
 
 // Load returns decode's result for the file at path: from the snapshot
 // when the file and its directory are unchanged, else from a new read.
-func (c *Cache[T]) Load(path string) (T, error) {
+// It is [Cache.LoadIn] outside any [Call].
+func (c *Cache[T]) Load(path string) (T, error) { return c.LoadIn(nil, path) }
+
+// LoadIn is [Cache.Load] within call: the first Load of path in call
+// checks it (the directory's identity once per call for all the files in
+// it, see [Call]), and every later Load of path in the same call returns
+// what the first one returned, without a system call. A nil call checks
+// on every Load.
+func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 	if !cacheable || !filepath.IsAbs(path) {
 		data, fi, err := readFile(path, c.limit)
 		return c.decode(path, data, fi, err)
 	}
 	path = filepath.Clean(path)
+	if call != nil {
+		if s, ok := call.file(c, path); ok {
+			sn := s.(*snap[T])
+			return sn.val, sn.err
+		}
+	}
+	s := c.load(call, path)
+	if call != nil {
+		call.keepFile(c, path, s)
+	}
+	return s.val, s.err
+}
+
+// load checks path (the directory through call) and returns its snapshot,
+// stored or new.
+func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	c.mu.Lock()
 	old := c.entries[path]
 	c.mu.Unlock()
 
-	d, dirErr := dirs.get(dir)
+	d, dirErr := call.dir(dir)
 	if dirErr != nil {
 		if errors.Is(dirErr, fs.ErrNotExist) && old != nil && old.dir == nil {
-			return old.val, old.err // the directory is still missing
+			return old // the directory is still missing
 		}
 		data, fi, rerr := readFile(path, c.limit)
 		v, err := c.decode(path, data, fi, rerr)
+		s := &snap[T]{val: v, err: err}
 		if errors.Is(dirErr, fs.ErrNotExist) && errors.Is(rerr, fs.ErrNotExist) {
-			c.store(path, &snap[T]{val: v, err: err})
+			c.store(path, s)
 		} else {
 			c.drop(path)
 		}
-		return v, err
+		return s
 	}
-	fi, err := d.root.Lstat(name)
+	id, typ, err := d.statAt(name)
 	switch {
 	case err == nil:
-		if old != nil && old.present && old.dir == d {
-			if id, ok := identity(fi); ok && id == old.id {
-				return old.val, old.err
-			}
+		if old != nil && old.present && old.dir == d && typ.IsRegular() && id == old.id {
+			return old
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if old != nil && !old.present && old.dir == d {
-			return old.val, old.err
+			return old
 		}
 	}
 
@@ -125,22 +148,25 @@ func (c *Cache[T]) Load(path string) (T, error) {
 		// Another call dropped the handle meanwhile: read the usual way.
 		data, fi, rerr = readFile(path, c.limit)
 		v, derr := c.decode(path, data, fi, rerr)
-		return v, derr
+		return &snap[T]{val: v, err: derr}
 	}
 	v, derr := c.decode(path, data, fi, rerr)
 	switch {
 	case rerr == nil:
 		if id, ok := identity(fi); ok && !id.racy(start) {
-			c.store(path, &snap[T]{dir: d, present: true, id: id, val: v, err: derr})
-		} else {
-			c.drop(path)
+			s := &snap[T]{dir: d, present: true, id: id, val: v, err: derr}
+			c.store(path, s)
+			return s
 		}
+		c.drop(path)
 	case errors.Is(rerr, fs.ErrNotExist) && err != nil && errors.Is(err, fs.ErrNotExist):
-		c.store(path, &snap[T]{dir: d, val: v, err: derr})
+		s := &snap[T]{dir: d, val: v, err: derr}
+		c.store(path, s)
+		return s
 	default:
 		c.drop(path)
 	}
-	return v, derr
+	return &snap[T]{val: v, err: derr}
 }
 
 func (c *Cache[T]) clock() time.Time {
@@ -193,10 +219,54 @@ func (id fileID) racy(start time.Time) bool {
 	return id.mtime >= limit || id.ctime >= limit
 }
 
-// dirHandle is an open directory and the identity it was opened under.
+// dirHandle is an open directory and the identity it was opened under:
+// an [os.Root] for reads, and (where the system has fstatat) a descriptor
+// of the same directory for the per-call checks.
 type dirHandle struct {
 	root *os.Root
 	id   fileID
+
+	mu     sync.RWMutex // held (shared) across a use of fd, to close
+	f      *os.File     // nil: statAt goes through root
+	fd     int
+	closed bool
+}
+
+// statAt is one stat of name in the directory, a symlink not followed:
+// one fstatat(2) under the open descriptor, no allocation. It returns an
+// error wrapping os.ErrClosed once the handle is closed.
+func (d *dirHandle) statAt(name string) (fileID, fs.FileMode, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return fileID{}, 0, os.ErrClosed
+	}
+	if d.f != nil {
+		return fstatat(d.fd, name)
+	}
+	fi, err := d.root.Lstat(name)
+	if err != nil {
+		return fileID{}, 0, err
+	}
+	id, ok := identity(fi)
+	if !ok {
+		return fileID{}, 0, errors.New(name + ": no identity")
+	}
+	return id, fi.Mode().Type(), nil
+}
+
+// close closes the handle once no statAt holds it (os.Root waits for its
+// own operations under way).
+func (d *dirHandle) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.closed = true
+		d.root.Close()
+		if d.f != nil {
+			d.f.Close()
+		}
+	}
 }
 
 type dirTable struct {
@@ -206,26 +276,29 @@ type dirTable struct {
 
 var dirs = dirTable{m: make(map[string]*dirHandle)}
 
+// dirIdentity is what a directory handle is valid for: not its size and
+// times, since entries come and go (the file checks are per file).
+func dirIdentity(id fileID) fileID {
+	id.size, id.mtime, id.ctime = 0, 0, 0
+	return id
+}
+
 // get returns the open handle of dir after checking, with one lstat of
 // the path, that the path still names the directory that was opened (not
 // a symlink, same device, inode, mode and owner); otherwise it opens dir
 // again as [ReadFile] does. An error wrapping fs.ErrNotExist with a nil
 // handle means dir is missing.
 func (t *dirTable) get(dir string) (*dirHandle, error) {
-	fi, err := os.Lstat(dir)
+	id, typ, err := lstatID(dir)
 	if err != nil {
 		t.forget(dir)
 		return nil, err
 	}
-	id, ok := identity(fi)
-	if !ok {
-		return nil, errors.New("no identity")
-	}
-	id.size, id.mtime, id.ctime = 0, 0, 0 // entries come and go; the file checks are per file
+	id = dirIdentity(id)
 	t.mu.Lock()
 	d := t.m[dir]
 	t.mu.Unlock()
-	if d != nil && d.id == id && fi.IsDir() {
+	if d != nil && d.id == id && typ == fs.ModeDir {
 		return d, nil
 	}
 	if d != nil {
@@ -236,21 +309,28 @@ func (t *dirTable) get(dir string) (*dirHandle, error) {
 		return nil, fmt.Errorf("%s: %w", dir, ErrChanged) // the caller reads the usual way for the usual error
 	}
 	st, err := r.Stat(".")
-	if err != nil || !os.SameFile(fi, st) {
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%s: %w", dir, ErrChanged)
+	}
+	if sid, ok := identity(st); !ok || dirIdentity(sid) != id {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", dir, ErrChanged)
 	}
 	d = &dirHandle{root: r, id: id}
+	if f, err := openDirFD(r); err == nil && f != nil {
+		d.f, d.fd = f, int(f.Fd())
+	}
 	t.mu.Lock()
 	if len(t.m) >= maxDirs {
 		for k, old := range t.m {
 			delete(t.m, k)
-			old.root.Close() // os.Root waits for operations under way
+			old.close()
 			break
 		}
 	}
 	if prev := t.m[dir]; prev != nil {
-		prev.root.Close()
+		prev.close()
 	}
 	t.m[dir] = d
 	t.mu.Unlock()
@@ -261,7 +341,7 @@ func (t *dirTable) forget(dir string) {
 	t.mu.Lock()
 	if d := t.m[dir]; d != nil {
 		delete(t.m, dir)
-		d.root.Close()
+		d.close()
 	}
 	t.mu.Unlock()
 }
