@@ -1,9 +1,10 @@
 // Package auditexport copies ocfetch's audit lines to an organisation's
-// OpenTelemetry collector: each line an OTLP log record (OTLP/HTTP, JSON
-// encoding, POST /v1/logs), batched, from a bounded queue. Exporting never
-// blocks a call and never fails one: a full queue drops the record and
-// counts it ([Exporter.Stats]); the workspace's audit.jsonl stays the
-// record of truth.
+// OpenTelemetry collector: each line an OTLP log record (OTLP/HTTP,
+// protobuf encoding, POST /v1/logs), batched, from a bounded queue, sent by
+// the official OpenTelemetry Go logs SDK and its otlploghttp exporter.
+// Exporting never blocks a call and never fails one: a full queue drops
+// the record and counts it ([Exporter.Stats]); the workspace's audit.jsonl
+// stays the record of truth.
 //
 // A record holds exactly the fields of the audit line (tool, "<METHOD>
 // <host>", decision, rule, outcome, status, bytes, duration): the line has

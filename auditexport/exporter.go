@@ -1,19 +1,25 @@
 package auditexport
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
+	otellog "go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	"go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
@@ -28,6 +34,12 @@ const (
 	// LogsPath is the OTLP/HTTP path of log records.
 	LogsPath = "/v1/logs"
 )
+
+// ScopeName is the instrumentation scope of every record.
+const ScopeName = "github.com/ocfetch/ocfetch/audit"
+
+// EventName is every record's event name.
+const EventName = "ocfetch.audit"
 
 // ErrEndpoint is wrapped by every error about the collector's URL.
 var ErrEndpoint = errors.New("audit export endpoint")
@@ -73,28 +85,40 @@ type Stats struct {
 }
 
 // Exporter sends audit lines to an OpenTelemetry collector as OTLP log
-// records over HTTP (JSON encoding), in batches, from one goroutine.
-// [Exporter.Export] never blocks and never fails a call: the local JSONL
-// file stays the record of truth, the export is a copy. Its methods are
-// safe for concurrent use.
+// records over HTTP (protobuf encoding), through the OpenTelemetry Go
+// logs SDK: a LoggerProvider with a BatchProcessor in front of the
+// otlploghttp exporter. [Exporter.Export] never blocks and never fails a
+// call: the local JSONL file stays the record of truth, the export is a
+// copy. Its methods are safe for concurrent use.
+//
+// The SDK's BatchProcessor, when its queue is full, drops the oldest
+// record without telling its caller how many. So the Exporter admits a
+// record to the SDK only while fewer than QueueSize admitted records are
+// unsettled (neither exported nor failed); past that the new record is
+// dropped and counted here, and the SDK's own queue (of the same size)
+// never overflows.
 type Exporter struct {
-	url      string
-	client   *http.Client
-	resource []kv
-	batch    int
-	interval time.Duration
+	provider *sdklog.LoggerProvider
+	logger   otellog.Logger
+	capacity int64
 	log      *slog.Logger
 
-	queue chan audit.Entry
-	// closing is closed by Shutdown; done when the sender has returned.
-	closing chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	// flushCtx bounds the last flush on Shutdown.
-	flushMu  sync.Mutex
-	flushCtx context.Context
+	// mu: Export holds it shared, Shutdown exclusively to set closed, so
+	// no record is handed to a provider that is shutting down.
+	mu     sync.RWMutex
+	closed bool
+	// pending are the records admitted to the SDK and not yet settled.
+	pending atomic.Int64
 
+	// acct serialises the settling of a batch with Shutdown's final
+	// count: after final, what was pending is dropped, and a late export
+	// result changes nothing.
+	acct                      sync.Mutex
+	final                     bool
 	exported, dropped, failed atomic.Int64
+
+	once sync.Once
+	err  error
 }
 
 var _ audit.Sink = (*Exporter)(nil)
@@ -102,6 +126,10 @@ var _ audit.Sink = (*Exporter)(nil)
 // New starts an exporter. It fails only for an endpoint that is not an
 // absolute http or https URL without credentials, query or fragment.
 // Stop it with [Exporter.Shutdown].
+//
+// The OTEL_* environment variables do not configure it: the endpoint,
+// headers, TLS and batching come from Options (the user's or the managed
+// settings) only.
 func New(o *Options) (*Exporter, error) {
 	if o == nil {
 		o = &Options{}
@@ -110,26 +138,17 @@ func New(o *Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Exporter{
-		url:      u,
-		client:   o.Client,
-		batch:    orDefault(o.BatchSize, DefaultBatchSize),
-		interval: o.Interval,
-		log:      diag.For(o.Logger, diag.DomainAudit),
-		queue:    make(chan audit.Entry, orDefault(o.QueueSize, DefaultQueueSize)),
-		closing:  make(chan struct{}),
-		done:     make(chan struct{}),
-		flushCtx: context.Background(),
-	}
-	if e.interval <= 0 {
-		e.interval = DefaultInterval
-	}
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	if e.client == nil {
-		e.client = &http.Client{Timeout: timeout, Transport: &http.Transport{
+	interval := o.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	client := o.Client
+	if client == nil {
+		client = &http.Client{Timeout: timeout, Transport: &http.Transport{
 			Proxy:               nil,
 			DialContext:         (&net.Dialer{Timeout: timeout}).DialContext,
 			TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12},
@@ -138,9 +157,39 @@ func New(o *Options) (*Exporter, error) {
 			IdleConnTimeout:     30 * time.Second,
 		}}
 	}
-	e.resource = resourceAttrs(o.Resource)
-	go e.run()
-	return e, nil
+	x := &Exporter{
+		capacity: int64(orDefault(o.QueueSize, DefaultQueueSize)),
+		log:      diag.For(o.Logger, diag.DomainAudit),
+	}
+	otlp, err := otlploghttp.New(context.Background(),
+		otlploghttp.WithEndpointURL(u),
+		otlploghttp.WithHTTPClient(client),
+		// Set, even empty, so OTEL_EXPORTER_OTLP_HEADERS adds nothing.
+		otlploghttp.WithHeaders(map[string]string{}),
+		otlploghttp.WithCompression(otlploghttp.NoCompression),
+		otlploghttp.WithTimeout(timeout),
+		// Not retried: the JSONL file has every line, and a retry would
+		// hold the batch (and Shutdown) for up to a minute.
+		otlploghttp.WithRetry(otlploghttp.RetryConfig{Enabled: false}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrEndpoint, err)
+	}
+	batch := sdklog.NewBatchProcessor(&settling{inner: otlp, x: x},
+		sdklog.WithMaxQueueSize(int(x.capacity)),
+		sdklog.WithExportMaxBatchSize(orDefault(o.BatchSize, DefaultBatchSize)),
+		sdklog.WithExportInterval(interval),
+		sdklog.WithExportTimeout(timeout),
+	)
+	x.provider = sdklog.NewLoggerProvider(
+		sdklog.WithResource(resource.NewSchemaless(resourceAttrs(o.Resource)...)),
+		sdklog.WithProcessor(batch),
+		// record's keys are distinct by construction: the SDK's
+		// per-record de-duplication (a map per record) is skipped.
+		sdklog.WithAllowKeyDuplication(),
+	)
+	x.logger = x.provider.Logger(ScopeName)
+	return x, nil
 }
 
 // ParseEndpoint checks a collector URL and returns the logs URL.
@@ -179,21 +228,23 @@ func orDefault(n, def int) int {
 	return n
 }
 
-// Export queues e to be sent. It never blocks: with the queue full, or
-// after Shutdown, e is dropped and counted. It implements [audit.Sink]:
-// audit.Log calls it after each line is written to the file.
+// Export hands e to the SDK's batch queue. It never blocks on I/O: with
+// QueueSize records unsettled, or after Shutdown, e is dropped and
+// counted. It implements [audit.Sink]: audit.Log calls it after each line
+// is written to the file.
 func (x *Exporter) Export(e audit.Entry) {
-	select {
-	case <-x.closing:
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
 		x.dropped.Add(1)
 		return
-	default:
 	}
-	select {
-	case x.queue <- e:
-	default:
+	if x.pending.Add(1) > x.capacity {
+		x.pending.Add(-1)
 		x.dropped.Add(1)
+		return
 	}
+	x.logger.Emit(context.Background(), record(e))
 }
 
 // Stats returns the counts so far.
@@ -207,96 +258,139 @@ func (x *Exporter) Stats() Stats {
 // short.
 func (x *Exporter) Shutdown(ctx context.Context) error {
 	x.once.Do(func() {
-		x.flushMu.Lock()
-		x.flushCtx = ctx
-		x.flushMu.Unlock()
-		close(x.closing)
-	})
-	select {
-	case <-x.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (x *Exporter) run() {
-	defer close(x.done)
-	t := time.NewTicker(x.interval)
-	defer t.Stop()
-	buf := make([]audit.Entry, 0, x.batch)
-	ctx := context.Background()
-	for {
-		select {
-		case e := <-x.queue:
-			buf = append(buf, e)
-			if len(buf) >= x.batch {
-				x.send(ctx, buf)
-				buf = buf[:0]
-			}
-		case <-t.C:
-			if len(buf) > 0 {
-				x.send(ctx, buf)
-				buf = buf[:0]
-			}
-		case <-x.closing:
-			x.flushMu.Lock()
-			fctx := x.flushCtx
-			x.flushMu.Unlock()
-			for {
-				select {
-				case e := <-x.queue:
-					buf = append(buf, e)
-					if len(buf) >= x.batch {
-						x.sendOrDrop(fctx, buf)
-						buf = buf[:0]
-					}
-					continue
-				default:
-				}
-				break
-			}
-			x.sendOrDrop(fctx, buf)
-			return
+		x.mu.Lock()
+		x.closed = true
+		x.mu.Unlock()
+		err := x.provider.Shutdown(ctx)
+		x.acct.Lock()
+		x.final = true
+		x.dropped.Add(x.pending.Swap(0))
+		x.acct.Unlock()
+		if ctx.Err() != nil {
+			x.err = ctx.Err()
+		} else if err != nil {
+			x.log.Log(ctx, diag.L1, "audit export shutdown", "err", cause(err))
 		}
+	})
+	return x.err
+}
+
+// settle counts a batch the SDK exported, or failed to.
+func (x *Exporter) settle(ctx context.Context, n int, err error) {
+	x.acct.Lock()
+	defer x.acct.Unlock()
+	if x.final {
+		return
+	}
+	x.pending.Add(-int64(n))
+	if err != nil {
+		x.failed.Add(int64(n))
+		x.log.Log(ctx, diag.L1, "audit export failed", "records", n, "err", cause(err))
+		return
+	}
+	x.exported.Add(int64(n))
+}
+
+// cause names an export failure without the collector's URL or the body
+// of its answer (the otlploghttp error carries both).
+func cause(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.As(err, &ne):
+		return "collector unreachable"
+	default:
+		return "collector refused the records"
 	}
 }
 
-// sendOrDrop sends buf unless ctx is done, in which case its records are
-// dropped.
-func (x *Exporter) sendOrDrop(ctx context.Context, buf []audit.Entry) {
-	if len(buf) == 0 {
-		return
-	}
-	if ctx.Err() != nil {
-		x.dropped.Add(int64(len(buf)))
-		return
-	}
-	x.send(ctx, buf)
+// settling is the otlploghttp exporter as the BatchProcessor sees it:
+// each result is counted ([Exporter.settle]) and not passed on, so the
+// SDK has nothing to hand to the process-wide OpenTelemetry error
+// handler (which would print the collector's URL and answer on stderr).
+type settling struct {
+	inner sdklog.Exporter
+	x     *Exporter
 }
 
-// send posts one batch. A failure counts the batch as failed; it is not
-// retried (the JSONL file has every line).
-func (x *Exporter) send(ctx context.Context, buf []audit.Entry) {
-	body := encode(x.resource, buf, time.Now())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.url, bytes.NewReader(body))
-	if err != nil {
-		x.failed.Add(int64(len(buf)))
-		return
+func (s *settling) Export(ctx context.Context, records []sdklog.Record) error {
+	if len(records) == 0 {
+		return nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := x.client.Do(req)
-	if err != nil {
-		x.failed.Add(int64(len(buf)))
-		x.log.Log(ctx, diag.L1, "audit export failed", "records", len(buf), "err", errors.Unwrap(err))
-		return
+	s.x.settle(ctx, len(records), s.inner.Export(ctx, records))
+	return nil
+}
+
+func (s *settling) Shutdown(ctx context.Context) error   { return s.inner.Shutdown(ctx) }
+func (s *settling) ForceFlush(ctx context.Context) error { return s.inner.ForceFlush(ctx) }
+
+// resourceAttrs returns the resource attributes: service.name "ocfetch"
+// and host.name unless given, then attrs, sorted by key.
+func resourceAttrs(attrs map[string]string) []attribute.KeyValue {
+	m := map[string]string{"service.name": "ocfetch"}
+	if h, err := os.Hostname(); err == nil {
+		m["host.name"] = h
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		x.failed.Add(int64(len(buf)))
-		x.log.Log(ctx, diag.L1, "audit export refused by the collector", "records", len(buf), "status", resp.StatusCode)
-		return
+	for k, v := range attrs {
+		m[k] = v
 	}
-	x.exported.Add(int64(len(buf)))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]attribute.KeyValue, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, attribute.String(k, m[k]))
+	}
+	return out
+}
+
+// record is the log record one audit line becomes. Its attributes are
+// exactly the fields of the line (audit.Entry has no field for a URL,
+// path, query, header or body), named ocfetch.* except where
+// OpenTelemetry's semantic conventions have a name (server.address,
+// server.port, http.response.status_code).
+func record(e audit.Entry) otellog.Record {
+	var r otellog.Record
+	r.SetTimestamp(e.Time)
+	r.SetObservedTimestamp(time.Now())
+	r.SetEventName(EventName)
+	if e.Decision != audit.DecisionAllow || e.Outcome != audit.OutcomeOK {
+		r.SetSeverity(otellog.SeverityWarn)
+		r.SetSeverityText("WARN")
+	} else {
+		r.SetSeverity(otellog.SeverityInfo)
+		r.SetSeverityText("INFO")
+	}
+	r.SetBody(attribute.StringValue(e.Summary + " " + string(e.Decision) + " " + e.Outcome))
+	var a [16]attribute.KeyValue
+	attrs := append(a[:0],
+		attribute.String("ocfetch.execution_id", e.ExecutionID),
+		attribute.String("ocfetch.tool", e.Tool),
+		attribute.String("ocfetch.summary", e.Summary),
+		attribute.String("ocfetch.decision", string(e.Decision)),
+		attribute.String("ocfetch.decided_by", string(e.DecidedBy)),
+		attribute.String("ocfetch.outcome", e.Outcome),
+		attribute.Int64("ocfetch.bytes", e.Bytes),
+		attribute.Int64("ocfetch.duration_ms", e.DurationMS),
+	)
+	if e.Rule != "" {
+		attrs = append(attrs, attribute.String("ocfetch.rule", e.Rule))
+	}
+	if q := e.Requirement; q != nil {
+		attrs = append(attrs, attribute.String("ocfetch.capability", string(q.Kind)),
+			attribute.String("server.address", q.Target.Host), attribute.Int("server.port", int(q.Target.Port)))
+	}
+	if e.Status != 0 {
+		attrs = append(attrs, attribute.Int("http.response.status_code", e.Status))
+	}
+	if e.BytesUp != 0 || e.BytesDown != 0 {
+		attrs = append(attrs, attribute.Int64("ocfetch.bytes_up", e.BytesUp), attribute.Int64("ocfetch.bytes_down", e.BytesDown))
+	}
+	r.AddAttributes(attrs...)
+	return r
 }

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	collogsv1 "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	commonv1 "go.opentelemetry.io/proto/otlp/common/v1"
 	logsv1 "go.opentelemetry.io/proto/otlp/logs/v1"
-	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
@@ -21,8 +22,8 @@ import (
 )
 
 // receiver is a loopback OTLP/HTTP logs endpoint: it decodes every
-// request with the official OTLP proto types (logs/v1.LogsData is
-// ExportLogsServiceRequest's wire and JSON twin), strictly.
+// request as the official ExportLogsServiceRequest (protobuf, the
+// encoding otlploghttp sends) and answers an empty ExportLogsServiceResponse.
 type receiver struct {
 	mu       sync.Mutex
 	requests int
@@ -35,8 +36,8 @@ type receiver struct {
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
-	var d logsv1.LogsData
-	err := protojson.UnmarshalOptions{DiscardUnknown: false}.Unmarshal(body, &d)
+	var d collogsv1.ExportLogsServiceRequest
+	err := proto.Unmarshal(body, &d)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests++
@@ -59,8 +60,9 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			r.records = append(r.records, sl.LogRecords...)
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	io.WriteString(w, `{}`)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	b, _ := proto.Marshal(&collogsv1.ExportLogsServiceResponse{})
+	w.Write(b)
 }
 
 func (r *receiver) got() []*logsv1.LogRecord {
@@ -135,8 +137,8 @@ func TestRecordsArriveWithTheAuditFields(t *testing.T) {
 	if rcv.requests < 3 {
 		t.Errorf("%d requests; want batches of at most 4 (3 or more)", rcv.requests)
 	}
-	if rcv.paths[0] != "/v1/logs" || rcv.ctypes[0] != "application/json" {
-		t.Errorf("POST %s (%s); want /v1/logs, application/json", rcv.paths[0], rcv.ctypes[0])
+	if rcv.paths[0] != "/v1/logs" || rcv.ctypes[0] != "application/x-protobuf" {
+		t.Errorf("POST %s (%s); want /v1/logs, application/x-protobuf", rcv.paths[0], rcv.ctypes[0])
 	}
 	if rcv.resource["service.name"] != "ocfetch" || rcv.resource["service.version"] != "test" {
 		t.Errorf("resource = %v", rcv.resource)
@@ -231,5 +233,57 @@ func TestParseEndpoint(t *testing.T) {
 		if _, err := ParseEndpoint(raw); err == nil {
 			t.Errorf("ParseEndpoint(%q) accepted", raw)
 		}
+	}
+}
+
+// TestEnvironmentDoesNotRedirect: the OTEL_* variables the OpenTelemetry
+// SDK reads elsewhere configure nothing here: the records go to the
+// configured endpoint, with no header from the environment, and the
+// batch settings are the Options'.
+func TestEnvironmentDoesNotRedirect(t *testing.T) {
+	rcv, other := &receiver{}, &receiver{}
+	srv, otherSrv := httptest.NewServer(rcv), httptest.NewServer(other)
+	defer srv.Close()
+	defer otherSrv.Close()
+	var mu sync.Mutex
+	var leaked []string
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if v := r.Header.Get("X-From-Env"); v != "" {
+			leaked = append(leaked, v)
+		}
+		mu.Unlock()
+		rcv.ServeHTTP(w, r)
+	})
+	for k, v := range map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT":      otherSrv.URL,
+		"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": otherSrv.URL + "/v1/logs",
+		"OTEL_EXPORTER_OTLP_HEADERS":       "x-from-env=1",
+		"OTEL_EXPORTER_OTLP_LOGS_HEADERS":  "x-from-env=2",
+		"OTEL_BLRP_MAX_QUEUE_SIZE":         "1",
+		"OTEL_RESOURCE_ATTRIBUTES":         "service.name=other",
+	} {
+		t.Setenv(k, v)
+	}
+	x, err := New(&Options{Endpoint: srv.URL, Interval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		x.Export(entry(i))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := x.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rcv.got()); n != 20 || x.Stats() != (Stats{Exported: 20}) {
+		t.Errorf("%d records at the configured collector, stats %+v; want 20 exported", n, x.Stats())
+	}
+	if n := len(other.got()); n != 0 {
+		t.Errorf("%d records went to the environment's endpoint", n)
+	}
+	if len(leaked) != 0 || rcv.resource["service.name"] != "ocfetch" {
+		t.Errorf("headers from the environment %v, resource %v", leaked, rcv.resource)
 	}
 }

@@ -58,31 +58,82 @@ type decision struct {
 	admitted []tool.Admission
 }
 
-// Call prepares, decides, runs and audits one call of t. It never returns
-// nil and never a Go error: every refusal and failure is an error result
-// with a reason code.
+// Prepared is one call of a tool, prepared once: PrepareCall and its
+// audit summary (from the prepared call, else AuditSummary) are not run
+// again however many rounds the call takes. The MCP server keeps one
+// across the round trip of a question (the multi round-trip protocol), so
+// that the answered call is the call that was asked about. A Prepared is
+// used by one goroutine at a time.
+type Prepared struct {
+	t        tool.Tool
+	args     string
+	id       uuid.UUID
+	name     string
+	summary  string
+	req      tool.Request
+	artifact tool.PreparedArtifact
+	err      error // PrepareCall's refusal
+	// decided are [Broker.PendingFor]'s decisions, by requirement, for
+	// the next Run (nil: decide it then). When Pending asked, only the
+	// asked requirement's Ask is kept: Run takes the answer from the
+	// Approver and decides it again after the answer (seed 000: the files
+	// are read again), without deciding it a first time; the others are
+	// decided in that round.
+	decided []*policy.Decision
+}
+
+// Prepare prepares one call of t: PrepareCall once, and the call's audit
+// summary. A refused call is prepared too: its Run refuses it and writes
+// its audit line.
+func (b *Broker) Prepare(ctx context.Context, t tool.Tool, argsJSON string) *Prepared {
+	p := &Prepared{t: t, args: argsJSON, id: uuid.New(), name: toolName(ctx, t)}
+	p.req, p.artifact, p.err = t.PrepareCall(ctx, p.id, argsJSON)
+	if p.summary = p.req.Summary; p.err != nil || p.summary == "" {
+		p.summary = t.AuditSummary(argsJSON)
+	}
+	return p
+}
+
+// Requirements are what the prepared call needs (none when it was
+// refused).
+func (p *Prepared) Requirements() []capability.Requirement {
+	if p.err != nil {
+		return nil
+	}
+	return p.req.Requirements
+}
+
+// Call prepares, decides, runs and audits one call of t ([Broker.Prepare],
+// then [Broker.Run]). It never returns nil and never a Go error: every
+// refusal and failure is an error result with a reason code.
 //
 // Before anything is decided or sent, the audit log must be writable
 // ([audit.Log.Preflight]): otherwise the call is refused with
 // audit_unavailable naming the file. A line that fails after the call is
 // reported in the result's AuditFailure.
 func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.Result {
-	start := b.now()
 	// One check of every file per call: the preflight, each decision
 	// (redirect hops too) and the fetch share it (securefile.Call).
 	ctx, _ = securefile.EnsureCall(ctx)
-	id := uuid.New()
-	summary := t.AuditSummary(argsJSON)
-	name := toolName(ctx, t)
-	log := diag.For(b.logger(), diag.DomainBroker).With("execution_id", id.String(), "summary", summary)
+	return b.Run(ctx, b.Prepare(ctx, t, argsJSON))
+}
 
-	req, artifact, err := t.PrepareCall(ctx, id, argsJSON)
-	if err != nil {
-		res := tool.ErrorResult(err)
+// Run decides, runs and audits the prepared call p, as [Broker.Call]
+// does; the decisions [Broker.Pending] made for p in this round are used,
+// not asked again, and a requirement it put to the user is answered by the
+// Approver and decided again after the answer.
+func (b *Broker) Run(ctx context.Context, p *Prepared) *tool.Result {
+	start := b.now()
+	ctx, _ = securefile.EnsureCall(ctx)
+	id, name, summary, t, argsJSON := p.id, p.name, p.summary, p.t, p.args
+	log := diag.For(b.logger(), diag.DomainBroker).With("execution_id", id.String(), "summary", summary)
+	if p.err != nil {
+		res := tool.ErrorResult(p.err)
 		log.Log(ctx, diag.L2, "call refused at prepare", "reason", res.Reason)
 		b.audit(ctx, log, id, name, summary, nil, decision{decidedBy: audit.ByPolicy}, res, start)
 		return res
 	}
+	req := p.req
 	if err := b.Audit.PreflightContext(ctx); err != nil {
 		log.Log(ctx, diag.L1, "audit log unavailable; call refused", "err", err)
 		return tool.ErrorResult(err)
@@ -91,13 +142,13 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 	if len(req.Requirements) > 0 {
 		primary = &req.Requirements[0]
 	}
-	d := b.decide(ctx, log, name, summary, req)
+	d := b.decide(ctx, log, name, summary, p)
 	if !d.allowed {
 		res := tool.ErrorResult(d.err)
 		b.audit(ctx, log, id, name, summary, primary, d, res, start)
 		return res
 	}
-	runCtx := tool.WithAdmissions(tool.WithArtifact(ctx, id, artifact), d.admitted, b.again(req))
+	runCtx := tool.WithAdmissions(tool.WithArtifact(ctx, id, p.artifact), d.admitted, b.again(req))
 	res, err := t.InvokableRun(runCtx, argsJSON)
 	if err != nil {
 		res = tool.ErrorResult(err)
@@ -111,22 +162,33 @@ func (b *Broker) Call(ctx context.Context, t tool.Tool, argsJSON string) *tool.R
 }
 
 // Pending reports whether a call of t with argsJSON would ask the user,
-// and what: the request an Approver would be shown for its first
-// requirement that policy.Decide answers Ask, when no requirement before it
-// is denied. It prepares the call but runs, records and saves nothing. The
-// MCP server uses it to know whether to ask before the call.
+// and what ([Broker.Prepare], then [Broker.PendingFor]).
 func (b *Broker) Pending(ctx context.Context, t tool.Tool, argsJSON string) (ApprovalRequest, bool) {
-	req, _, err := t.PrepareCall(ctx, uuid.New(), argsJSON)
-	if err != nil {
-		return ApprovalRequest{}, false
-	}
-	for _, need := range req.Requirements {
-		switch d := policy.Decide(ctx, b.args(need)); d.Result {
+	return b.PendingFor(ctx, b.Prepare(ctx, t, argsJSON))
+}
+
+// PendingFor reports whether the prepared call p would ask the user, and
+// what: the request an Approver would be shown for its first requirement
+// that policy.Decide answers Ask, when no requirement before it is denied.
+// It runs, records and saves nothing. The MCP server uses it to know
+// whether to ask before the call. Its decisions are kept in p for the
+// [Broker.Run] of this round; when it asks, p keeps only which
+// requirement was asked, for the Run that carries the answer.
+func (b *Broker) PendingFor(ctx context.Context, p *Prepared) (ApprovalRequest, bool) {
+	reqs := p.Requirements()
+	p.decided = make([]*policy.Decision, len(reqs))
+	for i, need := range reqs {
+		d := policy.Decide(ctx, b.args(need))
+		switch d.Result {
 		case policy.Ask:
-			return ApprovalRequest{Tool: toolName(ctx, t), Summary: t.AuditSummary(argsJSON), Requirement: need, Profile: b.Scope.Profile}, true
+			clear(p.decided) // the answer comes in a later round: decide the others then
+			p.decided[i] = &d
+			return ApprovalRequest{Tool: p.name, Summary: p.summary, Requirement: need, Profile: b.Scope.Profile}, true
 		case policy.Deny:
+			p.decided[i] = &d
 			return ApprovalRequest{}, false
 		}
+		p.decided[i] = &d
 	}
 	return ApprovalRequest{}, false
 }
@@ -161,14 +223,21 @@ func (b *Broker) ensureWorkspace(ctx context.Context, log *slog.Logger, how stri
 	return s, created, nil
 }
 
-// decide settles every requirement of req with policy.Decide, asking the
-// Approver where it answers Ask; the first refusal wins.
-func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, req tool.Request) decision {
+// decide settles every requirement of p with policy.Decide, asking the
+// Approver where it answers Ask; the first refusal wins. What
+// [Broker.PendingFor] decided for p is used as decided, once.
+func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary string, p *Prepared) decision {
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
 	var notSaved *refusal.Error
 	var admitted []tool.Admission
-	for _, need := range req.Requirements {
-		d = b.decideOne(ctx, log, name, summary, need)
+	decided := p.decided
+	p.decided = nil // used once
+	for i, need := range p.req.Requirements {
+		var pd *policy.Decision
+		if i < len(decided) {
+			pd = decided[i]
+		}
+		d = b.decideOne(ctx, log, name, summary, need, pd)
 		if !d.allowed {
 			return d
 		}
@@ -223,10 +292,19 @@ func noteOf(d policy.Decision) string {
 	return "; " + d.Note
 }
 
-func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement) decision {
+// decideOne settles need: decided, when not nil, is the decision already
+// made for it ([Broker.PendingFor]: in this round, or the Ask of an earlier
+// round, whose answer the Approver gives and which is decided again after
+// the answer).
+func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement, decided *policy.Decision) decision {
 	target := need.Target.String()
-	pd := policy.Decide(ctx, b.args(need))
-	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String())
+	var pd policy.Decision
+	if decided != nil {
+		pd = *decided
+	} else {
+		pd = policy.Decide(ctx, b.args(need))
+	}
+	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String(), "earlier", decided != nil)
 	switch pd.Result {
 	case policy.Allow:
 		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, admitted: admission(pd)}

@@ -56,6 +56,7 @@ var lookup = idna.Lookup
 // refused with an error wrapping [ErrInvalidHost]. The error never quotes
 // the host beyond a short, sanitized prefix.
 func NormalizeHost(host string) (string, error) {
+	countNormalization()
 	if host == "" {
 		return "", fmt.Errorf("%w: empty host", ErrInvalidHost)
 	}

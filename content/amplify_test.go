@@ -245,7 +245,7 @@ func TestHasText(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := findFirst(root, atom.B)
-		var w mdWriter
+		w := writer{markdown: true}
 		for range 2 { // computed, then memoized
 			if got, want := w.hasText(b), strings.TrimSpace(textOf(b)) != ""; got != want {
 				t.Errorf("%q: got %v; want %v", frag, got, want)

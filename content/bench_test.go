@@ -117,3 +117,16 @@ func BenchmarkPaginateFits(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvertJSON is a JSON body pretty-printed: the structure scan
+// that bounds the indented size, then json.Indent.
+func BenchmarkConvertJSON(b *testing.B) {
+	body := []byte(`{"items": [` + strings.Repeat(`{"id": 12345, "name": "a \"quoted\" name", "tags": ["x", "y"], "ok": true},`, 20000) + `{}]}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := Convert(context.Background(), body, "application/json", Options{}); err != nil || d.Notes != nil {
+			b.Fatal(err, d.Notes)
+		}
+	}
+}

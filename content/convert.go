@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
@@ -173,51 +174,17 @@ const maxJSONDepth = 64
 
 // prettyJSON indents src by two spaces per level, unless that would pass
 // budget bytes or maxJSONDepth levels, or src is not valid JSON: then src
-// is returned as received, with a note saying why. One pass over src
-// (with ctx checked every 64 KiB) computes the depth and an upper bound
-// of the indented size before json.Indent runs, so the work is bounded by
-// len(src) + budget.
+// is returned as received, with a note saying why. One pass over src's
+// structure (strictjson.Structure, with ctx checked every 64 KiB)
+// computes the depth and the indented size (src without its white space,
+// plus a line break and indent per bracket and comma and a space per
+// colon: an upper bound) before json.Indent runs, so the work is bounded
+// by len(src) + budget.
 func prettyJSON(ctx context.Context, src []byte, budget int) (text, note string, err error) {
 	trimmed := bytes.TrimSpace(src)
-	depth, size := 0, 0
-	maxDepth := 0
-	inString, escaped := false, false
-	for i, c := range trimmed {
-		if i%(64<<10) == 0 && i > 0 {
-			if err := ctx.Err(); err != nil {
-				return "", "", err
-			}
-		}
-		if inString {
-			size++
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-			maxDepth = max(maxDepth, depth)
-			size += 1 + 2*depth // newline and indent of the first member
-		case ']', '}':
-			depth--
-			size += 1 + 2*max(depth, 0)
-		case ',':
-			size += 1 + 2*max(depth, 0)
-		case ':':
-			size++ // the space after it
-		}
-		size++
+	size, maxDepth, err := jsonShape(ctx, trimmed)
+	if err != nil {
+		return "", "", err
 	}
 	switch {
 	case !json.Valid(trimmed):
@@ -309,3 +276,42 @@ func bodyText(text []byte, owned bool) string {
 	}
 	return unsafe.String(unsafe.SliceData(text), len(text))
 }
+
+// jsonShape returns the indented size bound and the depth prettyJSON
+// checks, from one pass over trimmed's structure; ctx.Err() if ctx is done.
+func jsonShape(ctx context.Context, trimmed []byte) (size, maxDepth int, err error) {
+	size, nextCheck := len(trimmed), 0
+	strictjson.Structure(trimmed, func(i, depth int) bool {
+		if i >= nextCheck {
+			if err = ctx.Err(); err != nil {
+				return false
+			}
+			nextCheck = i + 64<<10
+		}
+		if trimmed[i] == ':' {
+			size++
+		} else {
+			size += 1 + 2*max(depth, 0) // a member's line break and indent
+		}
+		maxDepth = max(maxDepth, depth)
+		// In valid JSON, white space outside strings touches a bracket,
+		// comma or colon: the run after this one, and the run before it
+		// unless another such byte (which counted it) precedes that run.
+		j := i + 1
+		for j < len(trimmed) && isJSONSpace(trimmed[j]) {
+			j++
+		}
+		k := i - 1
+		for k >= 0 && isJSONSpace(trimmed[k]) {
+			k--
+		}
+		size -= j - i - 1
+		if k >= 0 && k < i-1 && !strings.ContainsRune(",:[]{}", rune(trimmed[k])) {
+			size -= i - 1 - k
+		}
+		return true
+	})
+	return size, maxDepth, err
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -58,8 +58,12 @@
 // elements or nested deeper than 100 skip extraction (its cost grows with
 // depth times text), with a note.
 //
-// Markdown is written by this package in one pass over the tree (see
-// renderMarkdown): tables as GFM tables (cells never run together), every
+// Markdown and text are written by this package in one pass over the
+// tree, by one walk that reads headings, lists (their numbers: an
+// <ol start> Markdown can write for every item, else from 1, in both
+// formats) and tables (rows, at most 64 columns) the same way for both
+// and differs only in how it writes them (see render): Markdown has
+// tables as GFM tables (cells never run together), every
 // <pre> as a fenced block whether or not it holds a <code>, lists,
 // headings, emphasis, links and images. html-to-markdown v2 with its table
 // plugin, the maintained converter, produces the same structure but its

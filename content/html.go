@@ -88,14 +88,11 @@ func convertHTML(ctx context.Context, src []byte, format Format, opts Options, d
 		doc.Notes = append(doc.Notes, fmt.Sprintf("%d links left as written: too long to make absolute (over %d bytes, or over the output budget in all)", page.longLinks, maxLinkLen))
 	}
 	limit := outputBudget(len(src))
-	switch format {
-	case Text:
-		doc.Text, notes = renderText(ctx, node, limit)
+	doc.Format = Markdown
+	if format == Text {
 		doc.Format = Text
-	default:
-		doc.Text, notes = renderMarkdown(ctx, node, limit)
-		doc.Format = Markdown
 	}
+	doc.Text, notes = render(ctx, node, limit, doc.Format == Markdown)
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}

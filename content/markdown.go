@@ -1,23 +1,19 @@
 package content
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
-// renderMarkdown renders the tree under n as CommonMark with GFM tables, in
-// one pass with a pooled buffer:
+// The Markdown renderer of the one walk (write.go): CommonMark with GFM
+// tables:
 //   - headings as ATX ("## Title"), paragraphs separated by a blank line;
 //   - <pre> (with or without <code>) as a fenced block, its language taken
 //     from a "language-x"/"lang-x" class, the fence longer than any
 //     backtick run inside;
-//   - lists with "- " and "1. " bullets, nested by indentation;
+//   - lists with "- " and "1. " markers, nested by indentation;
 //   - tables as GFM tables (first row as header, "|" escaped in cells,
 //     cells kept on one line, colspan padded with empty cells);
 //   - links "[text](url)" and images "![alt](src)" with the URLs prepare
@@ -26,20 +22,6 @@ import (
 //     decorative and left out); emphasis, strong, strikethrough and inline code;
 //   - blockquotes with "> " prefixes; text escaped where Markdown would
 //     otherwise read it as markup.
-//
-// Bounds: at most limit bytes are written (then the walk stops and a
-// cutNote is returned), a line prefix never passes maxIndent, a table
-// keeps at most maxTableCols columns and pads short rows only while it has
-// at most maxTableCells cells. The walk checks ctx every ctxCheckEvery
-// nodes and stops when it is done; the caller checks ctx.Err().
-func renderMarkdown(ctx context.Context, n *html.Node, limit int) (string, []string) {
-	buf := newOutBuf(limit)
-	defer buf.release()
-	w := mdWriter{lineLayout: lineLayout{buf: &buf, atLineStart: true}, guard: walkGuard{ctx: ctx, left: ctxCheckEvery}}
-	w.node(n, 0)
-	text := string(bytes.TrimSpace(buf.finish()))
-	return text, w.notes()
-}
 
 const (
 	// maxTableCols: cells after the 64th of a row (colspan counted) are
@@ -51,42 +33,15 @@ const (
 	maxTableCells = 1 << 16
 )
 
-type mdWriter struct {
-	lineLayout
-	guard     walkGuard
-	wideTable bool                // table cells past maxTableCols were dropped
-	textMemo  map[*html.Node]bool // hasText answers for elements
-	cell      bool                // rendering a table cell: "|" is escaped everywhere
-}
-
-// raw writes s (markup, or text already escaped) after owed breaks/space.
-func (w *mdWriter) raw(s string) {
-	w.flush()
-	w.atLineStart, w.afterBullet = false, false
-	w.buf.WriteString(s)
-	w.wroteAny = true
-}
-
-// text writes s as words (escaped by word) with white space collapsed.
-// Only ASCII white space separates words: Markdown keeps other spaces.
-func (w *mdWriter) text(s string) {
-	for s != "" {
-		word, space, rest := nextWord(s, false)
-		if space && w.wroteAny {
-			w.space = true
-		}
-		if word != "" {
-			w.word(word)
-		}
-		s = rest
-	}
-}
-
-// word writes one word of text, escaped: characters that are markup
+// word writes one word of text; in Markdown escaped: characters that are markup
 // anywhere (\ * ` [ ] and _ outside words, < before a tag-like character),
 // "|" in table cells, and at the start of a line the characters that open a
 // block (# > + - = and "1." style numbers).
-func (w *mdWriter) word(s string) {
+func (w *writer) word(s string) {
+	if !w.markdown {
+		w.raw(s)
+		return
+	}
 	w.flush()
 	lineStart := w.atLineStart
 	w.atLineStart, w.afterBullet = false, false
@@ -119,7 +74,7 @@ func needsLineStartEscape(s string) bool {
 	return i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') && i+1 == len(s)
 }
 
-func (w *mdWriter) escapedInline(s string) {
+func (w *writer) escapedInline(s string) {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -143,140 +98,33 @@ func (w *mdWriter) escapedInline(s string) {
 	w.buf.WriteString(s[last:])
 }
 
-// notes says what the walk left out.
-func (w *mdWriter) notes() []string {
-	var notes []string
-	if w.flattened {
-		notes = append(notes, flattenedNote)
-	}
-	if w.wideTable {
-		notes = append(notes, fmt.Sprintf("table columns after the %dth not shown", maxTableCols))
-	}
-	if w.buf.cut {
-		notes = append(notes, cutNote(w.buf.Len()))
-	}
-	return notes
-}
-
 func isLetter(c byte) bool   { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
 func isWordByte(c byte) bool { return isLetter(c) || ('0' <= c && c <= '9') || c >= 0x80 }
 
-func (w *mdWriter) children(n *html.Node, depth int) {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		w.node(c, depth+1)
-	}
-}
-
-func (w *mdWriter) node(n *html.Node, depth int) {
-	if w.guard.left--; w.guard.left <= 0 || w.buf.Len() >= w.buf.limit {
-		if w.guard.check(w.buf) {
-			return
-		}
-	}
-	switch kindOf(n, depth) {
-	case textNode:
-		w.text(n.Data)
-		return
-	case containerNode:
-		w.children(n, depth)
-		return
-	case skipNode:
-		return
-	}
+// markup writes the inline elements only Markdown marks: links,
+// emphasis, strong, strikethrough and code.
+func (w *writer) markup(n *html.Node, depth int) {
 	switch n.DataAtom {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		if w.inline > 0 {
-			w.children(n, depth)
-			return
-		}
-		w.breakLines(2)
-		level := int(n.Data[1] - '0')
-		w.flush()
-		mark := w.buf.Len()
-		w.raw("######"[:level])
-		w.space = true
-		w.inline++
-		w.children(n, depth)
-		w.inline--
-		if w.buf.Len() == mark+level {
-			w.buf.Truncate(mark) // empty heading
-			w.atLineStart = true
-		}
-		w.space = false
-		w.breakLines(2)
-	case atom.P, atom.Figure, atom.Address, atom.Fieldset, atom.Dl:
-		w.breakLines(2)
-		w.children(n, depth)
-		w.breakLines(2)
-	case atom.Br:
-		if w.inline > 0 {
-			w.space = w.wroteAny
-		} else if w.wroteAny {
-			w.buf.WriteByte('\n')
-			w.atLineStart, w.space = true, false
-		}
-	case atom.Hr:
-		if w.inline == 0 {
-			w.breakLines(2)
-			w.raw("---")
-			w.breakLines(2)
-		}
-	case atom.Pre:
-		w.pre(n)
-	case atom.Blockquote:
-		if w.inline > 0 {
-			w.children(n, depth)
-			return
-		}
-		w.breakLines(2)
-		saved := w.indent
-		w.indentBy("> ")
-		w.children(n, depth)
-		w.indent = saved
-		w.breakLines(2)
-	case atom.Ul, atom.Ol, atom.Menu:
-		w.list(n, depth)
-	case atom.Table:
-		w.table(n, depth)
-	case atom.Dd:
-		w.breakLines(1)
-		saved := w.indent
-		if w.inline == 0 {
-			w.indentBy("  ")
-		}
-		w.children(n, depth)
-		w.indent = saved
-		w.breakLines(1)
 	case atom.A:
 		w.link(n, depth)
-	case atom.Img:
-		w.image(n)
 	case atom.Em, atom.I, atom.Cite, atom.Dfn:
 		w.delimited(n, depth, "*")
 	case atom.Strong, atom.B:
 		w.delimited(n, depth, "**")
 	case atom.Del, atom.S, atom.Strike:
 		w.delimited(n, depth, "~~")
-	case atom.Code, atom.Kbd, atom.Samp, atom.Tt, atom.Var:
+	default: // code, kbd, samp, tt, var
 		if n.DataAtom == atom.Var && !hasAncestor(n, atom.Code) {
 			w.delimited(n, depth, "*")
 			return
 		}
 		w.inlineCode(collapseSpace(textOf(n)))
-	default:
-		if isBlockAtom(n.DataAtom) {
-			w.breakLines(1)
-			w.children(n, depth)
-			w.breakLines(1)
-			return
-		}
-		w.children(n, depth)
 	}
 }
 
 // delimited wraps inline content in d (e.g. "**"), keeping surrounding
 // space outside the delimiters and writing nothing for empty content.
-func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
+func (w *writer) delimited(n *html.Node, depth int, d string) {
 	if !w.hasText(n) && findChild(n, atom.Img) == nil {
 		w.children(n, depth)
 		return
@@ -296,7 +144,7 @@ func (w *mdWriter) delimited(n *html.Node, depth int, d string) {
 // without building the text. Answers for elements are memoized for the
 // walk, so nested emphasis (<b><b><b>… over megabytes) costs each node
 // and each text once, not once per enclosing element.
-func (w *mdWriter) hasText(n *html.Node) bool {
+func (w *writer) hasText(n *html.Node) bool {
 	if c := n.FirstChild; c != nil && c.Type == html.TextNode && len(c.Data) < 256 && strings.TrimSpace(c.Data) != "" {
 		return true // the common case, <em>word</em>: nothing to remember
 	}
@@ -319,7 +167,7 @@ func (w *mdWriter) hasText(n *html.Node) bool {
 	return found
 }
 
-func (w *mdWriter) inlineCode(s string) {
+func (w *writer) inlineCode(s string) {
 	if s == "" {
 		return
 	}
@@ -347,9 +195,9 @@ func longestRun(s string, c byte) int {
 	return longest
 }
 
-// pre writes a fenced code block with the text under n kept verbatim
+// fenced writes a fenced code block with the text under n kept verbatim
 // (links and highlighting spans inside it are flattened to their text).
-func (w *mdWriter) pre(n *html.Node) {
+func (w *writer) fenced(n *html.Node) {
 	code := preformattedText(n)
 	if w.inline > 0 {
 		w.inlineCode(collapseSpace(code))
@@ -437,7 +285,7 @@ func codeLanguage(n *html.Node) string {
 	return ""
 }
 
-func (w *mdWriter) link(n *html.Node, depth int) {
+func (w *writer) link(n *html.Node, depth int) {
 	href, ok := attr(n, "href")
 	href = strings.TrimSpace(href)
 	if !ok || href == "" {
@@ -469,7 +317,7 @@ func (w *mdWriter) link(n *html.Node, depth int) {
 	w.space = hadSpace
 }
 
-func (w *mdWriter) image(n *html.Node) {
+func (w *writer) image(n *html.Node) {
 	src, _ := attr(n, "src")
 	src = strings.TrimSpace(src)
 	if src == "" {
@@ -487,7 +335,7 @@ var urlEscaper = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%
 
 // escapeURL percent-encodes what would end or break a Markdown link
 // destination (and "|" inside a table cell).
-func (w *mdWriter) escapeURL(u string) string {
+func (w *writer) escapeURL(u string) string {
 	if strings.ContainsAny(u, " ()<>\n\t\r") {
 		u = urlEscaper.Replace(u)
 	}
@@ -497,56 +345,9 @@ func (w *mdWriter) escapeURL(u string) string {
 	return u
 }
 
-func (w *mdWriter) list(n *html.Node, depth int) {
-	if w.inline > 0 {
-		w.children(n, depth)
-		return
-	}
-	nested := hasAncestor(n, atom.Li)
-	if nested {
-		w.breakLines(1)
-	} else {
-		w.breakLines(2)
-	}
-	ordered := n.DataAtom == atom.Ol
-	num := listStart(n)
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || c.DataAtom != atom.Li {
-			w.node(c, depth+1)
-			continue
-		}
-		bullet := "- "
-		if ordered {
-			bullet = strconv.Itoa(num) + ". "
-			num++
-		}
-		if w.wroteAny && w.newlines == 0 && !w.atLineStart {
-			w.newlines = 1
-		}
-		w.afterBullet = false
-		w.raw(bullet)
-		w.afterBullet = true
-		saved := w.indent
-		w.indentBy("   "[:min(3, len(bullet))] + strings.Repeat(" ", max(0, len(bullet)-3)))
-		w.children(c, depth+1)
-		w.indent = saved
-		w.afterBullet = false
-		w.breakLines(1)
-	}
-	if nested {
-		w.breakLines(1)
-	} else {
-		w.breakLines(2)
-	}
-}
-
-// table writes a GFM table. Cells are rendered inline into their own
+// gfmTable writes a GFM table. Cells are rendered inline into their own
 // strings first, since a Markdown row must stay on one line.
-func (w *mdWriter) table(n *html.Node, depth int) {
-	if w.inline > 0 {
-		w.children(n, depth)
-		return
-	}
+func (w *writer) gfmTable(n *html.Node, depth int) {
 	var rows []*html.Node
 	collectRows(n, &rows, 0)
 	var cells [][]string
@@ -556,45 +357,42 @@ func (w *mdWriter) table(n *html.Node, depth int) {
 	budget := w.buf.remaining()
 	subBuf := newOutBuf(budget)
 	defer subBuf.release()
-	sub := mdWriter{lineLayout: lineLayout{buf: &subBuf, inline: 1}, cell: true, guard: w.guard}
-rows:
+	sub := writer{lineLayout: lineLayout{buf: &subBuf, inline: 1}, markdown: true, cell: true, guard: w.guard}
+	full, stopped := false, false
 	for _, tr := range rows {
 		var row []string
-		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || (c.DataAtom != atom.Td && c.DataAtom != atom.Th) {
-				continue
-			}
-			if len(row) >= maxTableCols {
-				w.wideTable = true
-				break
-			}
+		w.rowCells(tr, func(c *html.Node, span int) bool {
 			sub.buf.reset(budget)
 			sub.wroteAny, sub.space, sub.glue, sub.atLineStart = false, false, false, false
 			sub.children(c, depth+1)
 			if sub.guard.stop && !sub.buf.cut {
-				w.guard.stop, w.guard.left = true, 0 // ctx done
-				return
+				stopped = true // ctx done
+				return false
 			}
 			cell := strings.TrimSpace(string(sub.buf.finish()))
 			row = append(row, cell)
 			if budget -= len(cell) + 3; budget <= 0 || sub.buf.cut {
-				cells = append(cells, row)
-				break rows // writing these rows will fill the output
+				full = true // writing these rows will fill the output
+				return false
 			}
-			if span, ok := attr(c, "colspan"); ok {
-				if k, err := strconv.Atoi(strings.TrimSpace(span)); err == nil && k > 1 {
-					for k = min(k, maxTableCols+1-len(row)); k > 1; k-- {
-						row = append(row, "")
-					}
-				}
+			for ; span > 1; span-- {
+				row = append(row, "")
 			}
+			return true
+		})
+		if stopped {
+			w.guard.stop, w.guard.left = true, 0
+			return
 		}
-		if len(row) == 0 {
-			continue
+		if len(row) > 0 {
+			cols = max(cols, len(row))
+			cells = append(cells, row)
 		}
-		cols = max(cols, len(row))
-		cells = append(cells, row)
+		if full {
+			break
+		}
 	}
+	w.wideTable = w.wideTable || sub.wideTable
 	w.guard.left = sub.guard.left
 	if len(cells) == 0 {
 		return

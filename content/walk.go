@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -14,11 +12,8 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// What the Markdown writer (markdown.go) and the text writer (text.go)
-// share: their output buffers, how a node enters their walk, and how text
-// splits into words; their line state is one type, lineLayout (layout.go).
-// Each writer keeps its own switch over elements; their rules differ in
-// nearly every case.
+// What the writer's walk (write.go) rests on: its output buffers and
+// bounds, how a node enters the walk, and how text splits into words.
 
 var textBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -210,21 +205,4 @@ func nextWord(s string, unicodeSpace bool) (word string, spaceBefore bool, rest 
 		return "", spaceBefore, ""
 	}
 	return s[start:], spaceBefore, ""
-}
-
-// listStart is the number of the first item of list n, the one rule both
-// writers number by: an <ol start> that CommonMark can write as a list
-// marker (0 to 999,999,999), else 1 — a negative or huge start (which
-// Markdown cannot express) counts from 1 in the text too, so that the two
-// formats never number the same list differently.
-func listStart(n *html.Node) int {
-	if n.DataAtom != atom.Ol {
-		return 1
-	}
-	if s, ok := attr(n, "start"); ok {
-		if v, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && v >= 0 && v < 1_000_000_000 {
-			return v
-		}
-	}
-	return 1
 }

@@ -1,7 +1,6 @@
 package content
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"unicode"
@@ -106,34 +105,4 @@ func FuzzNextWord(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestListStartSameInBothWriters: an <ol start> is numbered by one rule in
-// Markdown and in text (listStart): a start CommonMark can write is kept, a
-// negative or huge one counts from 1 in both.
-func TestListStartSameInBothWriters(t *testing.T) {
-	for _, tc := range []struct {
-		start string
-		want  []string // the item markers, in order
-	}{
-		{`start="5"`, []string{"5. ", "6. "}},
-		{`start="0"`, []string{"0. ", "1. "}},
-		{`start="-3"`, []string{"1. ", "2. "}},
-		{`start="1000000000"`, []string{"1. ", "2. "}},
-		{`start="x"`, []string{"1. ", "2. "}},
-		{``, []string{"1. ", "2. "}},
-	} {
-		page := `<html><body><ol ` + tc.start + `><li>alpha</li><li>beta</li></ol></body></html>`
-		for _, f := range []Format{Markdown, Text} {
-			doc, err := Convert(context.Background(), []byte(page), "text/html", Options{Format: f, FullPage: true})
-			if err != nil {
-				t.Fatalf("%s %s: %v", tc.start, f, err)
-			}
-			for i, item := range []string{"alpha", "beta"} {
-				if !strings.Contains(doc.Text, tc.want[i]+item) {
-					t.Errorf("<ol %s> as %s: %q; want %q", tc.start, f, doc.Text, tc.want[i]+item)
-				}
-			}
-		}
-	}
 }

@@ -123,8 +123,9 @@ func NewGuard(opts *Options) *Guard {
 // DialContext connects to address ("host:port") on network, which must be
 // tcp, tcp4 or tcp6, if and only if the egress policy allows it:
 //
-//   - The host is normalised with capability.NormalizeHost; an invalid host
-//     is refused (invalid_host).
+//   - The host is normalised with capability.NormalizeHost (unless it is
+//     the target ctx carries, [WithTarget], normalised already); an invalid
+//     host is refused (invalid_host).
 //   - If ctx carries local mode's admission ([WithLoopback]) for this host
 //     (localhost, 127.0.0.1 or ::1) and port, the loopback address written
 //     is dialed: 127.0.0.1 only, ::1 only, or for localhost 127.0.0.1 then
@@ -160,7 +161,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	if err != nil {
 		return nil, refusal.New(refusal.InvalidArguments, err.Error()).Wrap(err)
 	}
-	host, err = capability.NormalizeHost(rawHost)
+	host, err = normalizedHost(ctx, rawHost, port)
 	if err != nil {
 		host = safetext.Short(rawHost)
 		return nil, refusal.New(refusal.InvalidHost, err.Error()).Wrap(err)
@@ -233,7 +234,7 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 		last = ap.String()
 		dctx, cancel := attemptContext(ctx, len(cands)-i)
 		dctx = withDialing(dctx, last, ap, admitted)
-		conn, err := g.dialOne(dctx, network, last, admitted)
+		conn, err := g.dialOne(dctx, network, host, last, admitted)
 		cancel()
 		if err == nil {
 			return conn, last, nil
@@ -248,7 +249,7 @@ func (g *Guard) dialAll(ctx context.Context, network, host string, port uint16, 
 			break
 		}
 	}
-	if r, ok := refusal.As(errs[len(errs)-1]); ok && g.upstream != nil && !admitted {
+	if r, ok := refusal.As(errs[len(errs)-1]); ok && g.upstream != nil && !admitted && !g.upstream.excluded(host) {
 		return nil, last, r // the upstream proxy's answer names what went wrong
 	}
 	return nil, last, failure(ctx, allTimeouts(errs), "cannot connect to "+hostport, "connecting to "+hostport+" timed out").Wrap(errors.Join(errs...))

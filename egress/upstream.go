@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,16 @@ type UpstreamProxy struct {
 	// Timeout is used.
 	Dial DialFunc
 
+	// Exclude are the hosts dialled directly instead of through the proxy
+	// (NO_PROXY for ocfetch: settings.json's upstream_proxy_exclude,
+	// --upstream-proxy-exclude), parsed by [ParseUpstreamExclude]: an
+	// exact host or IP literal, or "*.example.com" for every subdomain
+	// (not the apex). An excluded host is decided, resolved and checked
+	// exactly as any other — every answer public, the connected address
+	// checked again by the default dialer — and only then dialled without
+	// the proxy. nil: every public connection goes through the proxy.
+	Exclude []capability.HostPattern
+
 	// TLS makes the hop to the proxy itself TLS (an https:// proxy URL):
 	// the proxy's certificate is verified for Addr's host against the
 	// Guard's Options.RootCAs (nil: the system roots; --ca-file adds to
@@ -65,7 +76,69 @@ var (
 	ErrUpstreamProxyURL = errors.New("invalid upstream proxy URL")
 	// ErrProxyAuthFile: the credentials file cannot be used.
 	ErrProxyAuthFile = errors.New("invalid upstream proxy credentials file")
+	// ErrUpstreamExclude: an entry of the exclusion list is not a host
+	// or "*.domain".
+	ErrUpstreamExclude = errors.New("invalid upstream proxy exclusion")
 )
+
+// MaxUpstreamExclude bounds the exclusion list.
+const MaxUpstreamExclude = 256
+
+// ParseUpstreamExclude parses the hosts to dial directly, bypassing the
+// upstream proxy ([UpstreamProxy.Exclude]). Each entry is a host name or
+// IP literal, matched exactly after normalisation (IDNA, lower case), or
+// "*.example.com", every subdomain of example.com at any depth but not
+// example.com itself — the host patterns of rules (capability.
+// ParseHostPattern: no wildcard over a public suffix). Refused, wrapping
+// [ErrUpstreamExclude] and naming the entry: an empty entry, "*", a port,
+// a scheme or path, a CIDR, ".example.com" (write "*.example.com"), more
+// than [MaxUpstreamExclude] entries. Duplicates collapse.
+func ParseUpstreamExclude(entries []string) ([]capability.HostPattern, error) {
+	if len(entries) > MaxUpstreamExclude {
+		return nil, fmt.Errorf("%w: %d entries; at most %d", ErrUpstreamExclude, len(entries), MaxUpstreamExclude)
+	}
+	var out []capability.HostPattern
+	for i, e := range entries {
+		bad := func(why string) error {
+			return fmt.Errorf("%w: entry %d %s: %s", ErrUpstreamExclude, i+1, strconv.Quote(safetext.Short(e)), why)
+		}
+		switch {
+		case strings.TrimSpace(e) == "":
+			return nil, bad("empty; write a host (intranet.example.com) or *.domain (*.corp.example)")
+		case e == "*":
+			return nil, bad("every host; to use no upstream proxy, drop upstream_proxy (or pass --upstream-proxy none)")
+		case strings.HasPrefix(e, "."):
+			return nil, bad("write *" + safetext.Short(e) + " for its subdomains (and the bare name for the apex)")
+		case strings.Contains(e, "/"):
+			return nil, bad("a host only: no scheme, path or CIDR")
+		case strings.HasPrefix(e, "[") || strings.Count(e, ":") == 1:
+			return nil, bad("a host only, without a port (every port of the host is dialled directly)")
+		}
+		p, err := capability.ParseHostPattern(e)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		dup := false
+		for _, q := range out {
+			dup = dup || q == p
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// excluded reports whether host (normalised) is dialled without the
+// proxy.
+func (u *upstreamDialer) excluded(host string) bool {
+	for _, p := range u.exclude {
+		if p.Match(host) {
+			return true
+		}
+	}
+	return false
+}
 
 // maxProxyAuthFile bounds the credentials file: one "user:pass" line.
 const maxProxyAuthFile = 4 << 10
@@ -144,6 +217,7 @@ var errProxyHop = errors.New("upstream proxy failure")
 
 // upstreamDialer opens CONNECT tunnels through an [UpstreamProxy].
 type upstreamDialer struct {
+	exclude []capability.HostPattern
 	addr    string
 	auth    string // the Proxy-Authorization value, or ""
 	dial    DialFunc
@@ -152,7 +226,7 @@ type upstreamDialer struct {
 }
 
 func newUpstreamDialer(p *UpstreamProxy, timeout time.Duration, roots *x509.CertPool) *upstreamDialer {
-	u := &upstreamDialer{addr: p.Addr, dial: p.Dial, timeout: timeout}
+	u := &upstreamDialer{addr: p.Addr, dial: p.Dial, timeout: timeout, exclude: slices.Clone(p.Exclude)}
 	if p.TLS {
 		host, _, _ := net.SplitHostPort(p.Addr)
 		u.tls = &tls.Config{ServerName: host, RootCAs: roots, MinVersion: tls.VersionTLS12}
@@ -169,11 +243,12 @@ func newUpstreamDialer(p *UpstreamProxy, timeout time.Duration, roots *x509.Cert
 	return u
 }
 
-// dialOne connects to one checked literal address: through the upstream
-// proxy when there is one and the address is not local mode's admitted
-// loopback address, else directly.
-func (g *Guard) dialOne(ctx context.Context, network, address string, admitted bool) (net.Conn, error) {
-	if g.upstream == nil || admitted {
+// dialOne connects to one checked literal address of host: through the
+// upstream proxy when there is one, the address is not local mode's
+// admitted loopback address and host is not excluded from the proxy;
+// else directly (the default dialer checking the connected address).
+func (g *Guard) dialOne(ctx context.Context, network, host, address string, admitted bool) (net.Conn, error) {
+	if g.upstream == nil || admitted || g.upstream.excluded(host) {
 		return g.dial(ctx, network, address)
 	}
 	return g.upstream.connect(ctx, address)

@@ -45,6 +45,16 @@
 // before the next request is sent, so a 307 never replays a POST body off
 // target.
 //
+// # robots.txt
+//
+// With [Options.Robots] (--respect-robots), a call first reads its
+// origin's robots.txt, under the same admission and redirect decision as
+// the page and through the same client, and a page the file disallows for
+// [RobotsAgent] is refused (robots_disallowed) before anything else is
+// sent; a 401 or 403 refuses every page, as the MCP reference fetch server
+// does, and so does a 5xx (RFC 9309); another 4xx allows. One [Robots] is
+// the session's cache (bounded in origins, bytes, time): see [Robots].
+//
 // # Bounds
 //
 // The whole call is bounded by [Options.Timeout]; response headers by the

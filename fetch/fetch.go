@@ -46,11 +46,22 @@ type Options struct {
 	// UserAgent is sent unless the call sets User-Agent. "" means
 	// DefaultUserAgent.
 	UserAgent string
+	// Robots, if set, is the robots.txt check (--respect-robots): before
+	// a call sends anything, its origin's robots.txt is read under the
+	// same decision as the page, and a page it disallows for RobotsAgent
+	// is refused, robots_disallowed (see [Robots]). Share one Robots
+	// across the Fetches of a session: it is the cache. nil: robots.txt is
+	// neither read nor obeyed.
+	Robots *Robots
 	// Logger receives one debug line per decision, domain TOOLS.FETCH,
 	// secret-free (method, host, port, status, sizes, reason codes): decisions
 	// at diag.L2, per-hop detail at diag.L3. nil
 	// discards.
 	Logger *slog.Logger
+	// Cache, when set, is the response cache the runs' transport goes
+	// through ([Cache]: GET responses of public hosts, read no further
+	// than the call's max_bytes); nil fetches every response.
+	Cache *Cache
 }
 
 // Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected
@@ -108,6 +119,9 @@ Long content is returned in windows of max_length characters (default 20000); wh
 
 Rules: public hosts must use https. http://localhost, 127.0.0.1 or [::1] work only with an explicit port the user has allowed for this project (local mode). URLs with user:password@ are refused; send credentials as a header. Redirects are followed only within the same scheme, host and port (at most 10); a redirect elsewhere is reported, not followed, so fetch its location in a new call if needed. Each new host needs the user's approval. A 4xx or 5xx response is a delivered result, not an error.`
 
+// robotsDescription ends the description when robots.txt is obeyed.
+const robotsDescription = ` This server respects robots.txt: a page the site's robots.txt disallows for user agent ocfetch is refused (robots_disallowed); tell the user, who can open it themselves.`
+
 // inputSchemaFormat is the input schema with the caps (timeout seconds,
 // max_bytes) to fill in: the Fetch's own.
 const inputSchemaFormat = `{
@@ -130,7 +144,11 @@ const inputSchemaFormat = `{
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (f *Fetch) Info(context.Context) (*tool.Info, error) {
 	schema := json.RawMessage(fmt.Sprintf(inputSchemaFormat, max(int64(f.timeout/time.Second), 1), f.maxBody))
-	return &tool.Info{Name: Name, Description: description, InputSchema: schema}, nil
+	desc := description
+	if f.opts.Robots != nil {
+		desc += robotsDescription
+	}
+	return &tool.Info{Name: Name, Description: desc, InputSchema: schema}, nil
 }
 
 // logDecision writes the one line for a refusal: its code and, when known,

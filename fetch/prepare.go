@@ -77,6 +77,8 @@ func (f *Fetch) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSON
 		ExecutionID:  executionID,
 		Tool:         Name,
 		Requirements: []capability.Requirement{capability.NetworkOrigin(p.origin)},
+		// AuditSummary's words for this call, from the host parsed once.
+		Summary: p.method + " " + p.target.Host,
 	}
 	return req, p, nil
 }

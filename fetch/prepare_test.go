@@ -54,7 +54,8 @@ func TestPrepareCallRequirement(t *testing.T) {
 			if o.Target != tc.want || o.Scheme != strings.SplitN(tc.wire, ":", 2)[0] {
 				t.Errorf("origin %v; want %v over %s", o, tc.want, tc.wire)
 			}
-			want := tool.Request{ExecutionID: id, Tool: "fetch", Requirements: []capability.Requirement{capability.NetworkOrigin(o)}}
+			// The summary is AuditSummary's, from the call prepared once.
+			want := tool.Request{ExecutionID: id, Tool: "fetch", Requirements: []capability.Requirement{capability.NetworkOrigin(o)}, Summary: f.AuditSummary(tc.args)}
 			if diff := cmp.Diff(want, req); diff != "" {
 				t.Errorf("request (-want +got):\n%s", diff)
 			}

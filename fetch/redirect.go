@@ -78,7 +78,7 @@ func redirectResult(p *prepared, err error, t *offTarget) *tool.Result {
 	res.Structured = Output{
 		Status:     t.status,
 		URL:        t.from,
-		Headers:    t.header,
+		Headers:    headersOrEmpty(t.header),
 		Format:     p.format,
 		RedirectTo: t.location,
 	}
@@ -122,6 +122,11 @@ func (f *Fetch) redirectHop(p *prepared, again tool.Redecide, req *http.Request,
 	}
 	if ad.Target != p.target || (p.local && ad.LoopbackPort != p.target.Port) || (!p.local && ad.LoopbackPort != 0) {
 		return refusal.Newf(refusal.InternalError, "%s %s: the decision on a redirect hop admits another target; not followed", p.method, p.target.Host)
+	}
+	if f.opts.Robots != nil {
+		if err := f.checkRobots(req.Context(), p, again, u); err != nil {
+			return err
+		}
 	}
 	u.Host = o.Host()
 	req.Host = ""

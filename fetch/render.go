@@ -95,6 +95,9 @@ func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
 		ew.str("\n\n[content truncated: " + strconv.Itoa(out.Remaining) +
 			" more characters; call again with start_index=" + strconv.Itoa(out.NextStartIndex) + " to read on]")
 	}
+	if out.Cached {
+		ew.str("\n\n(from ocfetch's response cache: fetched " + out.FetchedAt + ")")
+	}
 	return ew.err
 }
 

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
@@ -71,12 +72,20 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
+	// The guard dials the target parsed once (every hop stays on it).
+	ctx = egress.WithTarget(ctx, &p.target) // p is immutable
 	if p.local {
 		ctx = egress.WithLoopback(ctx, p.target)
 	} else {
 		// A public call admits no loopback port, whatever the caller's
 		// context carries.
 		ctx = egress.WithLoopback(ctx, capability.Target{})
+	}
+
+	if f.opts.Robots != nil {
+		if err := f.checkRobots(ctx, p, again, p.url); err != nil {
+			return nil, err
+		}
 	}
 
 	var body io.Reader
@@ -106,6 +115,13 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	client := *f.client
 	client.CheckRedirect = f.checkRedirect(p, again)
 	client.Jar = nil
+	var hit *cacheHit // nil without a cache: nothing allocated
+	if f.opts.Cache != nil && !p.local {
+		// Local mode is never cached (a dev server changes); every hop
+		// stays on the call's host (checkRedirect), so this holds for them.
+		hit = new(cacheHit)
+		client.Transport = f.opts.Cache.transport(client.Transport, hit)
+	}
 
 	f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
 	resp, err := client.Do(req)
@@ -123,11 +139,14 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	out := Output{
 		Status:        resp.StatusCode,
 		URL:           resp.Request.URL.String(),
-		Headers:       localfetch.BoundedResponseHeaders(resp.Header),
+		Headers:       localfetch.BoundedResponseHeaders(resp.Header), // never nil
 		Format:        p.format,
 		Bytes:         int64(len(raw)),
 		BodyTruncated: cut,
 		StartIndex:    p.startIndex,
+	}
+	if hit != nil && hit.hit {
+		out.Cached, out.FetchedAt = true, hit.fetched.UTC().Format(time.RFC3339)
 	}
 	if cut {
 		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", p.maxBody, p.maxBody))

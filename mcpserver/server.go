@@ -48,9 +48,8 @@ type server struct {
 	inputClosed chan struct{}
 	// sessionOK holds the approvals answered "for this session".
 	sessionOK *sessionApprovals
-	// cache is the response cache in front of the guarded transport (nil
-	// when disabled).
-	cache *responseCache
+	// pending holds the calls prepared in a round that asked the user.
+	pending *pendingCalls
 }
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
@@ -94,7 +93,7 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 }
 
 func newServer(opts *Options) (*server, error) {
-	s := &server{roots: newRootsCache(), sessionOK: newSessionApprovals()}
+	s := &server{roots: newRootsCache(), sessionOK: newSessionApprovals(), pending: newPendingCalls()}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -137,10 +136,6 @@ func newServer(opts *Options) (*server, error) {
 	// The fetch's own deadline binds; the client's must not cut it short.
 	eo.Timeout = max(eo.Timeout, s.opts.FetchTimeout)
 	s.client = egress.NewClient(&eo)
-	if s.opts.CacheTTL >= 0 {
-		s.cache = newResponseCache(s.client.Transport, s.opts.CacheTTL, 0, 0)
-		s.client.Transport = s.cache
-	}
 	s.newTool = s.opts.newTool
 	if s.newTool == nil {
 		fo := fetch.Options{
@@ -149,6 +144,11 @@ func newServer(opts *Options) (*server, error) {
 			Timeout:          s.opts.FetchTimeout,
 			UserAgent:        cmpOr(s.opts.UserAgent, userAgent(s.opts.Version)),
 			Logger:           s.opts.Logger,
+			Robots:           s.opts.Robots,
+		}
+		if s.opts.CacheTTL >= 0 {
+			// One cache for the process, an option of every call's Fetch.
+			fo.Cache = fetch.NewCache(&fetch.CacheOptions{TTL: s.opts.CacheTTL})
 		}
 		s.newTool = func(client *http.Client) tool.Tool {
 			o := fo
@@ -269,7 +269,6 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 	// One check of each policy file for the whole call: the scope, the
 	// decision, the preflight and the run (securefile.Call).
 	ctx, _ = securefile.EnsureCall(ctx)
-	ctx, note := withCacheNote(ctx)
 	c := s.newCall(req)
 	ws, needRoots, rerr := s.workspaceFor(ctx, c)
 	if rerr != nil {
@@ -287,6 +286,9 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 	t := newTool(s.client)
 	b := &broker.Broker{Scope: sc, Audit: audit.Open(ws).WithSink(s.opts.AuditSink), Logger: s.opts.Logger, ForModel: true}
 
+	// p is the call, prepared once per round — or, on the multi round-trip
+	// protocol, once for the round that asked and the round that answers.
+	var p *broker.Prepared
 	switch {
 	case !c.caps.elicitation:
 		b.Approver = broker.NonInteractive()
@@ -295,9 +297,11 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 	default:
 		if a, ok := c.answered(ws); ok {
 			b.Approver = a
+			p = s.pending.take(c.state.Nonce, ws.Root) // nil: not kept, prepared again below
 			break
 		}
-		if a, ok := s.coveredApprover(ctx, c, t, ws); ok {
+		p = b.Prepare(ctx, t, c.args)
+		if a, ok := s.coveredApprover(c, p.Requirements(), ws); ok {
 			b.Approver = a // approved for this session: no question
 			break
 		}
@@ -305,17 +309,23 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 		// mid-call: the question goes back in the result and the client
 		// calls again with the answer. The decision step (policy.Decide,
 		// through the broker: nothing run, recorded or saved) tells whether
-		// the question would be asked at all.
-		if ask, ok := b.Pending(ctx, t, c.args); ok {
+		// the question would be asked at all; the prepared call waits for
+		// the answer under the state's nonce.
+		if ask, ok := b.PendingFor(ctx, p); ok {
 			s.log.Log(ctx, diag.L2, "asking the user to approve", "target", ask.Requirement.Target.String(), "root", ws.Root, "protocol", c.protocol)
-			return c.inputRequired(inputApproval, elicitParams(ask, ws), callState{Root: ws.Root, Target: ask.Requirement.Target.String()})
+			st := callState{Root: ws.Root, Target: ask.Requirement.Target.String(), Nonce: newNonce()}
+			s.pending.put(st.Nonce, ws.Root, c.args, p)
+			return c.inputRequired(inputApproval, elicitParams(ask, ws), st)
 		}
 		b.Approver = broker.NonInteractive()
 	}
+	if p == nil {
+		p = b.Prepare(ctx, t, c.args)
+	}
 	b.Approver = s.withSessionApprovals(req.Session, ws, b.Approver)
-	r := b.Call(ctx, t, c.args)
+	r := b.Run(ctx, p)
 	s.log.Log(ctx, diag.L2, "call served", "root", ws.Root, "profile", string(profile), "protocol", c.protocol, "reason", string(r.Reason), "status", r.Status)
-	return markCached(toCallToolResult(r), note), nil
+	return toCallToolResult(r), nil
 }
 
 // toCallToolResult maps a broker result onto MCP: text content always;

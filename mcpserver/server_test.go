@@ -82,7 +82,10 @@ func TestListToolsSchema(t *testing.T) {
 	for name := range out.Properties {
 		outProps = append(outProps, name)
 	}
-	wantOut := []string{"body_truncated", "bytes", "cached", "fetched_at", "format", "headers", "next_start_index", "redirect_to", "status", "truncated", "url"}
+	// Those of before, and those fetch.Output added when the shapes became
+	// one (title, media_type, start_index, remaining, notes).
+	wantOut := []string{"body_truncated", "bytes", "cached", "fetched_at", "format", "headers", "next_start_index", "redirect_to", "status", "truncated", "url",
+		"title", "media_type", "start_index", "remaining", "notes"}
 	if diff := cmp.Diff(wantOut, outProps, sortStrings); diff != "" {
 		t.Errorf("output properties (-want +got):\n%s", diff)
 	}
@@ -129,6 +132,9 @@ func TestFetchLocal(t *testing.T) {
 				Headers: map[string]string{"content-type": "text/html; charset=utf-8", "content-length": fmt.Sprint(len(pageBody)), "etag": `"v1"`},
 				Format:  "markdown",
 				Bytes:   int64(len(pageBody)),
+				// Added when the output shapes became one (fetch.Output).
+				Title:     "Hello page",
+				MediaType: "text/html",
 			}
 			if diff := cmp.Diff(want, out); diff != "" {
 				t.Errorf("structured content (-want +got):\n%s", diff)

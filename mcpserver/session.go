@@ -4,10 +4,9 @@ import (
 	"context"
 	"sync"
 
-	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/broker"
-	"github.com/ocfetch/ocfetch/tool"
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -74,19 +73,15 @@ func (a *sessionApprovals) wrap(ss *mcp.ServerSession, ws workspace.Workspace, i
 	})
 }
 
-// coveredApprover returns, for a call whose every network requirement is
-// approved for this session, the approver that lets it run without a
-// question (on the multi round-trip protocol the question would otherwise
-// be put before any approver is consulted).
-func (s *server) coveredApprover(ctx context.Context, c *call, t tool.Tool, ws workspace.Workspace) (broker.Approver, bool) {
-	if c.session == nil {
+// coveredApprover returns, for a call whose every network requirement
+// (reqs, of the prepared call) is approved for this session, the approver
+// that lets it run without a question (on the multi round-trip protocol the
+// question would otherwise be put before any approver is consulted).
+func (s *server) coveredApprover(c *call, reqs []capability.Requirement, ws workspace.Workspace) (broker.Approver, bool) {
+	if c.session == nil || len(reqs) == 0 {
 		return nil, false
 	}
-	req, _, err := t.PrepareCall(ctx, uuid.New(), c.args)
-	if err != nil || len(req.Requirements) == 0 {
-		return nil, false
-	}
-	for _, r := range req.Requirements {
+	for _, r := range reqs {
 		if !s.sessionOK.approved(c.session, ws, r.Target.String()) {
 			return nil, false
 		}

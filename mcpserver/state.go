@@ -72,12 +72,19 @@ func (s *stateSigner) mac(payload string) string {
 func (s *stateSigner) seal(st callState, args string) string {
 	st.Args = argsDigest(args)
 	st.Expires = s.now().Add(stateTTL).Unix()
-	var nonce [16]byte
-	rand.Read(nonce[:]) // never fails (crypto/rand.Read)
-	st.Nonce = base64.RawURLEncoding.EncodeToString(nonce[:])
+	if st.Nonce == "" {
+		st.Nonce = newNonce()
+	}
 	data, _ := json.Marshal(st) // strings and an integer: cannot fail
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	return payload + "." + s.mac(payload)
+}
+
+// newNonce returns a fresh random nonce for a state.
+func newNonce() string {
+	var nonce [16]byte
+	rand.Read(nonce[:]) // never fails (crypto/rand.Read)
+	return base64.RawURLEncoding.EncodeToString(nonce[:])
 }
 
 // open verifies sealed and returns its state if it was issued by this

@@ -2,33 +2,28 @@ package proxy
 
 import (
 	"encoding/base64"
-	"fmt"
-	"io"
 	"net/http"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // The proxy's Prometheus metrics (issue 24), served by [Server.MetricsHandler]
-// in the Prometheus text exposition format (version 0.0.4). The format is
-// written here, not by prometheus/client_golang: that module, with the
-// protobuf runtime it needs, would push the release binary past its 16
-// MiB budget (docs/PERFORMANCE.md); the tests parse what is served with
-// prometheus/common's own text parser. Every label takes values from a
-// fixed set (methods, directions, reason codes), so no client can grow the
-// series without bound.
+// through prometheus/client_golang's promhttp from a registry of the
+// Server's own (not the process-wide default registry: two servers in one
+// process, as in the tests, keep separate counts, and nothing another
+// package registers is served). Every label takes values from a fixed set
+// (methods, directions, reason codes), so no client can grow the series
+// without bound.
 const (
-	MetricRequests    = "ocfetch_proxy_requests_total"
-	MetricRefusals    = "ocfetch_proxy_refusals_total"
-	MetricBytes       = "ocfetch_proxy_bytes_total"
-	MetricActive      = "ocfetch_proxy_active_connections"
-	MetricDuration    = "ocfetch_proxy_request_duration_seconds"
-	metricsPath       = "/metrics"
-	metricsTextFormat = "text/plain; version=0.0.4; charset=utf-8"
+	MetricRequests = "ocfetch_proxy_requests_total"
+	MetricRefusals = "ocfetch_proxy_refusals_total"
+	MetricBytes    = "ocfetch_proxy_bytes_total"
+	MetricActive   = "ocfetch_proxy_active_connections"
+	MetricDuration = "ocfetch_proxy_request_duration_seconds"
+	metricsPath    = "/metrics"
 )
 
 // durationBuckets are the upper bounds of the latency histogram, in
@@ -38,24 +33,64 @@ var durationBuckets = []float64{0.001, 0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 60
 // knownMethods are the method label's values; any other method is "other".
 var knownMethods = []string{"CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"}
 
-// metrics are the counters one Server keeps. The zero value is ready.
+// metrics are the collectors of one Server, in its own registry.
 type metrics struct {
-	mu       sync.Mutex
-	requests map[string]uint64 // by method label
-	refusals map[string]uint64 // by reason code
-	up, down atomic.Uint64
-	buckets  [11]uint64 // len(durationBuckets) + 1 (+Inf)
-	sum      float64
-	count    uint64
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec // by method label
+	refusals *prometheus.CounterVec // by reason code
+	up, down prometheus.Counter
+	duration prometheus.Histogram
+	handler  http.Handler
+}
+
+// newMetrics registers the collectors; active reports the connections
+// being served at scrape time.
+func newMetrics(active func() float64) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRequests,
+			Help: "Requests and tunnels the proxy handled (admitted or refused), by method (a SOCKS5 CONNECT counts as CONNECT).",
+		}, []string{"method"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRefusals,
+			Help: "Requests refused or failed, by reason code (the audit line's outcome).",
+		}, []string{"reason"}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    MetricDuration,
+			Help:    "Time from a request's arrival to its audit line (a tunnel's whole life).",
+			Buckets: durationBuckets,
+		}),
+	}
+	bytes := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricBytes,
+		Help: "Bytes relayed, up (client to server) and down (server to client).",
+	}, []string{"direction"})
+	m.up, m.down = bytes.WithLabelValues("up"), bytes.WithLabelValues("down")
+	m.reg.MustRegister(m.requests, m.refusals, bytes, m.duration,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: MetricActive,
+			Help: "Client connections being served now.",
+		}, active))
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		// A failed collection is a 500 with no partial body: the
+		// collectors above cannot fail, so this is never seen.
+		ErrorHandling: promhttp.HTTPErrorOnError,
+		// At most one scrape at a time; more wait (bounded by the
+		// scraper's timeout), so scrapes cannot pile up work.
+		MaxRequestsInFlight: 1,
+		Timeout:             10 * time.Second,
+	})
+	return m
 }
 
 // observe counts one exchange, at its audit line.
 func (m *metrics) observe(method, reason string, refused bool, up, down int64, d time.Duration) {
 	if up > 0 {
-		m.up.Add(uint64(up))
+		m.up.Add(float64(up))
 	}
 	if down > 0 {
-		m.down.Add(uint64(down))
+		m.down.Add(float64(down))
 	}
 	label := "other"
 	for _, k := range knownMethods {
@@ -64,20 +99,11 @@ func (m *metrics) observe(method, reason string, refused bool, up, down int64, d
 			break
 		}
 	}
-	sec := d.Seconds()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.requests == nil {
-		m.requests, m.refusals = map[string]uint64{}, map[string]uint64{}
-	}
-	m.requests[label]++
+	m.requests.WithLabelValues(label).Inc()
 	if refused && isCode(reason) {
-		m.refusals[reason]++
+		m.refusals.WithLabelValues(reason).Inc()
 	}
-	i := sort.SearchFloat64s(durationBuckets, sec)
-	m.buckets[i]++
-	m.sum += sec
-	m.count++
+	m.duration.Observe(d.Seconds())
 }
 
 // isCode reports whether s looks like a reason code (lowercase letters and
@@ -94,63 +120,9 @@ func isCode(s string) bool {
 	return true
 }
 
-// write renders the metrics in the text exposition format.
-func (m *metrics) write(w io.Writer, active int) {
-	m.mu.Lock()
-	requests := sortedKeys(m.requests)
-	reqVals := make([]uint64, len(requests))
-	for i, k := range requests {
-		reqVals[i] = m.requests[k]
-	}
-	reasons := sortedKeys(m.refusals)
-	refVals := make([]uint64, len(reasons))
-	for i, k := range reasons {
-		refVals[i] = m.refusals[k]
-	}
-	buckets, sum, count := m.buckets, m.sum, m.count
-	m.mu.Unlock()
-
-	var b strings.Builder
-	b.WriteString("# HELP " + MetricRequests + " Requests and tunnels the proxy handled (admitted or refused), by method (a SOCKS5 CONNECT counts as CONNECT).\n")
-	b.WriteString("# TYPE " + MetricRequests + " counter\n")
-	for i, k := range requests {
-		fmt.Fprintf(&b, "%s{method=%q} %d\n", MetricRequests, k, reqVals[i])
-	}
-	b.WriteString("# HELP " + MetricRefusals + " Requests refused or failed, by reason code (the audit line's outcome).\n")
-	b.WriteString("# TYPE " + MetricRefusals + " counter\n")
-	for i, k := range reasons {
-		fmt.Fprintf(&b, "%s{reason=%q} %d\n", MetricRefusals, k, refVals[i])
-	}
-	b.WriteString("# HELP " + MetricBytes + " Bytes relayed, up (client to server) and down (server to client).\n")
-	b.WriteString("# TYPE " + MetricBytes + " counter\n")
-	fmt.Fprintf(&b, "%s{direction=\"down\"} %d\n%s{direction=\"up\"} %d\n", MetricBytes, m.down.Load(), MetricBytes, m.up.Load())
-	b.WriteString("# HELP " + MetricActive + " Client connections being served now.\n")
-	b.WriteString("# TYPE " + MetricActive + " gauge\n")
-	fmt.Fprintf(&b, "%s %d\n", MetricActive, active)
-	b.WriteString("# HELP " + MetricDuration + " Time from a request's arrival to its audit line (a tunnel's whole life).\n")
-	b.WriteString("# TYPE " + MetricDuration + " histogram\n")
-	var cum uint64
-	for i, le := range durationBuckets {
-		cum += buckets[i]
-		fmt.Fprintf(&b, "%s_bucket{le=\"%s\"} %d\n", MetricDuration, strconv.FormatFloat(le, 'g', -1, 64), cum)
-	}
-	cum += buckets[len(durationBuckets)]
-	fmt.Fprintf(&b, "%s_bucket{le=\"+Inf\"} %d\n", MetricDuration, cum)
-	fmt.Fprintf(&b, "%s_sum %s\n%s_count %d\n", MetricDuration, strconv.FormatFloat(sum, 'g', -1, 64), MetricDuration, count)
-	io.WriteString(w, b.String())
-}
-
-func sortedKeys(m map[string]uint64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // MetricsHandler serves the proxy's metrics at /metrics (anything else is
-// 404). With credentials (Options.Auth) a scrape must present them as
+// 404), in the format the scraper negotiates (Prometheus text by
+// default). With credentials (Options.Auth) a scrape must present them as
 // "Authorization: Basic" (the same user and password as the proxy);
 // otherwise it is 401. Serve it on a loopback listener only (the CLI's
 // --metrics checks the address).
@@ -170,9 +142,8 @@ func (s *Server) MetricsHandler() http.Handler {
 			http.Error(w, "proxy_auth_required: the metrics need the proxy's credentials", http.StatusUnauthorized)
 			return
 		}
-		w.Header().Set("Content-Type", metricsTextFormat)
 		w.Header().Set("Cache-Control", "no-store")
-		s.metrics.write(w, len(s.sem))
+		s.metrics.handler.ServeHTTP(w, r)
 	})
 }
 

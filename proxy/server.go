@@ -113,7 +113,7 @@ type Server struct {
 	dialTO    time.Duration
 	auth      *Credentials
 	refused   func(Refusal)
-	metrics   metrics // metrics.go
+	metrics   *metrics // metrics.go
 	asker     *asker
 	runID     string
 
@@ -170,6 +170,7 @@ func New(opts *Options) (*Server, error) {
 	}
 	s.log = diag.For(s.log, diag.DomainProxy)
 	s.sem = make(chan struct{}, orInt(opts.MaxConcurrent, DefaultMaxConcurrent))
+	s.metrics = newMetrics(func() float64 { return float64(len(s.sem)) })
 	// Enough answers at once for a crowd of four times the cap.
 	s.refusers = make(chan struct{}, max(64, 4*cap(s.sem)))
 	s.transport = s.newTransport()

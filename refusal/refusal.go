@@ -93,6 +93,11 @@ const (
 	// records the network (rules, allowlist, settings, trust store) from
 	// inside `ocfetch run`, where those files are read-only.
 	PolicyReadOnly Code = "policy_read_only"
+	// RobotsDisallowed: with --respect-robots (fetch.Options.Robots), the
+	// site's robots.txt disallows the page for ocfetch's user agent, or
+	// answered 401, 403 or a server error, which is taken as disallowing
+	// every page; nothing else was sent.
+	RobotsDisallowed Code = "robots_disallowed"
 )
 
 // Policy reports whether c is a refusal by policy (exit code 3) rather than a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -334,11 +335,14 @@ func FuzzParseSettings(f *testing.F) {
 		`[[[[[[[[[[[[[[[[[[[[`,                                                          // nesting
 		`{"schema_version": 1, "risk_profile": "str\u0069ct"}`,                          // escapes
 		``, // empty
-		`{"schema_version": 1, "upstream_proxy": "http://proxy.corp:3128"}`,                                    // the proxy field
-		`{"schema_version": 1, "upstream_proxy": ""}`,                                                          // empty proxy
-		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_auth_file": "/etc/proxy-auth"}`, // credentials
-		`{"schema_version": 1, "upstream_proxy_auth_file": "/etc/proxy-auth"}`,                                 // credentials, no proxy
-		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_auth_file": "auth"}`,            // relative
+		`{"schema_version": 1, "upstream_proxy": "http://proxy.corp:3128"}`,                                                           // the proxy field
+		`{"schema_version": 1, "upstream_proxy": ""}`,                                                                                 // empty proxy
+		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_auth_file": "/etc/proxy-auth"}`,                        // credentials
+		`{"schema_version": 1, "upstream_proxy_auth_file": "/etc/proxy-auth"}`,                                                        // credentials, no proxy
+		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_auth_file": "auth"}`,                                   // relative
+		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_exclude": ["*.corp.example", "intranet.example.com"]}`, // exclusions
+		`{"schema_version": 1, "upstream_proxy_exclude": ["a.example"]}`,                                                              // exclusions, no proxy
+		`{"schema_version": 1, "upstream_proxy": "http://p:1", "upstream_proxy_exclude": [["a"]]}`,                                    // nested
 	} {
 		f.Add([]byte(s))
 	}
@@ -346,7 +350,7 @@ func FuzzParseSettings(f *testing.F) {
 		st, err := parseSettings(data)
 		p := st.Profile
 		if err != nil {
-			if st != (Settings{}) {
+			if !reflect.DeepEqual(st, Settings{}) {
 				t.Fatalf("parseSettings returned %+v with error %v", st, err)
 			}
 			return
@@ -362,7 +366,7 @@ func FuzzParseSettings(f *testing.F) {
 			t.Fatalf("accepted schema_version %v", m["schema_version"])
 		}
 		for k := range m {
-			if k != "schema_version" && k != "risk_profile" && k != "upstream_proxy" && k != "upstream_proxy_auth_file" {
+			if k != "schema_version" && k != "risk_profile" && k != "upstream_proxy" && k != "upstream_proxy_auth_file" && k != "upstream_proxy_exclude" {
 				t.Fatalf("accepted unknown key %q", k)
 			}
 		}
@@ -372,12 +376,58 @@ func FuzzParseSettings(f *testing.F) {
 		if af, ok := m["upstream_proxy_auth_file"]; ok && (af != st.UpstreamProxyAuthFile || st.UpstreamProxy == "" || !filepath.IsAbs(st.UpstreamProxyAuthFile)) || !ok && st.UpstreamProxyAuthFile != "" {
 			t.Fatalf("upstream_proxy_auth_file %v, parsed as %q (proxy %q)", af, st.UpstreamProxyAuthFile, st.UpstreamProxy)
 		}
+		if ex, ok := m["upstream_proxy_exclude"]; ok {
+			list, isList := ex.([]any)
+			if !isList || len(list) != len(st.UpstreamProxyExclude) || st.UpstreamProxy == "" {
+				t.Fatalf("upstream_proxy_exclude %v, parsed as %q (proxy %q)", ex, st.UpstreamProxyExclude, st.UpstreamProxy)
+			}
+			for i, e := range list {
+				if e != st.UpstreamProxyExclude[i] || e == "" {
+					t.Fatalf("upstream_proxy_exclude[%d] %v, parsed as %q", i, e, st.UpstreamProxyExclude[i])
+				}
+			}
+		} else if st.UpstreamProxyExclude != nil {
+			t.Fatalf("absent upstream_proxy_exclude parsed as %q", st.UpstreamProxyExclude)
+		}
 		if rp, ok := m["risk_profile"]; ok && rp != string(p) {
 			t.Fatalf("risk_profile %v, parsed as %q", rp, p)
 		} else if !ok && p != Standard {
 			t.Fatalf("absent risk_profile parsed as %q; want standard", p)
 		}
 	})
+}
+
+func TestReadSettingsUpstreamExclude(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       []string
+		errPart    string
+	}{
+		{"absent", `{"schema_version": 1, "upstream_proxy": "http://a:1"}`, nil, ""},
+		{"set", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": ["*.corp.example", "intranet.example.com"]}`, []string{"*.corp.example", "intranet.example.com"}, ""},
+		{"empty list", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": []}`, []string{}, ""},
+		{"without a proxy", `{"schema_version": 1, "upstream_proxy_exclude": ["a.example"]}`, nil, "upstream_proxy names no proxy"},
+		{"a string", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": "a.example"}`, nil, "upstream_proxy_exclude is a string; want a list"},
+		{"a number in it", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": ["a.example", 1]}`, nil, "upstream_proxy_exclude[1] is a number"},
+		{"an empty entry", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": [""]}`, nil, "upstream_proxy_exclude[0] is empty"},
+		{"a control character", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": ["a\n.example"]}`, nil, "not printable ASCII"},
+		{"nested", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": [["a"]]}`, nil, "upstream_proxy_exclude[0] is a list"},
+		{"too many", `{"schema_version": 1, "upstream_proxy": "http://a:1", "upstream_proxy_exclude": [` + strings.TrimSuffix(strings.Repeat(`"a.example",`, 257), ",") + `]}`, nil, "more than 256 entries"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := newWorkspace(t, []byte(tc.data))
+			got, err := ReadSettings(ws)
+			if tc.errPart == "" {
+				if err != nil || !reflect.DeepEqual(got.UpstreamProxyExclude, tc.want) {
+					t.Fatalf("got %q, %v; want %q", got.UpstreamProxyExclude, err, tc.want)
+				}
+				return
+			}
+			if refusal.CodeOf(err) != refusal.SettingsInvalid || !strings.Contains(err.Error(), tc.errPart) || !strings.Contains(err.Error(), ws.SettingsPath()) {
+				t.Fatalf("got %v; want settings_invalid naming the file and %q", err, tc.errPart)
+			}
+		})
+	}
 }
 
 func TestReadSettingsUpstreamProxy(t *testing.T) {

@@ -60,7 +60,19 @@ type Settings struct {
 	// UpstreamProxy is (both count only in a trusted workspace), and it is
 	// refused without UpstreamProxy.
 	UpstreamProxyAuthFile string
+	// UpstreamProxyExclude is "upstream_proxy_exclude", the hosts dialled
+	// directly instead of through UpstreamProxy (["*.corp.example",
+	// "intranet.example.com"]), nil when absent. Each entry is only
+	// checked to be a non-empty string of printable ASCII here (at most
+	// 256 of them); the egress package parses them
+	// (egress.ParseUpstreamExclude) and a bad one is refused there,
+	// naming this file. Like upstream_proxy_auth_file it goes with
+	// UpstreamProxy only, and is refused without it.
+	UpstreamProxyExclude []string
 }
+
+// maxExcludeEntries bounds upstream_proxy_exclude (egress.MaxUpstreamExclude).
+const maxExcludeEntries = 256
 
 // ReadSettings reads <root>/.oc_chat/settings.json (through
 // [workspace.ReadSmallFile]), fail-closed:
@@ -73,10 +85,12 @@ type Settings struct {
 //     of the three names, or whose "upstream_proxy" is not a non-empty
 //     string of printable ASCII, or whose "upstream_proxy_auth_file" is
 //     not an absolute path (without control characters) or comes without
+//     "upstream_proxy", or whose "upstream_proxy_exclude" is not a list of
+//     at most 256 non-empty strings of printable ASCII or comes without
 //     "upstream_proxy", is refused with code settings_invalid;
 //     the message names the file and what is wrong, the hint how to fix it;
-//   - "risk_profile", "upstream_proxy" and "upstream_proxy_auth_file" may
-//     be absent.
+//   - "risk_profile", "upstream_proxy", "upstream_proxy_auth_file" and
+//     "upstream_proxy_exclude" may be absent.
 //
 // ReadSettings never writes the settings file.
 //
@@ -129,9 +143,10 @@ func decodeSettings(path string, data []byte, _ fs.FileInfo, err error) (Setting
 	return s, nil
 }
 
-// settingsJSON is settings.json's structure: four known keys, no nesting
-// below the top-level object.
-var settingsJSON = strictjson.Walker{MaxDepth: 1, Keys: []string{"schema_version", "risk_profile", "upstream_proxy", "upstream_proxy_auth_file"}}
+// settingsJSON is settings.json's structure: five known keys, and no
+// nesting below the top-level object but upstream_proxy_exclude's list of
+// strings.
+var settingsJSON = strictjson.Walker{MaxDepth: 2, Keys: []string{"schema_version", "risk_profile", "upstream_proxy", "upstream_proxy_auth_file", "upstream_proxy_exclude"}}
 
 // parseSettings checks settings.json strictly, in one pass
 // ([strictjson.Walker]), so that a duplicate key, a key in the wrong case,
@@ -177,6 +192,24 @@ func parseSettings(data []byte) (Settings, error) {
 				return fmt.Errorf("upstream_proxy is empty or not printable ASCII; want http://HOST:PORT")
 			}
 			out.UpstreamProxy = u
+		case p[0].Key == "upstream_proxy_exclude" && len(p) == 1:
+			if v.Kind != strictjson.Array {
+				return fmt.Errorf("upstream_proxy_exclude is %s; want a list of hosts, [\"*.corp.example\", \"intranet.example.com\"]", v.Kind)
+			}
+			out.UpstreamProxyExclude = []string{}
+		case p[0].Key == "upstream_proxy_exclude":
+			i := p[1].Index
+			if i >= maxExcludeEntries {
+				return fmt.Errorf("upstream_proxy_exclude has more than %d entries", maxExcludeEntries)
+			}
+			if v.Kind != strictjson.String {
+				return fmt.Errorf("upstream_proxy_exclude[%d] is %s; want a host (intranet.example.com) or *.domain", i, v.Kind)
+			}
+			h := v.Text()
+			if h == "" || !printableASCII(h) {
+				return fmt.Errorf("upstream_proxy_exclude[%d] is empty or not printable ASCII; want a host (intranet.example.com) or *.domain", i)
+			}
+			out.UpstreamProxyExclude = append(out.UpstreamProxyExclude, h)
 		case p[0].Key == "upstream_proxy_auth_file":
 			if v.Kind != strictjson.String {
 				return fmt.Errorf("upstream_proxy_auth_file is %s; want the absolute path of a file holding user:pass", v.Kind)
@@ -194,6 +227,9 @@ func parseSettings(data []byte) (Settings, error) {
 	}
 	if !haveVersion {
 		return Settings{}, fmt.Errorf("schema_version is missing; want %d", SettingsSchemaVersion)
+	}
+	if out.UpstreamProxyExclude != nil && out.UpstreamProxy == "" {
+		return Settings{}, fmt.Errorf("upstream_proxy_exclude names hosts to dial without the upstream proxy, but upstream_proxy names no proxy; want both or neither")
 	}
 	if out.UpstreamProxyAuthFile != "" && out.UpstreamProxy == "" {
 		return Settings{}, fmt.Errorf("upstream_proxy_auth_file names credentials, but upstream_proxy names no proxy; want both or neither")

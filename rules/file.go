@@ -226,23 +226,9 @@ func jsonKind(t reflect.Type) string {
 // rule a line so that a diff shows one line per rule change, and a trailing
 // newline.
 func encode(rules []Rule) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n  \"schema_version\": %d,\n  \"rules\": [", SchemaVersion)
-	for i, r := range rules {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "\n    {\"capability\": %s, \"target\": {\"schema\": %s, \"host\": %s, \"port\": %d}, \"decision\": %s}",
-			quote(string(r.Capability)), quote(r.Target.Schema), quote(r.Target.Host), r.Target.Port, quote(string(r.Decision)))
-	}
-	if len(rules) > 0 {
-		b.WriteString("\n  ")
-	}
-	b.WriteString("]\n}\n")
-	return b.Bytes()
-}
-
-func quote(s string) string {
-	q, _ := json.Marshal(s) // a string always marshals
-	return string(q)
+	q := strictjson.Quote
+	return strictjson.EncodeList(SchemaVersion, "rules", rules, func(b *bytes.Buffer, r Rule) {
+		fmt.Fprintf(b, "{\"capability\": %s, \"target\": {\"schema\": %s, \"host\": %s, \"port\": %d}, \"decision\": %s}",
+			q(string(r.Capability)), q(r.Target.Schema), q(r.Target.Host), r.Target.Port, q(string(r.Decision)))
+	})
 }

@@ -84,7 +84,8 @@ func (e *FlagError) Unwrap() error { return e.Err }
 // Open builds the scope of ws under flags and layers: the profile is
 // flags.Profile, else settings.json's, else standard; the upstream proxy
 // is flags.Upstream ("none": none), else settings.json's upstream_proxy
-// (unless flags.NoSettingsUpstream), else none. A bad flag is a
+// (unless flags.NoSettingsUpstream) with its upstream_proxy_auth_file and
+// upstream_proxy_exclude, else none. A bad flag is a
 // *[FlagError]; a bad settings.json is settings_invalid naming the file.
 func Open(ws workspace.Workspace, flags Flags, layers *policy.Layers) (*Scope, error) {
 	return OpenContext(context.Background(), ws, flags, layers)
@@ -153,6 +154,15 @@ func OpenContext(ctx context.Context, ws workspace.Workspace, flags Flags, layer
 					WithHint("write the proxy's user:pass on one line of a small regular file, or remove the key")
 			}
 			up.Username, up.Password = user, pass
+		}
+		// Exclusions too go only with the proxy named beside them.
+		if st.UpstreamProxyExclude != nil {
+			ex, err := egress.ParseUpstreamExclude(st.UpstreamProxyExclude)
+			if err != nil {
+				return nil, refusal.Newf(refusal.SettingsInvalid, "settings file %s: upstream_proxy_exclude: %v", ws.SettingsPath(), err).
+					WithHint(`write "upstream_proxy_exclude": ["*.corp.example", "intranet.example.com"] (hosts or *.domain, no ports), or remove the key`)
+			}
+			up.Exclude = ex
 		}
 		s.Upstream, s.UpstreamFrom = up, FromSettings
 	}

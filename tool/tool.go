@@ -61,6 +61,11 @@ type Request struct {
 	Tool         string                   `json:"tool"`
 	Requirements []capability.Requirement `json:"requirements"`
 	Grants       GrantPair                `json:"grants"`
+	// Summary is the call's audit summary from the prepared call, what
+	// AuditSummary would say of it ("<METHOD> <host>"), so that the
+	// runtime need not parse the arguments again; "" means ask
+	// AuditSummary.
+	Summary string `json:"-"`
 }
 
 // PreparedArtifact is a tool's normalised call. Only the tool that made it

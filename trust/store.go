@@ -3,7 +3,6 @@ package trust
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -500,30 +499,16 @@ func Parse(data []byte) ([]Entry, error) {
 // newline; an entry without an incarnation is written as an older ocfetch
 // wrote it. Parse(Encode(e)) returns e (with times in UTC to the second).
 func Encode(entries []Entry) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n  \"schema_version\": %d,\n  \"workspaces\": [", SchemaVersion)
-	for i, e := range entries {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "\n    {\"path\": %s, \"id\": %s, ", quote(e.Path), quote(e.ID))
+	q := strictjson.Quote
+	return strictjson.EncodeList(SchemaVersion, "workspaces", entries, func(b *bytes.Buffer, e Entry) {
+		fmt.Fprintf(b, "{\"path\": %s, \"id\": %s, ", q(e.Path), q(e.ID))
 		if e.Incarnation != "" {
-			fmt.Fprintf(&b, "\"incarnation\": %s, ", quote(e.Incarnation))
+			fmt.Fprintf(b, "\"incarnation\": %s, ", q(e.Incarnation))
 		}
-		fmt.Fprintf(&b, "\"trusted_at\": %s, \"how\": %s}", quote(e.TrustedAt.UTC().Format(time.RFC3339Nano)), quote(e.How))
-	}
-	if len(entries) > 0 {
-		b.WriteString("\n  ")
-	}
-	b.WriteString("]\n}\n")
-	return b.Bytes()
+		fmt.Fprintf(b, "\"trusted_at\": %s, \"how\": %s}", q(e.TrustedAt.UTC().Format(time.RFC3339Nano)), q(e.How))
+	})
 }
 
 func sameEntry(a, b Entry) bool {
 	return a.Path == b.Path && a.ID == b.ID && a.Incarnation == b.Incarnation && a.TrustedAt.Equal(b.TrustedAt) && a.How == b.How
-}
-
-func quote(s string) string {
-	q, _ := json.Marshal(s) // a string always marshals
-	return string(q)
 }

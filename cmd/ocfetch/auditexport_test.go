@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	collogsv1 "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestAuditExportFromUserConfig: with audit_export.json naming a loopback
@@ -21,25 +24,24 @@ import (
 func TestAuditExportFromUserConfig(t *testing.T) {
 	var (
 		mu      sync.Mutex
-		records []map[string]any
+		records []string
 	)
+	// The collector decodes the official ExportLogsServiceRequest
+	// (protobuf, what otlploghttp sends); each record is kept as its
+	// protojson text.
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			ResourceLogs []struct {
-				ScopeLogs []struct {
-					LogRecords []map[string]any `json:"logRecords"`
-				} `json:"scopeLogs"`
-			} `json:"resourceLogs"`
-		}
-		if r.URL.Path != "/v1/logs" || json.Unmarshal(body, &req) != nil {
+		var req collogsv1.ExportLogsServiceRequest
+		if r.URL.Path != "/v1/logs" || proto.Unmarshal(body, &req) != nil {
 			w.WriteHeader(400)
 			return
 		}
 		mu.Lock()
 		for _, rl := range req.ResourceLogs {
 			for _, sl := range rl.ScopeLogs {
-				records = append(records, sl.LogRecords...)
+				for _, rec := range sl.LogRecords {
+					records = append(records, protojson.Format(rec))
+				}
 			}
 		}
 		mu.Unlock()

@@ -229,7 +229,7 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 	pageURL := fmt.Sprintf("http://127.0.0.1:%d/tides?%s", port, demoSecret)
 	fmt.Fprintf(a.stdout, "1. fetch the page as Markdown: http://127.0.0.1:%d/tides?…\n   ", port)
 	res := call(pageURL)
-	out, ok := outputOf(res)
+	out, ok := fetch.OutputOf(res.Structured)
 	switch {
 	case res.IsError:
 		d.check(false, "%s: %s (want a delivered page)", res.Reason, res.Message)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ocfetch/ocfetch/fetch"
 )
 
 // progressThreshold is the body size above which `get -o` draws a progress
@@ -27,6 +29,9 @@ type tapTransport struct {
 }
 
 func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if fetch.IsRobotsRequest(req) {
+		return t.next.RoundTrip(req) // --respect-robots: not the call's body
+	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || resp.Body == nil {
 		return resp, err

@@ -19,6 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/scope"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -92,6 +93,9 @@ type layerState struct {
 	File  string `json:"file"`
 	// State: "absent", "present", "invalid: …", "trusted", "untrusted".
 	State string `json:"state"`
+	// Grants (the workspace layer) is what its files grant, as `ocfetch
+	// trust` lists it; counted only while the workspace is trusted.
+	Grants []grantLine `json:"grants,omitempty"`
 }
 
 // localVerdict is local mode's part: whether the host is one of the three,
@@ -144,44 +148,79 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	return nil
 }
 
-// layerStates reads the layers' files as Decide reads them: the managed
-// policy, the workspace (trusted or not), the user's rules.
+// layerStates reads the layers' files as Decide reads them, one state per
+// layer of policy.Order that has files: the managed policy, the workspace
+// (trusted or not, and what its files grant: [workspaceGrants], the lines
+// `ocfetch trust` lists), the user's rules.
 func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState) {
 	var out []layerState
-	m := layerState{Layer: policy.LayerManaged.String(), File: l.ManagedPath(), State: "absent"}
-	if p, err := l.LoadManaged(); err != nil {
-		m.State = "invalid: every call is refused"
-	} else if p.Present() {
-		m.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v, allow_public_https %v",
-			p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox, !p.NoPublicHTTPS)
-	}
-	out = append(out, m)
 	var trusted *bool
-	w := layerState{Layer: policy.LayerWorkspace.String(), File: ws.Dir(), State: "untrusted: its grants (profile permissive, local ports, allow rules, upstream_proxy) are ignored; its restrictions apply"}
-	if s, err := l.TrustStore(); err != nil {
-		w.State = "untrusted: the trust store cannot be opened"
-	} else if st, err := s.Status(ws.Root); err != nil {
-		w.State = "untrusted: the trust store " + s.Path() + " cannot be read"
-	} else {
-		ok := st.Trusted()
-		trusted = &ok
-		if ok {
-			w.State = "trusted (" + s.Path() + "): its grants and restrictions apply"
-		} else if note := untrustedNote(st); note != "" {
-			w.State = "untrusted (it " + note + "): its grants (profile permissive, local ports, allow rules, upstream_proxy) are ignored; its restrictions apply"
+	for _, spec := range policy.Order() {
+		files := spec.Files(ws, l)
+		st := layerState{Layer: spec.Layer.String(), State: "absent"}
+		if len(files) > 0 {
+			st.File = files[0]
+		}
+		switch spec.Layer {
+		case policy.LayerManaged:
+			if p, err := l.LoadManaged(); err != nil {
+				st.State = "invalid: every call is refused"
+			} else if p.Present() {
+				st.State = fmt.Sprintf("present: max_profile %s, managed_rules_only %v, allow_once %v, require_sandbox %v, allow_public_https %v",
+					p.MaxProfile, p.ManagedRulesOnly, !p.NoAllowOnce, p.RequireSandbox, !p.NoPublicHTTPS)
+			}
+		case policy.LayerWorkspace:
+			st.File = ws.Dir()
+			trusted, st.State, st.Grants = workspaceState(ws, l, spec)
+		case policy.LayerUser:
+			if loc, err := l.UserRules(); err == nil {
+				if set, err := rules.LoadAt(loc); err != nil {
+					st.State = "invalid: every call is refused"
+				} else if n := set.Len(); n > 0 {
+					st.State = fmt.Sprintf("present: %d rules, in any workspace", n)
+				}
+			}
+		default:
+			continue // no files (the built-in layer)
+		}
+		out = append(out, st)
+	}
+	return trusted, out
+}
+
+// workspaceState is the workspace layer's state: trusted or not, and what
+// its files grant (the grants of spec, the layer's description, when they
+// cannot be read).
+func workspaceState(ws workspace.Workspace, l *policy.Layers, spec policy.LayerSpec) (*bool, string, []grantLine) {
+	var grants []grantLine
+	ignored := "its grants (" + spec.Grants + ") are ignored; its restrictions apply"
+	if g, err := trust.ReadGrants(ws); err == nil {
+		grants, _ = workspaceGrants(g)
+		ignored = "its files grant nothing; its restrictions apply"
+		if len(grants) > 0 {
+			var what []string
+			for _, gl := range grants {
+				what = append(what, gl.What+" from "+gl.File)
+			}
+			ignored = "its grants (" + strings.Join(what, "; ") + ") are ignored; its restrictions apply"
 		}
 	}
-	out = append(out, w)
-	u := layerState{Layer: policy.LayerUser.String(), State: "absent"}
-	if loc, err := l.UserRules(); err == nil {
-		u.File = loc.Path()
-		if set, err := rules.LoadAt(loc); err != nil {
-			u.State = "invalid: every call is refused"
-		} else if n := set.Len(); n > 0 {
-			u.State = fmt.Sprintf("present: %d rules, in any workspace", n)
-		}
+	s, err := l.TrustStore()
+	if err != nil {
+		return nil, "untrusted: the trust store cannot be opened", grants
 	}
-	return trusted, append(out, u)
+	st, err := s.Status(ws.Root)
+	if err != nil {
+		return nil, "untrusted: the trust store " + s.Path() + " cannot be read", grants
+	}
+	ok := st.Trusted()
+	switch note := untrustedNote(st); {
+	case ok:
+		return &ok, "trusted (" + s.Path() + "): its grants and restrictions apply", grants
+	case note != "":
+		return &ok, "untrusted (it " + note + "): " + ignored, grants
+	}
+	return &ok, "untrusted: " + ignored, grants
 }
 
 // explain is what Decide says for rawURL, parsed exactly as get parses it

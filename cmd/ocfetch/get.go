@@ -39,6 +39,8 @@ type getFlags struct {
 	json       bool
 	output     string
 	egress     egressFlags
+	// respectRobots: --respect-robots (fetch.Options.Robots).
+	respectRobots bool
 }
 
 func newGetCmd(a *app) *cobra.Command {
@@ -67,6 +69,8 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get -X POST -H 'Content-Type: application/json' -d '{"q":1}' https://api.example.com/search
   ocfetch get -d @query.json https://api.example.com/search
   ocfetch get -o report.pdf https://example.com/report.pdf
+  ocfetch get --respect-robots https://example.com/docs/   # refused if robots.txt disallows it
+  ocfetch get --upstream-proxy http://proxy.corp:3128 --upstream-proxy-exclude '*.corp.example' https://wiki.corp.example/
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
 		// A missing URL is found by runGet, so that --json reports it as
 		// the JSON error object too.
@@ -97,6 +101,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	fl.BoolVar(&f.json, "json", false, `print one JSON object: {"ok": true, "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated"} or {"ok": false, "error": {"reason", "message", "hint", "redirect_to"}}; "title" when the page has one, "redirect_to" (the full Location) when an off-target redirect was refused`)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "text", "raw"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{"GET", "POST"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.BoolVar(&f.respectRobots, "respect-robots", false, "refuse the page if the site's robots.txt disallows it for user agent ocfetch (robots_disallowed; a 401 or 403 for robots.txt refuses too); robots.txt is read under the same decision as the page")
 	fl.StringVarP(&f.output, "output", "o", "", "write the response body, as received, to `FILE` (a progress bar on a terminal above 1 MiB)")
 	addEgressFlags(cmd, &f.egress)
 	return cmd
@@ -114,23 +119,12 @@ type fetchArgs struct {
 	StartIndex *int              `json:"start_index,omitempty"`
 }
 
-// getJSON is the `get --json` object on success: exactly the keys of the
-// CLI contract.
+// getJSON is the `get --json` object on success: "ok": true, then the
+// one output shape (fetch.Output: the keys of the CLI contract in their
+// order, then the fields it added).
 type getJSON struct {
-	OK             bool              `json:"ok"`
-	Status         int               `json:"status"`
-	URL            string            `json:"url"`
-	Headers        map[string]string `json:"headers"`
-	Content        string            `json:"content"`
-	Format         content.Format    `json:"format"`
-	Truncated      bool              `json:"truncated"`
-	NextStartIndex int               `json:"next_start_index"`
-	Bytes          int64             `json:"bytes"`
-	// BodyTruncated: --max-bytes cut the body (truncated is about the
-	// content window only).
-	BodyTruncated bool `json:"body_truncated"`
-	// Title is the page's title, when the converter found one (added).
-	Title string `json:"title,omitempty"`
+	OK bool `json:"ok"`
+	fetch.Output
 }
 
 // errorJSON is the `--json` object of a refusal or failure.
@@ -396,12 +390,16 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		client.Transport = &tapTransport{next: client.Transport, sink: sink, bar: bar}
 	}
 
-	tl := fetch.NewFetch(client, &fetch.Options{
+	fo := &fetch.Options{
 		MaxBodyBytes: f.maxBytes,
 		Timeout:      f.timeout,
 		Logger:       log,
 		UserAgent:    getUserAgent(),
-	})
+	}
+	if f.respectRobots {
+		fo.Robots = fetch.NewRobots(nil)
+	}
+	tl := fetch.NewFetch(client, fo)
 	b := &broker.Broker{
 		Scope:    sc,
 		Approver: a.approver(ctx, f.yes),
@@ -430,7 +428,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	if res.IsError {
 		return a.getRefused(f, res)
 	}
-	out, ok := outputOf(res)
+	out, ok := fetch.OutputOf(res.Structured)
 	if !ok {
 		return a.getFailed(f, refusal.New(refusal.InternalError, "the fetch tool returned no structured output"))
 	}
@@ -445,11 +443,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		}
 	}
 	if f.json {
-		if err := writeJSON(a.stdout, getJSON{
-			OK: true, Status: out.Status, URL: out.URL, Headers: nonNil(out.Headers), Content: out.Content,
-			Format: out.Format, Truncated: out.Truncated, NextStartIndex: out.NextStartIndex, Bytes: out.Bytes,
-			BodyTruncated: out.BodyTruncated, Title: out.Title,
-		}); err != nil {
+		if err := writeJSON(a.stdout, getJSON{OK: true, Output: out}); err != nil {
 			return err
 		}
 	} else if sink != nil {
@@ -528,26 +522,6 @@ func (a *app) getFailed(f getFlags, err error, redirectTo ...string) error {
 		e.quiet = true
 	}
 	return e
-}
-
-// outputOf returns the fetch tool's structured output.
-func outputOf(res *tool.Result) (fetch.Output, bool) {
-	switch o := res.Structured.(type) {
-	case fetch.Output:
-		return o, true
-	case *fetch.Output:
-		if o != nil {
-			return *o, true
-		}
-	}
-	return fetch.Output{}, false
-}
-
-func nonNil(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }
 
 // printResponse writes the human form through the one renderer

@@ -25,7 +25,8 @@ import (
 )
 
 // getSuccess is the --json object of a delivered response, field for
-// field as the CLI contract has it.
+// field as the CLI contract has it (the last ones added when the output
+// shapes became one, fetch.Output).
 type getSuccess struct {
 	OK             bool              `json:"ok"`
 	Status         int               `json:"status"`
@@ -37,6 +38,11 @@ type getSuccess struct {
 	NextStartIndex int               `json:"next_start_index"`
 	Bytes          int64             `json:"bytes"`
 	BodyTruncated  bool              `json:"body_truncated"`
+	Title          string            `json:"title"`
+	MediaType      string            `json:"media_type"`
+	StartIndex     int               `json:"start_index"`
+	Remaining      int               `json:"remaining"`
+	Notes          []string          `json:"notes"`
 }
 
 // getFailure is the --json object of a refusal or failure.
@@ -118,13 +124,15 @@ func TestGetJSONShape(t *testing.T) {
 
 	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--json", "--max-length", "30", s.url("/long"))
 	r.want(t, exitOK, nil, nil)
-	diffKeys(t, keysOf(t, r.stdout), "ok", "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated")
+	diffKeys(t, keysOf(t, r.stdout), "ok", "status", "url", "headers", "content", "format", "truncated", "next_start_index", "bytes", "body_truncated",
+		"media_type", "remaining") // added (fetch.Output)
 	var got getSuccess
 	decodeStrict(t, r.stdout, &got)
 	want := getSuccess{
 		OK: true, Status: 200, URL: s.url("/long"),
 		Headers: map[string]string{"content-type": "text/plain; charset=utf-8", "content-length": "100"},
 		Content: "012345678901234567890123456789", Format: "markdown", Truncated: true, NextStartIndex: 30, Bytes: 100,
+		MediaType: "text/plain", Remaining: 70,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("get --json (-want +got):\n%s", d)

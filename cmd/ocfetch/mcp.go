@@ -29,6 +29,7 @@ type mcpFlags struct {
 	maxLength      int
 	userAgent      string
 	cacheTTL       time.Duration
+	respectRobots  bool
 	// search: --search-backend, --search-backend-url, --search-key-file
 	// (over search.json in the user's configuration directory).
 	search search.Config
@@ -58,7 +59,8 @@ Sessions idle for --session-timeout are closed (the client starts a new one);
 at --max-sessions a new session closes the least recently used idle one.`,
 		Example: `  ocfetch mcp
   ocfetch mcp --root ~/src/project
-  ocfetch mcp --http 127.0.0.1:8931`,
+  ocfetch mcp --http 127.0.0.1:8931
+  ocfetch mcp --respect-robots   # refuse pages robots.txt disallows, as the reference fetch server does`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCP(cmd.Context(), a, f, ef)
@@ -70,7 +72,8 @@ at --max-sessions a new session closes the least recently used idle one.`,
 	cmd.Flags().Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` response body bytes a fetch (after decompression)")
 	cmd.Flags().IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
 	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
-	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", mcpserver.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
+	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", fetch.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
+	cmd.Flags().BoolVar(&f.respectRobots, "respect-robots", false, "refuse a page the site's robots.txt disallows for user agent ocfetch (robots_disallowed), robots.txt read under the same decision as the page and kept for the session")
 	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	cmd.Flags().StringVar(&f.search.Backend, "search-backend", "", "serve the search tool with backend `NAME` (searxng, brave, tavily; default: search.json's, if any)")
 	cmd.Flags().StringVar(&f.search.URL, "search-backend-url", "", "the search backend's `URL`")
@@ -138,7 +141,9 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		if err != nil {
 			return scopeError(err)
 		}
-		if err := applyEgress(&scope.Scope{Upstream: up}, ef, eopts); err != nil {
+		// The flag's proxy: its --upstream-proxy-auth and
+		// --upstream-proxy-exclude apply to it.
+		if err := applyEgress(&scope.Scope{Upstream: up, UpstreamFrom: scope.FromFlag}, ef, eopts); err != nil {
 			return err
 		}
 	}
@@ -176,6 +181,9 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 	}
 	if f.cacheTTL <= 0 {
 		opts.CacheTTL = -1 // disabled
+	}
+	if f.respectRobots {
+		opts.Robots = fetch.NewRobots(nil)
 	}
 	if httpAddr != "" {
 		path := f.tokenFile

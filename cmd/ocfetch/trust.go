@@ -216,39 +216,33 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 	return nil
 }
 
-// printGrants shows what the workspace's files grant and restrict.
+// printGrants shows what the workspace's files grant and restrict
+// ([workspaceGrants], the lines explain names too).
 func printGrants(a *app, g trust.Grants) {
 	w := a.stdout
 	fmt.Fprintf(w, "workspace: %s\n", safetext.Line(g.Workspace))
-	if g.Empty() {
-		fmt.Fprintln(w, "its files grant nothing")
-	} else {
-		fmt.Fprintln(w, "its files grant (only while the workspace is trusted):")
-		if g.Profile != "" {
-			fmt.Fprintf(w, "  profile %s (local mode)  from %s\n", g.Profile, safetext.Line(g.SettingsFile))
-		}
-		if g.Upstream != "" {
-			fmt.Fprintf(w, "  upstream_proxy %s (public connections go through it)  from %s\n", safetext.Line(g.Upstream), safetext.Line(g.SettingsFile))
-		}
-		if len(g.Ports) > 0 {
-			fmt.Fprintf(w, "  loopback ports %s  from %s\n", g.Ports, safetext.Line(g.LocalFetchFile))
-		}
-		for i, r := range g.Allow {
-			if i == 0 {
-				fmt.Fprintf(w, "  %s  from %s\n", r, safetext.Line(g.RulesFile))
+	grants, restricts := workspaceGrants(g)
+	// A grant names its file; rules after the first do not, nor does a
+	// deny rule (as trust has always printed them).
+	print := func(lines []grantLine, rulesFrom bool) {
+		for i, l := range lines {
+			rule := l.File == g.RulesFile
+			if rule && (!rulesFrom || (i > 0 && lines[i-1].File == g.RulesFile)) {
+				fmt.Fprintf(w, "  %s\n", l.What)
 			} else {
-				fmt.Fprintf(w, "  %s\n", r)
+				fmt.Fprintf(w, "  %s  from %s\n", l.What, safetext.Line(l.File))
 			}
 		}
 	}
-	if g.Strict || len(g.Deny) > 0 {
+	if len(grants) == 0 {
+		fmt.Fprintln(w, "its files grant nothing")
+	} else {
+		fmt.Fprintln(w, "its files grant (only while the workspace is trusted):")
+		print(grants, true)
+	}
+	if len(restricts) > 0 {
 		fmt.Fprintln(w, "they restrict (always, trusted or not):")
-		if g.Strict {
-			fmt.Fprintf(w, "  profile strict  from %s\n", safetext.Line(g.SettingsFile))
-		}
-		for _, r := range g.Deny {
-			fmt.Fprintf(w, "  %s\n", r)
-		}
+		print(restricts, false)
 	}
 }
 

@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/trust"
+	"slices"
 )
 
 const trustedNote = " (ocfetch created its .oc_chat/; `ocfetch trust --revoke` undoes this)\n"
@@ -292,7 +296,78 @@ func TestTrustAndExplainAgreeOnUpstream(t *testing.T) {
 		t.Errorf("trust says the files grant nothing:\n%s", r.stdout)
 	}
 	ocfetch(t, cliOptions{}, "--root", root, "explain", "https://example.com/").
-		want(t, exitOK, []string{"decision:   deny", "workspace_untrusted", "upstream_proxy 127.0.0.1:3128"}, nil)
+		want(t, exitOK, []string{"decision:   deny", "workspace_untrusted", "upstream_proxy 127.0.0.1:3128",
+			"layer workspace: " + ws.Dir() + ": untrusted: its grants (upstream_proxy http://127.0.0.1:3128 (public connections go through it) from " + ws.SettingsPath() + ") are ignored"}, nil)
+}
+
+// TestTrustAndExplainListTheSameGrants: for workspaces whose files grant
+// something, nothing, or only restrict, explain's workspace layer (its
+// "grants", from the layer list policy.Order) names exactly the lines
+// `ocfetch trust` prints under "its files grant", and explain never
+// refuses workspace_untrusted naming a file trust says grants nothing.
+func TestTrustAndExplainListTheSameGrants(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		settings string // "" none
+		spec     testws.Spec
+	}{
+		{"upstream_proxy only", `{"schema_version": 1, "upstream_proxy": "http://127.0.0.1:3128"}`, testws.Spec{}},
+		{"nothing", "", testws.Spec{}},
+		{"restrictions only", `{"schema_version": 1, "risk_profile": "strict"}`, testws.Spec{Deny: []string{"tracker.example:443"}}},
+		{"every grant", `{"schema_version": 1, "risk_profile": "permissive", "upstream_proxy": "http://127.0.0.1:3128"}`, testws.Spec{LocalPorts: []uint16{3000}, Allow: []string{"a.example:443", "b.example:8443"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := newUntrustedRoot(t)
+			ws := wsOf(t, root)
+			testws.Write(t, ws, tc.spec)
+			if tc.settings != "" {
+				testws.WriteFile(t, ws.SettingsPath(), tc.settings)
+			}
+			r := ocfetch(t, cliOptions{}, "--root", root, "trust")
+			var trustLines []string
+			if _, after, ok := strings.Cut(r.stdout, "its files grant (only while the workspace is trusted):\n"); ok {
+				block, _, _ := strings.Cut(after, "they restrict")
+				for _, l := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
+					if !strings.HasPrefix(l, "  ") {
+						break
+					}
+					what, _, _ := strings.Cut(strings.TrimPrefix(l, "  "), "  from ")
+					trustLines = append(trustLines, what)
+				}
+			} else if !strings.Contains(r.stdout, "its files grant nothing") {
+				t.Fatalf("trust printed neither grants nor \"grant nothing\":\n%s%s", r.stdout, r.stderr)
+			}
+
+			r = ocfetch(t, cliOptions{}, "--root", root, "explain", "--json", "https://example.com/")
+			var e struct {
+				Reason string `json:"reason"`
+				File   string `json:"file"`
+				Layers []struct {
+					Layer  string      `json:"layer"`
+					Grants []grantLine `json:"grants"`
+				} `json:"layers"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
+				t.Fatalf("explain --json: %v\n%s", err, r.stdout)
+			}
+			var explainLines []string
+			var files []string
+			for _, l := range e.Layers {
+				if l.Layer == policy.LayerWorkspace.String() {
+					for _, g := range l.Grants {
+						explainLines = append(explainLines, g.What)
+						files = append(files, g.File)
+					}
+				}
+			}
+			if d := cmp.Diff(trustLines, explainLines); d != "" {
+				t.Errorf("explain's workspace grants differ from trust's (-trust +explain):\n%s", d)
+			}
+			if e.Reason == string(refusal.WorkspaceUntrusted) && !slices.Contains(files, e.File) {
+				t.Errorf("explain refuses workspace_untrusted naming %s, which trust does not list as granting (%v)", e.File, files)
+			}
+		})
+	}
 }
 
 // The clone that replaces a trusted one: `rm -rf proj && git clone evil

@@ -13,15 +13,17 @@ import (
 // operator's upstream proxy, its credentials, and extra CAs. None is ever
 // taken from the environment (HTTPS_PROXY and friends are ignored).
 type egressFlags struct {
-	upstreamProxy string
-	upstreamAuth  string
-	caFile        string
+	upstreamProxy   string
+	upstreamAuth    string
+	upstreamExclude []string
+	caFile          string
 }
 
 func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.upstreamProxy, "upstream-proxy", "", "send public connections through the HTTP proxy `URL` (http://HOST:PORT, or https://HOST:PORT for TLS to the proxy) as CONNECT to the checked address; 'none' ignores settings.json's upstream_proxy; never taken from HTTPS_PROXY")
 	fl.StringVar(&f.upstreamAuth, "upstream-proxy-auth", "", "read the credentials of the --upstream-proxy from `FILE` (one line user:pass); only with --upstream-proxy (settings.json's proxy takes its own upstream_proxy_auth_file)")
+	fl.StringArrayVar(&f.upstreamExclude, "upstream-proxy-exclude", nil, "dial `HOSTS` directly instead of through the --upstream-proxy (comma-separated, repeatable; a host, IP literal or *.domain; after the same rules and guard); only with --upstream-proxy (settings.json's proxy takes its own upstream_proxy_exclude)")
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
 }
 
@@ -36,9 +38,24 @@ func applyEgress(sc *scope.Scope, f egressFlags, o *egress.Options) error {
 		return usageErrorf("name the proxy these credentials are for with --upstream-proxy URL; for a proxy named in settings.json, name the credentials file there too (\"upstream_proxy_auth_file\": \"/abs/path\")",
 			"--upstream-proxy-auth needs --upstream-proxy URL: its credentials are sent only to the proxy that flag names")
 	}
+	if len(f.upstreamExclude) > 0 && (f.upstreamProxy == "" || strings.EqualFold(f.upstreamProxy, scope.NoUpstream)) {
+		return usageErrorf("name the proxy these hosts bypass with --upstream-proxy URL; for a proxy named in settings.json, list them there (\"upstream_proxy_exclude\": [\"*.corp.example\"])",
+			"--upstream-proxy-exclude needs --upstream-proxy URL")
+	}
 	if sc != nil && sc.Upstream != nil {
 		up := *sc.Upstream
 		o.Upstream = &up
+	}
+	if len(f.upstreamExclude) > 0 && o.Upstream != nil && sc.UpstreamFrom == scope.FromFlag {
+		var entries []string
+		for _, v := range f.upstreamExclude {
+			entries = append(entries, strings.Split(v, ",")...)
+		}
+		ex, err := egress.ParseUpstreamExclude(entries)
+		if err != nil {
+			return usageErrorf("write hosts or *.domain, comma-separated, without ports: --upstream-proxy-exclude '*.corp.example,intranet.example.com'", "--upstream-proxy-exclude: %v", err)
+		}
+		o.Upstream.Exclude = ex
 	}
 	if f.upstreamAuth != "" && o.Upstream != nil && sc.UpstreamFrom == scope.FromFlag {
 		user, pass, err := egress.ReadProxyAuthFile(f.upstreamAuth)

@@ -219,3 +219,73 @@ func TestUpstreamCredentialsOnlyForTheirProxy(t *testing.T) {
 		t.Errorf("with a missing credentials file the proxy saw %d requests; want still 1", len(auths))
 	}
 }
+
+// TestGetUpstreamProxyExclude: settings.json's upstream_proxy_exclude (and
+// --upstream-proxy-exclude with --upstream-proxy) sends the hosts it names
+// directly and every other through the proxy; an excluded name resolving
+// to a private address is still refused by the guard; a bad entry is
+// settings_invalid naming the file, or a usage error naming the flag.
+func TestGetUpstreamProxyExclude(t *testing.T) {
+	pub := testnet.StartPublicTLS(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "hello via "+r.Host)
+	}), nil)
+	proxy := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
+	wwwAddr := netip.MustParseAddr("93.184.216.35")
+	o := cliOptions{egress: func(eo *egress.Options) {
+		eo.Resolver = testnet.Resolver{
+			"example.com":          {publicAddr},
+			"www.example.com":      {wwwAddr},
+			"intranet.example.com": {netip.MustParseAddr("192.168.1.10")},
+		}
+		eo.RootCAs = pub.RootCAs
+		eo.Dial = pub.Dial // a direct dial reaches the loopback server too, never the internet
+	}}
+	root := newRoot(t)
+	for _, h := range []string{"example.com", "*.example.com"} {
+		ocfetch(t, o, "--root", root, "rules", "allow", h).want(t, exitOK, nil, nil)
+	}
+	settings := filepath.Join(root, ".oc_chat", "settings.json")
+	writeFile(t, settings, `{"schema_version": 1, "upstream_proxy": "`+proxy.URL()+`", "upstream_proxy_exclude": ["www.example.com", "intranet.example.com"]}`)
+
+	ocfetch(t, o, "--root", root, "get", "https://www.example.com/").want(t, exitOK, []string{"hello via www.example.com"}, nil)
+	ocfetch(t, o, "--root", root, "get", "https://example.com/").want(t, exitOK, []string{"hello via example.com"}, nil)
+	ocfetch(t, o, "--root", root, "get", "https://intranet.example.com/").want(t, exitRefused, nil, []string{"address_not_public", "192.168.1.10"})
+	if got, want := func() []string { s, _ := proxy.Seen(); return s }(), []string{"CONNECT 93.184.216.34:443"}; !cmp.Equal(got, want) {
+		t.Errorf("the proxy saw %v; want only example.com's %v", got, want)
+	}
+	if got, want := pub.Dials.List(), []string{"93.184.216.35:443"}; !cmp.Equal(got, want) {
+		t.Errorf("direct dials %v; want only www.example.com's %v", got, want)
+	}
+
+	// The flag goes with the flag's proxy.
+	ocfetch(t, o, "--root", root, "get", "--upstream-proxy", proxy.URL(), "--upstream-proxy-exclude", "example.com,*.corp.example", "https://example.com/").
+		want(t, exitOK, []string{"hello via example.com"}, nil)
+	ocfetch(t, o, "--root", root, "get", "--upstream-proxy", proxy.URL(), "https://www.example.com/").want(t, exitOK, nil, nil)
+	if got, want := pub.Dials.List(), []string{"93.184.216.35:443", "93.184.216.34:443"}; !cmp.Equal(got, want) {
+		t.Errorf("direct dials %v; want %v (the flag's exclusion; settings' not applied to the flag's proxy)", got, want)
+	}
+	if got, _ := proxy.Seen(); len(got) != 2 {
+		t.Errorf("the proxy saw %v; want www.example.com through the flag's proxy too", got)
+	}
+
+	for _, tc := range []struct {
+		name     string
+		settings string
+		args     []string
+		code     int
+		stderr   []string
+	}{
+		{"a port in settings", `["www.example.com:443"]`, nil, exitRefused, []string{"settings_invalid", settings, "upstream_proxy_exclude", "without a port"}},
+		{"a leading dot in settings", `[".example.com"]`, nil, exitRefused, []string{"settings_invalid", "write *.example.com"}},
+		{"not a list", `"www.example.com"`, nil, exitRefused, []string{"settings_invalid", "want a list of hosts"}},
+		{"a bad flag", `[]`, []string{"--upstream-proxy", proxy.URL(), "--upstream-proxy-exclude", "*"}, exitUsage, []string{"--upstream-proxy-exclude", "every host"}},
+		{"the flag without --upstream-proxy", `[]`, []string{"--upstream-proxy-exclude", "www.example.com"}, exitUsage, []string{"--upstream-proxy-exclude needs --upstream-proxy URL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeFile(t, settings, `{"schema_version": 1, "upstream_proxy": "`+proxy.URL()+`", "upstream_proxy_exclude": `+tc.settings+`}`)
+			args := append(append([]string{"--root", root, "get"}, tc.args...), "https://www.example.com/")
+			ocfetch(t, o, args...).want(t, tc.code, nil, tc.stderr)
+		})
+	}
+}

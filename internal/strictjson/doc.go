@@ -16,6 +16,12 @@
 // [Kind.String] name a value in a message without quoting more than 64
 // sanitized bytes of it.
 //
+// [Structure] is the one scanner of JSON structure (brackets, commas and
+// colons outside strings) for callers that only measure a document
+// ([Span], [Depth], content's pretty-printer). [EncodeList] and [Quote]
+// write the files that hold a schema version and one array (rules.json,
+// trust.json) in the one layout ocfetch keeps them in.
+//
 // A reader that walks the values itself:
 //
 //	var allowlist = strictjson.Walker{MaxDepth: 2, Keys: []string{"schema_version", "ports"}}

@@ -1,11 +1,17 @@
 package strictjson
 
-// brackets walks the JSON text data from start and calls at with the index
-// and the nesting depth after each '[', '{', ']' or '}' outside a string;
-// at returns false to stop there. It is the one bracket scanner of the
-// project: strings (with their escapes) are skipped, nothing recurses, and
-// it ends on any input, valid or not.
-func brackets(data []byte, start int, at func(i, depth int) bool) {
+// Structure calls at, in order, for each '[', '{', ']', '}', ',' and ':'
+// of the JSON text data outside strings, with its index and the nesting
+// depth after it (a ',' or ':' leaves the depth as it was); at returns
+// false to stop there. It is the one scanner of JSON structure in the
+// project: strings (with their escapes) are skipped, nothing recurses,
+// and it ends on any input, valid or not, with the depth going negative
+// past an unmatched closing bracket.
+func Structure(data []byte, at func(i, depth int) bool) {
+	structure(data, 0, at)
+}
+
+func structure(data []byte, start int, at func(i, depth int) bool) {
 	depth, inString, escaped := 0, false, false
 	for i := start; i < len(data); i++ {
 		c := data[i]
@@ -19,18 +25,19 @@ func brackets(data []byte, start int, at func(i, depth int) bool) {
 			case c == '"':
 				inString = false
 			}
+			continue
 		case c == '"':
 			inString = true
+			continue
 		case c == '[' || c == '{':
 			depth++
-			if !at(i, depth) {
-				return
-			}
 		case c == ']' || c == '}':
 			depth--
-			if !at(i, depth) {
-				return
-			}
+		case c != ',' && c != ':':
+			continue
+		}
+		if !at(i, depth) {
+			return
 		}
 	}
 }
@@ -40,8 +47,8 @@ func brackets(data []byte, start int, at func(i, depth int) bool) {
 // that ends first, the rest of data.
 func Span(data []byte, start int) []byte {
 	end := len(data)
-	brackets(data, start, func(i, depth int) bool {
-		if depth == 0 {
+	structure(data, start, func(i, depth int) bool {
+		if depth == 0 && (data[i] == ']' || data[i] == '}') {
 			end = i + 1
 			return false
 		}
@@ -55,7 +62,7 @@ func Span(data []byte, start int) []byte {
 // nesting before handing the text to a recursive decoder.
 func Depth(data []byte) int {
 	deepest := 0
-	brackets(data, 0, func(_, depth int) bool {
+	structure(data, 0, func(_, depth int) bool {
 		deepest = max(deepest, depth)
 		return true
 	})

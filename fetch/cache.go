@@ -1,37 +1,54 @@
-package mcpserver
+package fetch
 
 import (
 	"bytes"
+	"cmp"
 	"container/list"
-	"context"
 	"io"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 )
 
-// Defaults of the response cache ([Options.CacheTTL] and friends).
+// Defaults of [CacheOptions].
 const (
 	DefaultCacheTTL        = 15 * time.Minute
 	DefaultCacheMaxEntries = 256
 	DefaultCacheMaxBytes   = 64 << 20
 )
 
-// responseCache is the MCP server's in-memory response cache, a
-// RoundTripper in front of the guarded transport: paging through a long
-// page (windows of max_length) reads one response, not one per window.
+// CacheOptions bound a [Cache]. The zero value is usable: every bound
+// takes its default.
+type CacheOptions struct {
+	// TTL is how long a response is kept; 0 means DefaultCacheTTL.
+	TTL time.Duration
+	// MaxEntries and MaxBytes bound the cache (least recently used out
+	// first); 0 means DefaultCacheMaxEntries and DefaultCacheMaxBytes.
+	MaxEntries int
+	MaxBytes   int64
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Cache is an in-memory response cache for the Fetch tool, shared by the
+// Fetches whose [Options].Cache names it (the MCP server: one for the
+// process), so that paging through a long page (windows of max_length)
+// reads one response, not one per window. It is an option of the Fetch's
+// transport: a run wraps its client's RoundTripper in it, so the guarded
+// transport below is unchanged and the front end only configures it.
+//
 // It keeps GET responses only, keyed by the whole URL and the request
-// headers, for ttl, bounded in entries and bytes (least recently used
-// out first); it never keeps a response marked Cache-Control no-store or
-// private, a 5xx, a partial response, a body its reader did not read to
-// the end (see [recordingBody]), or anything of a loopback host (local
-// mode: a dev server changes). Every call is still decided and audited by
-// the broker; a hit only saves the network request.
-type responseCache struct {
-	next       http.RoundTripper
+// headers, for its TTL, bounded in entries and bytes; it never keeps a
+// response marked Cache-Control no-store or private, a 5xx, a partial
+// response, a request with a Range header, a body its reader did not read
+// to the end (see [recordingBody]: the call's max_bytes is obeyed), or
+// anything of local mode (a dev server changes). Every call is still
+// decided and audited by the broker; a hit only saves the network request,
+// and the result says so (Output.Cached, Output.FetchedAt). A Cache is safe
+// for concurrent use.
+type Cache struct {
 	ttl        time.Duration
 	maxEntries int
 	maxBytes   int64
@@ -52,36 +69,45 @@ type cacheEntry struct {
 	fetched time.Time
 }
 
-func newResponseCache(next http.RoundTripper, ttl time.Duration, maxEntries int, maxBytes int64) *responseCache {
-	return &responseCache{
-		next: next, ttl: cmpOr(ttl, DefaultCacheTTL),
-		maxEntries: cmpOr(maxEntries, DefaultCacheMaxEntries), maxBytes: cmpOr(maxBytes, DefaultCacheMaxBytes),
-		now: time.Now, byKey: map[string]*list.Element{}, lru: list.New(),
+// NewCache returns an empty cache bounded by opts (nil: the defaults).
+func NewCache(opts *CacheOptions) *Cache {
+	var o CacheOptions
+	if opts != nil {
+		o = *opts
 	}
+	c := &Cache{
+		ttl: cmp.Or(o.TTL, DefaultCacheTTL), maxEntries: cmp.Or(o.MaxEntries, DefaultCacheMaxEntries),
+		maxBytes: cmp.Or(o.MaxBytes, DefaultCacheMaxBytes), now: o.Now,
+		byKey: map[string]*list.Element{}, lru: list.New(),
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c
 }
 
-// cacheNote is how a call learns that its response came from the cache:
-// the handler puts one in the call's context, the cache fills it.
-type cacheNote struct {
-	mu      sync.Mutex
+// cacheHit is how a run learns that its final response came from the
+// cache, and when that response was fetched.
+type cacheHit struct {
 	hit     bool
 	fetched time.Time
 }
 
-type cacheNoteKey struct{}
-
-func withCacheNote(ctx context.Context) (context.Context, *cacheNote) {
-	n := &cacheNote{}
-	return context.WithValue(ctx, cacheNoteKey{}, n), n
+// cachingTransport is one run's view of the cache: next is the run's
+// client's transport (the guarded one), hit the run's record. The client
+// calls RoundTrip in the run's goroutine, hop by hop, so hit needs no lock.
+type cachingTransport struct {
+	c    *Cache
+	next http.RoundTripper
+	hit  *cacheHit
 }
 
-func (n *cacheNote) get() (bool, time.Time) {
-	if n == nil {
-		return false, time.Time{}
+// transport returns next behind c for one run, recording into hit.
+func (c *Cache) transport(next http.RoundTripper, hit *cacheHit) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport // what http.Client uses for a nil Transport
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.hit, n.fetched
+	return &cachingTransport{c: c, next: next, hit: hit}
 }
 
 func cacheKey(req *http.Request) string {
@@ -100,32 +126,22 @@ func cacheKey(req *http.Request) string {
 	return b.String()
 }
 
-func loopbackName(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
-}
-
-func (c *responseCache) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet || loopbackName(req.URL.Hostname()) || req.Header.Get("Range") != "" {
-		return c.next.RoundTrip(req)
+func (t *cachingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := t.c
+	*t.hit = cacheHit{} // the final hop's response decides
+	if req.Method != http.MethodGet || req.Header.Get("Range") != "" {
+		return t.next.RoundTrip(req)
 	}
 	key := cacheKey(req)
 	if e, ok := c.lookup(key); ok {
-		if n, _ := req.Context().Value(cacheNoteKey{}).(*cacheNote); n != nil {
-			n.mu.Lock()
-			n.hit, n.fetched = true, e.fetched
-			n.mu.Unlock()
-		}
+		*t.hit = cacheHit{hit: true, fetched: e.fetched}
 		return &http.Response{
 			Status: http.StatusText(e.status), StatusCode: e.status, Proto: e.proto, ProtoMajor: 1, ProtoMinor: 1,
 			Header: e.header.Clone(), Body: io.NopCloser(bytes.NewReader(e.body)),
 			ContentLength: int64(len(e.body)), Request: req,
 		}, nil
 	}
-	resp, err := c.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
 	if err != nil || !cacheable(resp) {
 		return resp, err
 	}
@@ -146,7 +162,7 @@ func (c *responseCache) RoundTrip(req *http.Request) (*http.Response, error) {
 // would.
 type recordingBody struct {
 	rc    io.ReadCloser
-	c     *responseCache
+	c     *Cache
 	limit int64
 	entry *cacheEntry // nil once stored or abandoned
 	buf   []byte
@@ -194,7 +210,7 @@ func cacheable(resp *http.Response) bool {
 	return true
 }
 
-func (c *responseCache) lookup(key string) (*cacheEntry, bool) {
+func (c *Cache) lookup(key string) (*cacheEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
@@ -210,7 +226,7 @@ func (c *responseCache) lookup(key string) (*cacheEntry, bool) {
 	return e, true
 }
 
-func (c *responseCache) store(e *cacheEntry) {
+func (c *Cache) store(e *cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[e.key]; ok {
@@ -223,7 +239,7 @@ func (c *responseCache) store(e *cacheEntry) {
 	}
 }
 
-func (c *responseCache) remove(el *list.Element) {
+func (c *Cache) remove(el *list.Element) {
 	e := el.Value.(*cacheEntry)
 	c.lru.Remove(el)
 	delete(c.byKey, e.key)
