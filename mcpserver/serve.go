@@ -24,11 +24,10 @@ func logger(opts *Options) *slog.Logger {
 	return diag.Discard()
 }
 
-// ErrNotLoopback is returned by [Serve] for an HTTP address that is not a
-// loopback address: the streamable HTTP transport has no authentication, so
-// it is only ever offered to this machine.
-// It is the one internal/loopback.ErrNotLoopback, which the proxy returns
-// too.
+// ErrNotLoopback is returned by [Serve] for an HTTP address or listener
+// that is not a loopback address: the streamable HTTP transport is only
+// ever offered to this machine. It is internal/loopback's, the one check
+// of every listener of ocfetch (the proxy's errors wrap it too).
 var ErrNotLoopback = loopback.ErrNotLoopback
 
 // MaxHTTPRequestBytes bounds one HTTP request body of the streamable
@@ -91,31 +90,20 @@ func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) e
 	return fmt.Errorf("mcpserver: stdio: %w", err)
 }
 
-// LoopbackListen listens on addr, which must name a loopback address:
-// a literal in 127.0.0.0/8 or ::1 (IPv4-mapped forms included), or
-// "localhost", which is taken as 127.0.0.1 without asking DNS. An empty
-// host (all interfaces), any other name or address is [ErrNotLoopback]
-// (internal/loopback, the one check of every listener).
-func LoopbackListen(ctx context.Context, addr string) (net.Listener, error) {
-	ln, err := loopback.Listen(ctx, addr)
-	if err != nil && !errors.Is(err, ErrNotLoopback) {
-		return nil, fmt.Errorf("mcpserver: listen: %w", err)
-	}
-	return ln, err
-}
-
-func isLoopbackAddr(a net.Addr) bool { return loopback.IsAddr(a) }
-
 func serveHTTP(ctx context.Context, s *server, ms *mcp.Server, opts *Options) error {
 	ln := opts.Listener
 	if ln == nil {
 		var err error
-		if ln, err = LoopbackListen(ctx, opts.HTTPAddr); err != nil {
-			return err
+		// localhost is taken as 127.0.0.1, never asked of DNS.
+		if ln, err = loopback.Listen(ctx, opts.HTTPAddr); err != nil {
+			if errors.Is(err, ErrNotLoopback) {
+				return err
+			}
+			return fmt.Errorf("mcpserver: listen: %w", err)
 		}
 	}
 	defer ln.Close()
-	if !isLoopbackAddr(ln.Addr()) {
+	if !loopback.IsAddr(ln.Addr()) {
 		return ErrNotLoopback
 	}
 	if !validToken(opts.BearerToken) {

@@ -244,51 +244,6 @@ func TestServeHTTPRefusesBrowsers(t *testing.T) {
 	}
 }
 
-func TestLoopbackListen(t *testing.T) {
-	tests := []struct {
-		addr string
-		ok   bool
-	}{
-		{"127.0.0.1:0", true},
-		{"localhost:0", true},
-		{"LOCALHOST:0", true},
-		{"127.0.0.9:0", true},
-		{"[::ffff:127.0.0.1]:0", true},
-		{"0.0.0.0:0", false},
-		{":0", false},
-		{"[::]:0", false},
-		{"192.0.2.1:8080", false},
-		{"10.0.0.1:8080", false},
-		{"example.com:8080", false},
-		{"localhost.example.com:8080", false},
-		{"[fe80::1%lo]:0", false},
-		{"127.0.0.1", false},
-		{"", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.addr, func(t *testing.T) {
-			ln, err := LoopbackListen(context.Background(), tc.addr)
-			if tc.ok {
-				if err != nil {
-					t.Fatalf("LoopbackListen(%q) = %v; want a listener", tc.addr, err)
-				}
-				defer ln.Close()
-				if !isLoopbackAddr(ln.Addr()) {
-					t.Errorf("bound %v; want a loopback address", ln.Addr())
-				}
-				return
-			}
-			if err == nil {
-				ln.Close()
-				t.Fatalf("LoopbackListen(%q) bound %v; want ErrNotLoopback", tc.addr, ln.Addr())
-			}
-			if !errors.Is(err, ErrNotLoopback) {
-				t.Errorf("LoopbackListen(%q) = %v; want ErrNotLoopback", tc.addr, err)
-			}
-		})
-	}
-}
-
 func TestServeRefusesNonLoopback(t *testing.T) {
 	ws := trustedWS(t, testws.Spec{})
 	err := Serve(context.Background(), &Options{Root: ws.Root, HTTPAddr: "0.0.0.0:0"})

@@ -56,12 +56,6 @@ func (a *sessionApprovals) add(ss *mcp.ServerSession, ws workspace.Workspace, ta
 	m[approvalKey(ws, target)] = true
 }
 
-func (a *sessionApprovals) sessions() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.set)
-}
-
 // wrap returns an approver that answers Session, without asking, for a
 // target approved for this session, and otherwise asks inner, recording a
 // Session answer for later calls.

@@ -133,3 +133,10 @@ func assertDecidedBy(t *testing.T, ws workspace.Workspace, want ...string) {
 		t.Errorf("audit decided_by %v; want %v", got, want)
 	}
 }
+
+// sessions counts the sessions a holds approvals for.
+func (a *sessionApprovals) sessions() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.set)
+}

@@ -6,12 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/ocfetch/ocfetch/internal/secretfile"
 )
 
 // ErrNoToken is returned by [Serve] for streamable HTTP without
@@ -21,18 +19,15 @@ var ErrNoToken = errors.New("mcpserver: streamable HTTP needs a bearer token (Op
 
 // TokenFileName is the name of the bearer token file in the user's
 // configuration directory ([DefaultTokenPath]).
-const TokenFileName = "mcp-token"
-
-// maxTokenFile bounds what LoadOrCreateToken reads.
-const maxTokenFile = 4 << 10
+const TokenFileName = secretfile.MCPToken
 
 // DefaultTokenPath is os.UserConfigDir()/ocfetch/mcp-token.
 func DefaultTokenPath() (string, error) {
-	dir, err := os.UserConfigDir()
+	p, err := secretfile.DefaultPath(TokenFileName)
 	if err != nil {
 		return "", fmt.Errorf("mcpserver: token file: %w", err)
 	}
-	return filepath.Join(dir, "ocfetch", TokenFileName), nil
+	return p, nil
 }
 
 // LoadOrCreateToken returns the bearer token kept in the file at path,
@@ -40,64 +35,24 @@ func DefaultTokenPath() (string, error) {
 // mode 0600, if it does not exist. An existing file must be a regular file
 // that only its owner can read or write (on Unix), holding one token of
 // printable ASCII; anything else is an error naming the file, never a
-// token silently replaced.
+// token silently replaced (internal/secretfile).
 func LoadOrCreateToken(path string) (string, error) {
-	tok, err := readToken(path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return tok, err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, err)
-	}
-	var b [32]byte
-	rand.Read(b[:]) // never fails (crypto/rand.Read)
-	tok = base64.RawURLEncoding.EncodeToString(b[:])
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return readToken(path) // another ocfetch mcp created it first
-	}
+	tok, _, err := secretfile.LoadOrCreate(path, func() (string, error) {
+		var b [32]byte
+		rand.Read(b[:]) // never fails (crypto/rand.Read)
+		return base64.RawURLEncoding.EncodeToString(b[:]), nil
+	}, checkToken)
 	if err != nil {
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, err)
-	}
-	_, werr := f.WriteString(tok + "\n")
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, werr)
+		return "", fmt.Errorf("mcpserver: token file %w", err)
 	}
 	return tok, nil
 }
 
-func readToken(path string) (string, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, err)
+func checkToken(tok string) error {
+	if !validToken(tok) {
+		return errors.New("does not hold one token (16 to 512 printable ASCII characters, no spaces); delete it to get a new one")
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("mcpserver: token file %s is not a regular file", path)
-	}
-	if err := checkTokenMode(fi); err != nil {
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	if err != nil {
-		return "", fmt.Errorf("mcpserver: token file %s: %w", path, err)
-	}
-	tok := strings.TrimSpace(string(data))
-	if len(data) > maxTokenFile || !validToken(tok) {
-		return "", fmt.Errorf("mcpserver: token file %s does not hold one token (16 to 512 printable ASCII characters, no spaces); delete it to get a new one", path)
-	}
-	return tok, nil
+	return nil
 }
 
 func validToken(tok string) bool {

@@ -7,15 +7,11 @@
 // client must present those credentials (Proxy-Authorization: Basic, or
 // SOCKS5 username/password) or it is refused (407, or the SOCKS
 // authentication failure) and nothing is forwarded. Every tunnel and
-// request is decided on its own, with the files read on that request:
-//
-//  1. local mode for localhost, 127.0.0.1 and ::1 (profile permissive and
-//     the port in local_fetch.json), refused by name otherwise;
-//  2. any other IP literal must be public;
-//  3. a saved allow rule in rules.json must cover the host and port (a deny
-//     rule wins; the proxy cannot ask, so there are no one-off approvals);
-//  4. the egress guard dials, and refuses a name that resolves to a
-//     non-public address.
+// request is decided on its own, by policy.Decide (FrontProxy) with the
+// files read on that request (the order is stated once, in
+// docs/DESIGN.md), and the egress guard then refuses a name that resolves
+// to a non-public address. What Decide leaves to be asked is refused
+// not_approved unless [Options].Ask puts it to a person.
 //
 // A refusal is answered by the proxy itself: 403 (400 for a malformed
 // request, 502/504 when the target cannot be reached, 503 past the
@@ -26,20 +22,11 @@
 //
 // Wiring, as `ocfetch proxy` does it:
 //
-//	ws, _ := workspace.Resolve(rootFlag)
-//	profile, _ := risk.Resolve(ws, "")
-//	srv, err := proxy.New(&proxy.Options{
-//		Workspace: ws,
-//		Profile:   profile,
-//		Audit:     audit.Open(ws),
-//		Logger:    logger,
-//	})
+//	sc, _ := scope.Open(ws, scope.Flags{}, nil)
+//	srv, err := proxy.New(&proxy.Options{Scope: sc, Audit: audit.Open(ws), Logger: logger})
 //	go func() { <-ctx.Done(); srv.Shutdown(context.Background()) }()
 //	err = srv.ListenAndServe("127.0.0.1:8080") // proxy.ErrServerClosed after Shutdown
 //
-// and `ocfetch run -- CMD` is [Run], which confines CMD with package
-// sandbox and serves it on fresh per-run credentials:
-//
-//	code, err := proxy.Run(ctx, &proxy.Options{Workspace: ws, Profile: profile, Audit: audit.Open(ws)}, nil, args)
-//	os.Exit(code)
+// `ocfetch run -- CMD` is package shellrun, which serves a Server on fresh
+// per-run credentials to a command confined by package sandbox.
 package proxy

@@ -30,13 +30,6 @@ const (
 	DefaultDialTimeout      = 15 * time.Second
 )
 
-// ErrNotLoopback is returned by [Server.ListenAndServe] and [Server.Serve]
-// for a listen address that is not a loopback address: the proxy is for the
-// shells of this machine only.
-// It is the one internal/loopback.ErrNotLoopback, which the MCP server
-// returns too.
-var ErrNotLoopback = loopback.ErrNotLoopback
-
 // ErrServerClosed is returned by [Server.Serve] and [Server.ListenAndServe]
 // after [Server.Shutdown] or [Server.Close].
 var ErrServerClosed = errors.New("proxy: server closed")
@@ -200,11 +193,13 @@ func orDur(v, d time.Duration) time.Duration {
 
 // ListenAndServe listens on addr, which must be a loopback address with a
 // port ("127.0.0.1:8080", "[::1]:0", "localhost:0"), and serves until
-// [Server.Shutdown]. A non-loopback address is refused with an error
-// wrapping [ErrNotLoopback] before anything is bound.
+// [Server.Shutdown]. A non-loopback address is refused before anything is
+// bound, with an error wrapping internal/loopback's ErrNotLoopback (the
+// one check of every listener of ocfetch; mcpserver.ErrNotLoopback is the
+// same value).
 func (s *Server) ListenAndServe(addr string) error {
 	ln, err := loopback.Listen(context.Background(), addr)
-	if errors.Is(err, ErrNotLoopback) {
+	if errors.Is(err, loopback.ErrNotLoopback) {
 		return err
 	}
 	if err != nil {
@@ -213,21 +208,14 @@ func (s *Server) ListenAndServe(addr string) error {
 	return s.Serve(ln)
 }
 
-// CheckListenAddr reports whether addr ("host:port") names a loopback
-// address: an IP in 127.0.0.0/8 or ::1, or the name localhost. It returns an
-// error wrapping [ErrNotLoopback] otherwise.
-func CheckListenAddr(addr string) error {
-	_, err := loopback.Check(addr)
-	return err
-}
-
 // Serve accepts connections on ln until [Server.Shutdown] or [Server.Close],
 // then returns [ErrServerClosed]. ln must be bound to a loopback address;
-// otherwise Serve closes it and returns an error wrapping [ErrNotLoopback].
+// otherwise Serve closes it and returns an error wrapping ErrNotLoopback
+// (see [Server.ListenAndServe]).
 func (s *Server) Serve(ln net.Listener) error {
 	if !loopback.IsAddr(ln.Addr()) {
 		ln.Close()
-		return fmt.Errorf("%w: %s", ErrNotLoopback, ln.Addr())
+		return fmt.Errorf("%w: %s", loopback.ErrNotLoopback, ln.Addr())
 	}
 	if !s.trackListener(ln, true) {
 		ln.Close()

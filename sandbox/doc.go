@@ -39,10 +39,10 @@
 // remounting everything else read-only; [Cmd.Confinement] says which.
 // On macOS the plan becomes Seatbelt file rules ([SeatbeltFileRules]).
 //
-// Wiring (proxy.Run does this):
+// Wiring (shellrun.Run does this):
 //
 //	cmd, err := sandbox.Command(ctx, []string{"curl", "https://example.com/"},
-//		func(p netip.AddrPort) []string { return proxy.Env(os.Environ(), p, &creds) },
+//		func(p netip.AddrPort) []string { return shellrun.Env(os.Environ(), p, &creds) },
 //		&sandbox.Options{Workspace: root})
 //	if err != nil { ... } // refusal.SandboxUnavailable
 //	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"time"
@@ -173,7 +172,7 @@ func serveMetrics(a *app, s *proxy.Server, addr string) (stop func(), err error)
 	if addr == "" {
 		return func() {}, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := loopback.Listen(context.Background(), addr)
 	if err != nil {
 		if le := listenError("--metrics", addr, err); le != nil {
 			return nil, le

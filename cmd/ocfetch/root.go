@@ -49,10 +49,6 @@ type app struct {
 	pinned *trust.Store
 	// getenv reads the environment (OCFETCH_TRUST_ROOT). Tests replace it.
 	getenv func(string) string
-	// requireSandbox makes ocfetch run refuse --no-sandbox with
-	// managed_policy_forbids: set by runRun from the managed policy's
-	// require_sandbox, read when the command runs.
-	requireSandbox bool
 
 	// export is the audit exporter, if a collector is configured
 	// (auditexport.go).

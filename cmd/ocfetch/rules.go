@@ -19,6 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/shellrun"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -214,15 +215,15 @@ func runRulesFromRun(ctx context.Context, a *app, runID string, user bool) error
 	if err != nil {
 		return err
 	}
-	refused, err := runRefusals(ws, runID)
+	refused, err := shellrun.Refusals(ws, runID)
 	if err != nil {
-		return err
+		return classify(err)
 	}
 	if len(refused) == 0 {
 		return usageErrorf("ocfetch run --report prints the id of a run; ocfetch audit --json shows run_id",
 			"no refusal of run %s in %s", safetext.Short(runID), ws.AuditPath())
 	}
-	targets := allowableTargets(refused)
+	targets := shellrun.Allowable(refused)
 	if len(targets) == 0 {
 		fmt.Fprintf(a.stdout, "unchanged: run %s was refused nothing a rule would admit\n", safetext.Line(runID))
 		return nil

@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-
-	"github.com/google/uuid"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/broker"
-	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/shellrun"
 )
 
 func newRunCmd(a *app) *cobra.Command {
@@ -106,68 +101,41 @@ ocfetch rules allow --from-run RUN_ID.`,
 	return cmd
 }
 
-// runRun runs the command and exits with its status. SIGINT and SIGTERM go
-// to the command (proxy.Run forwards them), not to this process's context,
-// so the command decides how to stop.
+// runRun translates run's flags into shellrun.Options and exits with the
+// command's status. SIGINT and SIGTERM go to the command (shellrun.Run
+// forwards them), not to this process's context, so the command decides
+// how to stop.
 func runRun(ctx context.Context, a *app, f runFlags, args []string) error {
-	noSandbox := f.noSandbox
 	fsys, err := f.filesystem(a)
 	if err != nil {
 		return err
 	}
-	if noSandbox && (len(f.allowWrite) > 0 || len(f.denyRead) > 0) {
+	if f.noSandbox && (len(f.allowWrite) > 0 || len(f.denyRead) > 0) {
 		return usageErrorf("drop --no-sandbox, or the filesystem flags", "--allow-write and --deny-read confine the sandbox, and --no-sandbox runs without one")
 	}
-	opts, err := proxyOptions(a, f.egress)
+	po, err := proxyOptions(a, f.egress)
 	if err != nil {
 		return err
 	}
-	if f.explain {
-		return runExplainSandbox(a, opts, fsys, noSandbox)
+	o := &shellrun.Options{
+		Guard: po.Guard, Audit: po.Audit, Logger: po.Logger,
+		NoSandbox: f.noSandbox, DenyUnixSockets: f.denyUnix, Filesystem: fsys, Report: f.report,
+		Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr,
 	}
-	opts.RunID = uuid.NewString()
+	if f.explain {
+		if err := shellrun.Explain(a.stdout, po.Scope, o); err != nil {
+			return classify(err)
+		}
+		return nil
+	}
 	if !f.noAsk {
 		if tty, ok := a.controllingTerminal(); ok {
 			defer tty.Close()
-			opts.Ask = &proxy.AskOptions{
-				Approver: &broker.TerminalApprover{In: tty, Out: tty, RulesFile: opts.Scope.Workspace.RulesPath(), OfferSession: true},
-				Command:  filepath.Base(args[0]) + " (ocfetch run)",
-				Warn:     tty,
-			}
+			o.Approver = &broker.TerminalApprover{In: tty, Out: tty, RulesFile: po.Scope.Workspace.RulesPath(), OfferSession: true}
+			o.Warn = tty
 		}
 	}
-	// The managed policy's require_sandbox forbids --no-sandbox; a
-	// malformed policy refuses the run as it refuses every call.
-	m, err := a.managedPolicy()
-	if err != nil {
-		return err
-	}
-	if m.RequireSandbox {
-		a.requireSandbox = true
-	}
-	if a.requireSandbox && noSandbox {
-		return refusalError(refusal.Newf(refusal.ManagedPolicyForbids,
-			"the managed policy %s requires the sandbox (require_sandbox): --no-sandbox is not allowed", m.File).
-			WithHint("run without --no-sandbox; `ocfetch explain URL` shows the layers"))
-	}
-	ro := &proxy.RunOptions{
-		NoSandbox:       noSandbox,
-		SandboxRequired: a.requireSandbox,
-		DenyUnixSockets: f.denyUnix,
-		Stdin:           a.stdin,
-		Stdout:          a.stdout,
-		Stderr:          a.stderr,
-		Filesystem:      fsys,
-	}
-	code, err := proxy.Run(context.WithoutCancel(ctx), opts, ro, args)
-	if f.report && err == nil {
-		refused, rerr := runRefusals(opts.Scope.Workspace, opts.RunID)
-		if rerr != nil {
-			fmt.Fprintf(a.stderr, "ocfetch: --report: %s\n", safetext.Line(classify(rerr).Error()))
-		} else {
-			printRunReport(a.stderr, opts.RunID, refused)
-		}
-	}
+	code, err := shellrun.Run(context.WithoutCancel(ctx), po.Scope, o, args)
 	if r, ok := refusal.As(err); ok {
 		return refusalError(r)
 	}

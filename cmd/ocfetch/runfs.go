@@ -2,15 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 
-	"github.com/ocfetch/ocfetch/mcpserver"
-	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/sandbox"
-	"github.com/ocfetch/ocfetch/trust"
 )
 
 // runFlags are ocfetch run's own flags.
@@ -25,11 +20,11 @@ type runFlags struct {
 	egress        egressFlags
 }
 
-// filesystem builds the sandbox's filesystem confinement from the flags:
-// the workspace writable, plus --allow-write (`/` lifts the allow-list);
-// the default deny-read list plus --deny-read. A path that does not exist
-// is a usage error naming the flag: a typo must not confine less than the
-// user meant.
+// filesystem translates the filesystem flags: the workspace writable,
+// plus --allow-write (`/` lifts the allow-list); --deny-read (shellrun
+// adds what is never readable). A path that does not exist is a usage
+// error naming the flag: a typo must not confine less than the user
+// meant.
 func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 	ws, err := a.workspace()
 	if err != nil {
@@ -60,52 +55,5 @@ func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 			*fl.dst = append(*fl.dst, abs)
 		}
 	}
-	// The workspace's trust marker is a secret of this machine too (where
-	// the file system has no birth time): a command that read it could
-	// plant it in a directory that later takes the workspace's place.
-	fsys.DenyRead = append(append(defaultDenyRead(a), filepath.Join(ws.Dir(), trust.MarkerFile)), fsys.DenyRead...)
 	return fsys, nil
-}
-
-// defaultDenyRead is what a confined command never reads, whatever the
-// flags: ~/.ssh and ~/.gnupg hold the user's keys; proxy-credentials and
-// mcp-token authenticate to ocfetch's own listeners. A path that does not
-// exist is left out by the sandbox.
-func defaultDenyRead(a *app) []string {
-	var out []string
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		out = append(out, filepath.Join(home, ".ssh"), filepath.Join(home, ".gnupg"))
-	}
-	dir := a.layers.configDir
-	if dir == "" {
-		if p, err := mcpserver.DefaultTokenPath(); err == nil {
-			dir = filepath.Dir(p)
-		}
-	}
-	if dir != "" {
-		out = append(out, filepath.Join(dir, "proxy-credentials"), filepath.Join(dir, mcpserver.TokenFileName))
-	}
-	return out
-}
-
-// runExplainSandbox prints what ocfetch run would confine, and how, and
-// runs nothing. It makes the workspace's .oc_chat/ and the configuration
-// directory exist, as run does, so that the plan is the one run follows.
-func runExplainSandbox(a *app, opts *proxy.Options, fsys *sandbox.Filesystem, noSandbox bool) error {
-	w := a.stdout
-	if noSandbox {
-		fmt.Fprintln(w, "sandbox: none (--no-sandbox): COMMAND's network and filesystem are not confined")
-		return nil
-	}
-	full, err := proxy.SandboxFilesystem(opts, fsys)
-	if err != nil {
-		return classify(err)
-	}
-	home, _ := os.UserHomeDir()
-	plan := full.Resolve(home)
-	fmt.Fprintf(w, "workspace: %s\n", safetext.Line(opts.Scope.Workspace.Root))
-	for _, l := range plan.Describe(sandbox.Mechanism(plan)) {
-		fmt.Fprintln(w, safetext.Line(l))
-	}
-	return nil
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // ErrNotLoopback is the error of every listen address that is not a
-// loopback address. mcpserver.ErrNotLoopback and proxy.ErrNotLoopback are
-// this value.
+// loopback address. mcpserver.ErrNotLoopback is this value (exported for
+// the MCP server's library callers); the proxy's errors wrap it.
 var ErrNotLoopback = errors.New("not a loopback address: ocfetch's listeners serve this machine only (127.0.0.1:PORT, [::1]:PORT or localhost:PORT)")
 
 // Host reports whether host names a loopback address and which: a literal

@@ -25,6 +25,12 @@ func TestCheck(t *testing.T) {
 		{"[::1%lo]:80", ""},
 		{"example.com:80", ""},
 		{"127.0.0.1", ""},
+		{"127.9.9.9:0", "127.9.9.9:0"},
+		{"LOCALHOST:0", "127.0.0.1:0"},
+		{"10.0.0.1:8080", ""},
+		{"[::ffff:10.0.0.1]:80", ""},
+		{"localhost.example.com:8080", ""},
+		{"", ""},
 	} {
 		got, err := Check(tc.addr)
 		if tc.want == "" {
@@ -40,13 +46,23 @@ func TestCheck(t *testing.T) {
 }
 
 func TestListen(t *testing.T) {
-	ln, err := Listen(context.Background(), "localhost:0")
-	if err != nil {
-		t.Fatal(err)
+	for _, addr := range []string{"localhost:0", "127.0.0.1:0", "[::ffff:127.0.0.1]:0"} {
+		ln, err := Listen(context.Background(), addr)
+		if err != nil {
+			t.Fatalf("Listen(%s): %v", addr, err)
+		}
+		if !IsAddr(ln.Addr()) {
+			t.Errorf("Listen(%s) bound %v; want a loopback address", addr, ln.Addr())
+		}
+		ln.Close()
 	}
-	defer ln.Close()
-	if !IsAddr(ln.Addr()) {
-		t.Errorf("Listen(localhost:0) bound %v; want a loopback address", ln.Addr())
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "example.com:0"} {
+		if ln, err := Listen(context.Background(), addr); !errors.Is(err, ErrNotLoopback) {
+			if err == nil {
+				ln.Close()
+			}
+			t.Errorf("Listen(%s) = %v; want ErrNotLoopback before anything is bound", addr, err)
+		}
 	}
 	if IsAddr(&net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 80}) {
 		t.Errorf("IsAddr(192.0.2.1:80) = true")

@@ -1,4 +1,4 @@
-package main
+package shellrun
 
 import (
 	"errors"
@@ -14,12 +14,13 @@ import (
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
-// refusedTarget is one host:port a run was refused, as its report and
-// `rules allow --from-run` see it.
-type refusedTarget struct {
+// Refused is one host:port a run was refused, as its report and `rules
+// allow --from-run` see it.
+type Refused struct {
 	Target capability.Target
 	Count  int
 	First  time.Time
@@ -30,14 +31,15 @@ type refusedTarget struct {
 	Allowable bool
 }
 
-// runRefusals reads the audit lines of the run runID and returns every
-// target its proxy refused, in the order first refused.
-func runRefusals(ws workspace.Workspace, runID string) ([]refusedTarget, error) {
+// Refusals reads the audit lines of the run runID in ws and returns every
+// target its proxy refused, in the order first refused. A malformed line
+// is passed over.
+func Refusals(ws workspace.Workspace, runID string) ([]Refused, error) {
 	entries, err := audit.Read(ws, 0)
 	if err != nil && !errors.Is(err, audit.ErrMalformedLine) {
-		return nil, classify(err)
+		return nil, err
 	}
-	var out []refusedTarget
+	var out []Refused
 	index := map[capability.Target]int{}
 	for _, e := range entries {
 		if e.RunID != runID || e.Tool != proxy.AuditTool || e.Decision == audit.DecisionAllow || e.Requirement == nil {
@@ -48,7 +50,7 @@ func runRefusals(ws workspace.Workspace, runID string) ([]refusedTarget, error) 
 		if !ok {
 			i = len(out)
 			index[t] = i
-			out = append(out, refusedTarget{Target: t, First: e.Time, Reason: e.Outcome, Allowable: true})
+			out = append(out, Refused{Target: t, First: e.Time, Reason: e.Outcome, Allowable: true})
 		}
 		out[i].Count++
 		if e.Outcome != string(refusal.NotApproved) || e.DecidedBy == audit.ByDenied {
@@ -62,10 +64,23 @@ func runRefusals(ws workspace.Workspace, runID string) ([]refusedTarget, error) 
 	return out, nil
 }
 
-// printRunReport writes run --report's summary: every refused host:port
+// Allowable returns the targets of refused that a rule would admit,
+// sorted.
+func Allowable(refused []Refused) []capability.Target {
+	var ts []capability.Target
+	for _, r := range refused {
+		if r.Allowable {
+			ts = append(ts, r.Target)
+		}
+	}
+	slices.SortFunc(ts, func(a, b capability.Target) int { return strings.Compare(a.String(), b.String()) })
+	return ts
+}
+
+// WriteReport writes run --report's summary: every refused host:port
 // with its count and first time, and the one command that allows those a
 // rule can allow.
-func printRunReport(w io.Writer, runID string, refused []refusedTarget) {
+func WriteReport(w io.Writer, runID string, refused []Refused) {
 	if len(refused) == 0 {
 		fmt.Fprintf(w, "ocfetch: run %s: nothing was refused\n", runID)
 		return
@@ -91,14 +106,13 @@ func printRunReport(w io.Writer, runID string, refused []refusedTarget) {
 	}
 }
 
-// allowableTargets returns the targets of refused that a rule would admit.
-func allowableTargets(refused []refusedTarget) []capability.Target {
-	var ts []capability.Target
-	for _, r := range refused {
-		if r.Allowable {
-			ts = append(ts, r.Target)
-		}
+// report is [Options.Report]: the run's refusals, or why they could not
+// be read.
+func report(w io.Writer, sc *scope.Scope, runID string) {
+	refused, err := Refusals(sc.Workspace, runID)
+	if err != nil {
+		fmt.Fprintf(w, "ocfetch: --report: %s\n", safetext.Line(err.Error()))
+		return
 	}
-	slices.SortFunc(ts, func(a, b capability.Target) int { return strings.Compare(a.String(), b.String()) })
-	return ts
+	WriteReport(w, runID, refused)
 }

@@ -3,7 +3,7 @@
 // The run tests signal the test process (SIGTERM); Windows has no such
 // signal to send.
 
-package proxy
+package shellrun
 
 import (
 	"bufio"
@@ -11,17 +11,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ocfetch/ocfetch/scope"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -29,17 +27,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/internal/testio"
 	"github.com/ocfetch/ocfetch/internal/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
-	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/scope"
 )
 
 func TestEnv(t *testing.T) {
 	in := []string{"PATH=/bin", "HTTP_PROXY=http://old", "no_proxy=*", "Ftp_Proxy=x", "HOME=/h", "PROXY=keep", "GOPROXY=off"}
-	got := Env(in, netip.MustParseAddrPort("127.0.0.1:9"), &Credentials{User: "u", Password: "p-w"})
+	got := Env(in, netip.MustParseAddrPort("127.0.0.1:9"), &proxy.Credentials{User: "u", Password: "p-w"})
 	want := []string{"PATH=/bin", "HOME=/h", "PROXY=keep", "GOPROXY=off",
 		"HTTP_PROXY=http://u:p-w@127.0.0.1:9", "HTTPS_PROXY=http://u:p-w@127.0.0.1:9", "ALL_PROXY=socks5h://u:p-w@127.0.0.1:9",
 		"http_proxy=http://u:p-w@127.0.0.1:9", "https_proxy=http://u:p-w@127.0.0.1:9", "all_proxy=socks5h://u:p-w@127.0.0.1:9",
@@ -79,7 +77,7 @@ func TestRunExitStatus(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			code, err := run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
+			code, err := run(context.Background(), bareScope(t), &Options{NoSandbox: tc.noSandbox, Stdout: &out, Stderr: io.Discard}, tc.cmd)
 			if code != tc.wantCode || (err != nil) != tc.wantErr {
 				t.Errorf("run(%q): got %d, %v; want %d, error %v", tc.cmd, code, err, tc.wantCode, tc.wantErr)
 			}
@@ -99,35 +97,31 @@ func TestRunCurl(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
 	}
-	ws := testws.SandboxReady(t, testws.Bare(t))
-	w := &world{t: t, ws: ws}
-	if err := ws.EnsureDir(); err != nil {
-		t.Fatal(err)
-	}
-	site := httptest.NewServer(http.HandlerFunc(echoHandler))
-	defer site.Close()
-	port := localPort(t, site)
-	w.allowLocal(uint16(port))
-	w.rule(rules.Allow, "localhost", port)
-	opts := &Options{Scope: &scope.Scope{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: risk.Permissive}, Audit: audit.Open(ws)}
+	site, sc, log := allowedSite(t, nil)
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: io.Discard}, []string{curlPath, "-sS", "--max-time", "10", "http://localhost:" + strconv.Itoa(port) + "/", "http://uncovered.test/"})
+	port := strconv.Itoa(site.port)
+	code, err := run(ctx, sc, &Options{Audit: log, Stdout: &out, Stderr: io.Discard}, []string{curlPath, "-sS", "--max-time", "10", "http://localhost:" + port + "/", "http://uncovered.test/"})
 	if code != 0 || err != nil {
 		t.Fatalf("run curl: got %d, %v; want 0, nil\n%s", code, err, out.String())
 	}
-	want := "hello from localhost:" + strconv.Itoa(port) + "ocfetch: not_approved: "
+	want := "hello from localhost:" + port + "ocfetch: not_approved: "
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("curl output: got %q; want prefix %q", out.String(), want)
 	}
-	es := w.waitAudit(2)
+	es := waitAudit(t, sc.Workspace, 2)
 	var got []string
 	for _, e := range es {
 		got = append(got, e.Summary+" "+string(e.Decision)+" "+e.Outcome)
 	}
 	if diff := cmp.Diff([]string{"GET localhost allow ok", "GET uncovered.test refused not_approved"}, got); diff != "" {
 		t.Errorf("audit (-want +got)\n%s", diff)
+	}
+	for _, e := range es {
+		if e.RunID == "" || e.RunID != es[0].RunID {
+			t.Errorf("audit line with run_id %q; want the run's id on every line", e.RunID)
+		}
 	}
 }
 
@@ -154,7 +148,7 @@ func TestRunForwardsSignals(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			go func() {
-				code, err := run(ctx, &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}}, &RunOptions{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
+				code, err := run(ctx, bareScope(t), &Options{NoSandbox: tc.noSandbox, Stdout: pw, Stderr: io.Discard},
 					[]string{"sh", "-c", `trap 'exit 42' TERM; trap 'exit 43' INT; echo ready; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 1`})
 				pw.Close()
 				done <- result{code, err}
@@ -183,7 +177,7 @@ func TestRunForwardsSignals(t *testing.T) {
 func TestRunContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	code, err := run(ctx, &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}}, &RunOptions{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
+	code, err := run(ctx, bareScope(t), &Options{Stdout: io.Discard, Stderr: io.Discard}, []string{"sleep", "10"})
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("cancelled run: got %d, %v; want %d (SIGTERM)", code, err, 128+int(syscall.SIGTERM))
 	}
@@ -204,21 +198,12 @@ func TestRunSandboxed(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not on PATH; the curl tests need it (CI installs it)")
 	}
-	ws := testws.SandboxReady(t, testws.Bare(t))
-	w := &world{t: t, ws: ws}
-	if err := ws.EnsureDir(); err != nil {
-		t.Fatal(err)
-	}
 	var hits atomic.Int32
-	site := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	site, sc, log := allowedSite(t, func(rw http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		echoHandler(rw, r)
-	}))
-	defer site.Close()
-	port := strconv.Itoa(localPort(t, site))
-	w.allowLocal(uint16(localPort(t, site)))
-	w.rule(rules.Allow, "localhost", localPort(t, site))
-	opts := &Options{Scope: &scope.Scope{Workspace: ws, Layers: testlayers.New(t, ws).Layers, Profile: risk.Permissive}, Audit: audit.Open(ws)}
+		fmt.Fprintf(rw, "hello from %s", r.Host)
+	})
+	port := strconv.Itoa(site.port)
 	script := `c=` + curlPath + `
 $c -sS --max-time 5 http://localhost:` + port + `/ ; echo " [http $?]"
 $c -sS --max-time 5 -x "$ALL_PROXY" http://localhost:` + port + `/ ; echo " [socks $?]"
@@ -228,10 +213,10 @@ $c -sS --max-time 5 --noproxy '*' http://127.0.0.1:` + port + `/ 2>/dev/null; ec
 $c -sS --max-time 5 -x http://127.0.0.1:` + port + ` http://localhost:` + port + `/ 2>/dev/null; echo " [site as proxy $?]"
 `
 	var out bytes.Buffer
-	var errOut syncBuffer // Run's lines and the command's stderr, written concurrently
+	var errOut testio.SyncBuffer // Run's lines and the command's stderr, written concurrently
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: &errOut}, []string{"sh", "-c", script})
+	code, err := run(ctx, sc, &Options{Audit: log, Stdout: &out, Stderr: &errOut}, []string{"sh", "-c", script})
 	if err != nil {
 		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
 			t.Skipf("sandbox unavailable here: %v", r)
@@ -257,7 +242,7 @@ $c -sS --max-time 5 -x http://127.0.0.1:` + port + ` http://localhost:` + port +
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	// Read by the command inside (often a model's): the host, the file,
 	// and to ask the user — the command is the user's to run.
-	tail := ": not_approved (file " + ws.RulesPath() + ") — ask the user to allow it; the user can run: ocfetch rules allow uncovered.test:80"
+	tail := ": not_approved (file " + sc.Workspace.RulesPath() + ") — ask the user to allow it; the user can run: ocfetch rules allow uncovered.test:80"
 	want := "ocfetch: refused GET uncovered.test:80" + tail
 	wantSocks := "ocfetch: refused CONNECT uncovered.test:80" + tail
 	if diff := cmp.Diff([]string{want, wantSocks}, lines); diff != "" {
@@ -265,23 +250,39 @@ $c -sS --max-time 5 -x http://127.0.0.1:` + port + ` http://localhost:` + port +
 	}
 }
 
-// TestRunRefusesWithoutSandbox: when the sandbox is required, --no-sandbox
-// is refused by name and the command never runs; without the requirement
-// it runs with one warning line.
+// TestRunRefusesWithoutSandbox: under the managed policy's require_sandbox
+// NoSandbox is refused by name, naming the policy file, and the command
+// never runs; a malformed policy refuses the run; without the
+// requirement it runs with one warning line.
 func TestRunRefusesWithoutSandbox(t *testing.T) {
-	dir := t.TempDir()
-	marker := dir + "/ran"
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, tc := range []struct {
+		name, policy string
+		want         refusal.Code
+	}{
+		{"require_sandbox", `{"require_sandbox": true}`, refusal.ManagedPolicyForbids},
+		{"a malformed policy", `{"require_sandbox": "yes"}`, refusal.ManagedPolicyInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := testlayers.New(t)
+			l.WriteManaged(t, tc.policy)
+			var errOut bytes.Buffer
+			code, err := run(context.Background(), &scope.Scope{Workspace: testws.Bare(t), Layers: l.Layers},
+				&Options{NoSandbox: true, Stderr: &errOut}, []string{"touch", marker})
+			if r, ok := refusal.As(err); !ok || r.Code != tc.want || code != 3 || !strings.Contains(r.Message, l.ManagedPath) {
+				t.Errorf("got %d, %v; want 3 and %s naming %s", code, err, tc.want, l.ManagedPath)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the command ran")
+			}
+			if errOut.Len() != 0 {
+				t.Errorf("stderr %q; want nothing (the command never started)", errOut.String())
+			}
+		})
+	}
 	var errOut bytes.Buffer
-	code, err := run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}},
-		&RunOptions{NoSandbox: true, SandboxRequired: true, Stderr: &errOut}, []string{"touch", marker})
-	if r, ok := refusal.As(err); !ok || r.Code != refusal.ManagedPolicyForbids || code != 3 {
-		t.Errorf("got %d, %v; want 3 and managed_policy_forbids", code, err)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Error("the command ran although the sandbox was required")
-	}
-	code, err = run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}},
-		&RunOptions{NoSandbox: true, Stderr: &errOut}, []string{"touch", marker})
+	code, err := run(context.Background(), &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers},
+		&Options{NoSandbox: true, Stderr: &errOut}, []string{"touch", marker})
 	if code != 0 || err != nil {
 		t.Fatalf("--no-sandbox: got %d, %v", code, err)
 	}
@@ -297,40 +298,20 @@ func TestRunRefusesWithoutSandbox(t *testing.T) {
 // command runs, as usual) and is refused with NoSandbox, where it could
 // not be kept, before the command runs.
 func TestRunDenyUnixSockets(t *testing.T) {
-	dir := t.TempDir()
-	marker := dir + "/ran"
-	code, err := run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers}},
-		&RunOptions{NoSandbox: true, DenyUnixSockets: true, Stderr: io.Discard}, []string{"touch", marker})
+	marker := filepath.Join(t.TempDir(), "ran")
+	code, err := run(context.Background(), &scope.Scope{Workspace: testws.Bare(t), Layers: testlayers.New(t).Layers},
+		&Options{NoSandbox: true, DenyUnixSockets: true, Stderr: io.Discard}, []string{"touch", marker})
 	if code != 2 || err == nil || !strings.Contains(err.Error(), "NoSandbox") {
 		t.Errorf("with NoSandbox: got %d, %v; want 2 and an error naming NoSandbox", code, err)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the command ran")
 	}
-	code, err = run(context.Background(), &Options{Scope: &scope.Scope{Workspace: testws.SandboxReady(t, testws.Bare(t)), Layers: testlayers.New(t).Layers}},
-		&RunOptions{DenyUnixSockets: true, Stdout: io.Discard, Stderr: io.Discard}, []string{"sh", "-c", "exit 4"})
+	code, err = run(context.Background(), bareScope(t), &Options{DenyUnixSockets: true, Stdout: io.Discard, Stderr: io.Discard}, []string{"sh", "-c", "exit 4"})
 	if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {
 		t.Skipf("sandbox unavailable here: %v", r)
 	}
 	if code != 4 || err != nil {
 		t.Errorf("in the sandbox: got %d, %v; want 4, nil", code, err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

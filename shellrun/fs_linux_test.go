@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package shellrun
 
 import (
 	"bytes"
@@ -23,13 +23,13 @@ import (
 	"github.com/ocfetch/ocfetch/rules"
 )
 
-// TestRunProtectsPolicyFiles: Run keeps the files of its Options read-only
-// for the sandboxed command whatever RunOptions.Filesystem says (here:
+// TestRunProtectsPolicyFiles: Run keeps the policy files of its scope
+// read-only for the sandboxed command whatever Options.Filesystem says (here:
 // nothing, the default) — the workspace's .oc_chat/, which Run creates
 // first, the user's rules and trust store, the managed policy's
 // directory — while the workspace itself stays writable.
 func TestRunProtectsPolicyFiles(t *testing.T) {
-	ws := testws.Bare(t)
+	ws := testws.SandboxReady(t, testws.Bare(t))
 	l := testlayers.New(t, ws)
 	pat, err := capability.ParseHostPattern("user.test")
 	if err != nil {
@@ -37,9 +37,9 @@ func TestRunProtectsPolicyFiles(t *testing.T) {
 	}
 	l.AddUserRule(t, rules.NewRule(rules.Deny, pat, 443))
 	l.WriteManaged(t, `{}`)
-	opts := &Options{Scope: &scope.Scope{Workspace: ws, Layers: l.Layers}, Audit: audit.Open(ws)}
+	sc, log := &scope.Scope{Workspace: ws, Layers: l.Layers}, audit.Open(ws)
 	want := []string{ws.Dir(), ws.AuditPath(), l.ConfigDir, filepath.Dir(l.ManagedPath)}
-	if diff := cmp.Diff(want, PolicyFiles(opts)); diff != "" {
+	if diff := cmp.Diff(want, PolicyFiles(sc, log)); diff != "" {
 		t.Errorf("PolicyFiles (-want +got)\n%s", diff)
 	}
 	userRules, _ := os.ReadFile(l.Layers.User.Path())
@@ -53,7 +53,7 @@ echo x > in-workspace && echo wrote-workspace
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	code, err := run(ctx, opts, &RunOptions{Stdout: &out, Stderr: io.Discard},
+	code, err := run(ctx, sc, &Options{Audit: log, Stdout: &out, Stderr: io.Discard},
 		[]string{"sh", "-c", "cd " + ws.Root + " && " + script, "sh", l.ConfigDir, l.ManagedPath})
 	if err != nil {
 		if r, ok := refusal.As(err); ok && r.Code == refusal.SandboxUnavailable {

@@ -1,0 +1,16 @@
+//go:build !windows
+
+package secretfile
+
+import (
+	"fmt"
+	"io/fs"
+)
+
+// checkMode refuses a secret file its group or others may access.
+func checkMode(path string, m fs.FileMode) error {
+	if p := m.Perm(); p&0o077 != 0 {
+		return fmt.Errorf("%s: %w: mode %04o (fix: chmod 600 %s)", path, ErrExposed, p, path)
+	}
+	return nil
+}
