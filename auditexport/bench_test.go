@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/audit"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // BenchmarkAppend is one audit line written to the file, without export:

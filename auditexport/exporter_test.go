@@ -18,7 +18,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // receiver is a loopback OTLP/HTTP logs endpoint: it decodes every

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 )
 
 // sinkListener accepts loopback connections and closes them: the target

@@ -21,7 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 )
 
 // endless is a reader that never ends.

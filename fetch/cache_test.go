@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/risk"
 )
 

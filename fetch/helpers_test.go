@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"

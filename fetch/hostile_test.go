@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/hostile"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/tool"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/risk"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/testnet"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // longPage is a text body of several windows of 100 characters.

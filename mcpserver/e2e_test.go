@@ -19,8 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ocfetch/ocfetch/internal/testio"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/rules"

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/testnet"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // TestRedirectToThroughMCP: a refused off-target redirect — another host,

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
-	"github.com/ocfetch/ocfetch/internal/testnet"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // TestFetchRespectRobots: with Options.Robots (--respect-robots) the fetch

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocfetch/ocfetch/internal/hostile"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/safetext"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // stdioSession is a raw JSON-RPC client on Serve's stdio transport, with a

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"

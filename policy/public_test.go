@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/audit"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"

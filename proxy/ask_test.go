@@ -10,7 +10,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 )

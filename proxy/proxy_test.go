@@ -19,8 +19,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/loopback"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"

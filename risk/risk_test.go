@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 	"go.uber.org/goleak"

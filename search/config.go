@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ocfetch/ocfetch/internal/rootfile"
+	"github.com/ocfetch/ocfetch/internal/secretfile"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -23,7 +24,7 @@ const (
 	ConfigName = "search.json"
 	// DefaultKeyFile is the key file's name when the configuration names
 	// none and the backend needs a key.
-	DefaultKeyFile = "search.key"
+	DefaultKeyFile = secretfile.SearchKey
 	// maxConfigBytes and maxKeyBytes bound the two files.
 	maxConfigBytes = 16 << 10
 	maxKeyBytes    = 4 << 10

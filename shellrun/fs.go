@@ -52,7 +52,9 @@ func PolicyFiles(sc *scope.Scope, log *audit.Log) []string {
 // DenyRead is what a sandboxed command never reads, whatever the options
 // say: ~/.ssh and ~/.gnupg hold the user's keys; ocfetch's own secrets
 // beside the user's rules (internal/secretfile's: the proxy's credentials,
-// the MCP token) authenticate to its listeners; and the workspace's trust
+// the MCP token) authenticate to its listeners, and its key files (the
+// search backend's API key: secretfile.KeyPattern) to the services they
+// name; and the workspace's trust
 // marker, where the file system has no birth time, is a secret of this
 // machine too — a command that read it could plant it in a directory that
 // later takes the workspace's place. A path that does not exist is left
@@ -65,6 +67,12 @@ func DenyRead(sc *scope.Scope) []string {
 	if loc, err := sc.Layers.UserRules(); err == nil && loc.Dir != "" {
 		for _, name := range secretfile.Names {
 			out = append(out, filepath.Join(loc.Dir, name))
+		}
+		keys, _ := filepath.Glob(filepath.Join(loc.Dir, secretfile.KeyPattern)) // only a bad pattern errs
+		for _, k := range keys {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
 		}
 	}
 	return append(out, filepath.Join(sc.Workspace.Dir(), trust.MarkerFile))

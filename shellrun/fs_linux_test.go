@@ -17,8 +17,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/internal/secretfile"
-	"github.com/ocfetch/ocfetch/internal/testlayers"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/sandbox"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/trust"
@@ -31,6 +31,14 @@ func TestConfinement(t *testing.T) {
 	l := testlayers.New(t, ws)
 	sc, log := &scope.Scope{Workspace: ws, Layers: l.Layers}, audit.Open(ws)
 	mine := filepath.Join(t.TempDir(), "mine")
+	// A key file a search.json names (any *.key) is a secret too.
+	if err := os.MkdirAll(l.ConfigDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	otherKey := filepath.Join(l.ConfigDir, "brave.key")
+	if err := os.WriteFile(otherKey, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	in := &sandbox.Filesystem{Writable: []string{ws.Root, mine}, DenyRead: []string{"/flag/deny"}, Protected: []string{"/flag/protected"}}
 	before := *in
 	got, err := Confinement(sc, log, in)
@@ -42,7 +50,7 @@ func TestConfinement(t *testing.T) {
 		secrets = append(secrets, filepath.Join(home, ".ssh"), filepath.Join(home, ".gnupg"))
 	}
 	secrets = append(secrets, filepath.Join(l.ConfigDir, secretfile.ProxyCredentials), filepath.Join(l.ConfigDir, secretfile.MCPToken),
-		filepath.Join(ws.Dir(), trust.MarkerFile))
+		filepath.Join(l.ConfigDir, secretfile.SearchKey), otherKey, filepath.Join(ws.Dir(), trust.MarkerFile))
 	want := &sandbox.Filesystem{
 		Writable:  []string{ws.Root, mine},
 		Protected: append([]string{"/flag/protected"}, PolicyFiles(sc, log)...),

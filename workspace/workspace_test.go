@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 

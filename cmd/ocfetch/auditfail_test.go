@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // TestGetAuditUnavailable: an audit log that is a directory refuses get

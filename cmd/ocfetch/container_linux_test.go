@@ -22,7 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 )
 
 // mountedName is the name this test binary runs under to be ocfetch in a

@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 )
 
 // cloneFiles writes, by hand, what a malicious repository ships in its

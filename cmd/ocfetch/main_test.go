@@ -24,8 +24,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/reexec"
-	"github.com/ocfetch/ocfetch/internal/testnet"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/trust"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 )
 
 // TestOpenWeb: after `rules allow --public-https`, a public host is

@@ -4,7 +4,7 @@ package main
 
 import (
 	"context"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"os"
 	"os/exec"
 	"strings"

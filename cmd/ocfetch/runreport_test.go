@@ -3,7 +3,7 @@
 package main
 
 import (
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"os/exec"
 	"regexp"
 	"strings"

@@ -4,7 +4,7 @@ package main
 
 import (
 	"encoding/pem"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"net/http"
 	"net/netip"
 	"os"
@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 )
 
 // TestRunUpstreamProxy: ocfetch run --upstream-proxy chains the shell's

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"github.com/ocfetch/ocfetch/internal/testws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"io/fs"
 	"os"
 	"path/filepath"

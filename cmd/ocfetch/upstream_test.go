@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/internal/testnet"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 )
 
 // TestGetUpstreamProxy: --upstream-proxy (or settings.json's

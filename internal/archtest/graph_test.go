@@ -124,3 +124,43 @@ func TestArchitectureGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestTestSupportOnlyInTests fails when a package's own (non-test) files
+// import a test helper: internal/testsupport/... is for _test.go files,
+// bench/ and the helpers themselves, so no production import runs into
+// test code.
+func TestTestSupportOnlyInTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const helpers = module + "internal/testsupport/"
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if strings.HasPrefix(p.ImportPath, helpers) || strings.HasPrefix(p.ImportPath, module+"bench/") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, helpers) {
+				t.Errorf("%s imports the test helper %s outside its tests", strings.TrimPrefix(p.ImportPath, module), strings.TrimPrefix(imp, module))
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("go list found %d packages; want the whole module", seen)
+	}
+}

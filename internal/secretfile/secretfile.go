@@ -40,11 +40,16 @@ import (
 const (
 	ProxyCredentials = "proxy-credentials"
 	MCPToken         = "mcp-token"
+	// SearchKey is the search backend's API key file (package search's
+	// default key_file); KeyPattern matches it and any other key file a
+	// search.json names in the directory.
+	SearchKey  = "search.key"
+	KeyPattern = "*.key"
 )
 
 // Names lists every secret file ocfetch keeps in the user's configuration
-// directory.
-var Names = []string{ProxyCredentials, MCPToken}
+// directory under a fixed name; key files match [KeyPattern] too.
+var Names = []string{ProxyCredentials, MCPToken, SearchKey}
 
 // MaxSize bounds what a secret file may hold.
 const MaxSize = 4 << 10

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
-	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 )
 
 const secret = "s3cret-value-0123456789"

@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
-	"github.com/ocfetch/ocfetch/internal/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 )
 
 // TestMain lets the test binary act as a second process holding a lock
