@@ -599,6 +599,9 @@ func TestRefusalLine(t *testing.T) {
 		{"a file name with controls", Refusal{Method: "CONNECT", Target: target, File: "/src/p\u202eroj\x1b[2J/.oc_chat/rules.json",
 			Err: refusal.New(refusal.NotApproved, "x")},
 			"ocfetch: refused CONNECT example.org:443: not_approved (file /src/p\uFFFDroj\uFFFD[2J/.oc_chat/rules.json) — ask the user to allow it"},
+		{"a private answer: no rule can allow it", Refusal{Method: "CONNECT", Target: target,
+			Err: refusal.New(refusal.AddressNotPublic, "example.org resolves to 10.1.2.3").WithHint("only public addresses are reachable")},
+			"ocfetch: refused CONNECT example.org:443: address_not_public — no rule can allow it; for the user: only public addresses are reachable"},
 		{"no target: nothing to allow", Refusal{Method: "CONNECT", Err: refusal.New(refusal.InvalidHost, "bad").WithHint("name the target as host:port")},
 			"ocfetch: refused CONNECT: invalid_host — name the target as host:port"},
 	} {

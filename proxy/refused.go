@@ -28,8 +28,9 @@ type Refusal struct {
 // Line is the one line ocfetch run prints for r, without a newline. The
 // command inside ocfetch run reads it as often as a person does, and that
 // command is often a model's: so it names the host and the file, and says
-// to ask the user to allow it — the command that would is given as the
-// user's to run, never as one to run from inside:
+// to ask the user to allow it (or, for an address that is not public,
+// that no rule can) — the command that would is given as the user's to
+// run, never as one to run from inside:
 //
 //	ocfetch: refused CONNECT example.org:443: not_approved (file /src/proj/.oc_chat/rules.json) — ask the user to allow it; the user can run: ocfetch rules allow example.org:443
 //
@@ -61,7 +62,13 @@ func (r Refusal) Line() string {
 		}
 		return b.String()
 	}
-	b.WriteString(" — ask the user to allow it")
+	if r.Err.Code == refusal.AddressNotPublic {
+		// No rule or answer reaches a non-public address: asking the
+		// user to allow it would send them after a rule that cannot be.
+		b.WriteString(" — no rule can allow it")
+	} else {
+		b.WriteString(" — ask the user to allow it")
+	}
 	if h := oneLine(r.Err.Hint); h != "" {
 		// "allow it with: CMD", "remove the rule with: CMD": the command
 		// is the user's to run; another hint is passed on as it is.
