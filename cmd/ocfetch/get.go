@@ -365,12 +365,9 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	ws, profile := sc.Workspace, sc.Profile
 	log := a.log()
 
-	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
-	if err := applyEgress(sc, f.egress, eopts); err != nil {
+	eopts, err := a.egressFor(sc, f.egress, f.timeout, log)
+	if err != nil {
 		return a.getFailed(f, err)
-	}
-	if a.egressOptions != nil {
-		a.egressOptions(eopts)
 	}
 	client := egress.NewClient(eopts)
 	defer client.CloseIdleConnections()

@@ -68,12 +68,9 @@ func proxyOptions(a *app, ef egressFlags) (*proxy.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	eopts := &egress.Options{Logger: a.log()}
-	if err := applyEgress(sc, ef, eopts); err != nil {
+	eopts, err := a.egressFor(sc, ef, 0, a.log())
+	if err != nil {
 		return nil, err
-	}
-	if a.egressOptions != nil {
-		a.egressOptions(eopts)
 	}
 	return &proxy.Options{
 		Scope:  sc,

@@ -101,12 +101,9 @@ func runSearch(ctx context.Context, a *app, query string, f searchFlags) error {
 	}
 	ws := sc.Workspace
 	log := a.log()
-	eopts := &egress.Options{Timeout: f.timeout, Logger: log}
-	if err := applyEgress(sc, f.egress, eopts); err != nil {
+	eopts, err := a.egressFor(sc, f.egress, f.timeout, log)
+	if err != nil {
 		return fail(err)
-	}
-	if a.egressOptions != nil {
-		a.egressOptions(eopts)
 	}
 	client := egress.NewClient(eopts)
 	defer client.CloseIdleConnections()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,20 @@ func addEgressFlags(cmd *cobra.Command, f *egressFlags) {
 	fl.StringVar(&f.upstreamAuth, "upstream-proxy-auth", "", "read the credentials of the --upstream-proxy from `FILE` (one line user:pass); only with --upstream-proxy (settings.json's proxy takes its own upstream_proxy_auth_file)")
 	fl.StringArrayVar(&f.upstreamExclude, "upstream-proxy-exclude", nil, "dial `HOSTS` directly instead of through the --upstream-proxy (comma-separated, repeatable; a host, IP literal or *.domain; after the same rules and guard); only with --upstream-proxy (settings.json's proxy takes its own upstream_proxy_exclude)")
 	fl.StringVar(&f.caFile, "ca-file", "", "also trust the certificate authorities in the PEM `FILE` (a TLS-inspecting proxy's CA), on top of the system roots")
+}
+
+// egressFor is the way out of get, search and proxy: timeout and log, the
+// scope's upstream proxy and the egress flags ([applyEgress]), then the
+// tests' hook (app.egressOptions).
+func (a *app) egressFor(sc *scope.Scope, f egressFlags, timeout time.Duration, log *slog.Logger) (*egress.Options, error) {
+	o := &egress.Options{Timeout: timeout, Logger: log}
+	if err := applyEgress(sc, f, o); err != nil {
+		return nil, err
+	}
+	if a.egressOptions != nil {
+		a.egressOptions(o)
+	}
+	return o, nil
 }
 
 // applyEgress sets o's upstream proxy (the scope's: --upstream-proxy,
