@@ -13,11 +13,7 @@ import (
 // cancels ctx itself on notifications/cancelled.
 func (s *server) callContext(ctx context.Context, req *mcp.CallToolRequest) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	gone := []<-chan struct{}{s.front.goneChan(req), s.inputClosed}
-	for _, ch := range gone {
-		if ch == nil {
-			continue
-		}
+	if ch := s.front.goneChan(req); ch != nil {
 		go func() {
 			select {
 			case <-ch:
@@ -26,5 +22,11 @@ func (s *server) callContext(ctx context.Context, req *mcp.CallToolRequest) (con
 			}
 		}()
 	}
-	return ctx, cancel
+	if s.inputEnded == nil {
+		return ctx, cancel
+	}
+	// Registered with the input's context, not watched by a goroutine of
+	// its own: nothing to start and wake on every call.
+	stop := context.AfterFunc(s.inputEnded, cancel)
+	return ctx, func() { stop(); cancel() }
 }

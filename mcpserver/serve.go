@@ -75,15 +75,17 @@ func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) e
 		out = opts.Stdout
 	}
 	// The guard answers lines the SDK cannot decode, so that the session
-	// survives them; the SDK's own frame limit is then never reached.
-	// The end of the input is the client closing the transport: calls in
+	// survives them, and decodes the others once, for the SDK (no second
+	// decoder reads the line again); a result is written without being
+	// encoded again (stdioTransport). The end of the input is the client closing the transport: calls in
 	// flight are cancelled (callContext).
 	w := &lineWriter{w: out}
-	s.inputClosed = make(chan struct{})
+	inputEnded, endInput := context.WithCancel(context.Background())
+	defer endInput()
+	s.inputEnded = inputEnded
 	g := newLineGuard(in, w, opts.maxLine)
-	g.onEnd = func() { close(s.inputClosed) }
-	t := &mcp.IOTransport{Reader: g, Writer: w, MaxLineLength: -1}
-	err := ms.Run(ctx, t)
+	g.onEnd = endInput
+	err := ms.Run(ctx, &stdioTransport{g: g, w: w})
 	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
 	}

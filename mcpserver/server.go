@@ -43,9 +43,9 @@ type server struct {
 	roots *rootsCache
 	state *stateSigner
 	// front is the HTTP front of [Serve] (nil on other transports);
-	// inputClosed is closed when stdio's input ends (nil elsewhere).
-	front       *httpFront
-	inputClosed chan struct{}
+	// inputEnded is done when stdio's input ends (nil elsewhere).
+	front      *httpFront
+	inputEnded context.Context
 	// sessionOK holds the approvals answered "for this session".
 	sessionOK *sessionApprovals
 	// pending holds the calls prepared in a round that asked the user.

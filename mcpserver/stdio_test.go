@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
@@ -246,6 +248,18 @@ func TestStdioBatchOnOldProtocol(t *testing.T) {
 	if err := json.Unmarshal(line, &batch); err != nil || len(batch) != 2 {
 		t.Fatalf("batch answer %s: %v; want two responses", line, err)
 	}
+	// In the order of the requests, whichever was answered first.
+	if got := string(batch[0].ID) + "," + string(batch[1].ID); got != "1,2" {
+		t.Errorf("batch answer ids %s; want 1,2", got)
+	}
+	// Answered requests may be sent again in a new batch.
+	s.send(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+	if line, err = s.out.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(line, &batch); err != nil || len(batch) != 2 || string(batch[0].ID) != "2" || string(batch[1].ID) != "1" {
+		t.Fatalf("second batch answer %s: %v; want the responses to ids 2 and 1", line, err)
+	}
 	s.send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"1.0","id":2,"method":"ping"}]`)
 	if e := s.await("null", nil).rpcError(t); e.Code != -32600 {
 		t.Errorf("bad member: code %d; want -32600", e.Code)
@@ -293,4 +307,63 @@ func FuzzStdioLines(f *testing.F) {
 		}
 		s.close()
 	})
+}
+
+// TestAppendMessageIsEncodeMessage: the stdio transport's encoding of a
+// message is the SDK's (jsonrpc.EncodeMessage) as JSON, whether it writes
+// a result around the SDK's bytes or hands the message to the SDK.
+func TestAppendMessageIsEncodeMessage(t *testing.T) {
+	id := func(v any) jsonrpc.ID {
+		t.Helper()
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	result := json.RawMessage(`{"content":[{"type":"text","text":"200 OK\n\u003cp\u003e\"quoted\" \\ é"}],"structuredContent":{"status":200}}`)
+	for _, tc := range []struct {
+		name string
+		msg  jsonrpc.Message
+	}{
+		{"result, number id", &jsonrpc.Response{ID: id(float64(7)), Result: result}},
+		{"result, negative id", &jsonrpc.Response{ID: id(float64(-3)), Result: json.RawMessage(`{}`)}},
+		{"result, string id", &jsonrpc.Response{ID: id(`a"<b>&\u2028`), Result: result}},
+		{"error", &jsonrpc.Response{ID: id(float64(1)), Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool \"x\""}}},
+		{"no result", &jsonrpc.Response{ID: id("x")}},
+		{"request", &jsonrpc.Request{ID: id(float64(2)), Method: "roots/list", Params: json.RawMessage(`{}`)}},
+		{"notification", &jsonrpc.Request{Method: "notifications/tools/list_changed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := jsonrpc.EncodeMessage(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendMessage([]byte("prefix"), tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := bytes.CutPrefix(got, []byte("prefix"))
+			if !ok {
+				t.Fatalf("appendMessage dropped what dst held: %s", got)
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("appendMessage = %s: not JSON: %v", got, err)
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("appendMessage = %s; EncodeMessage = %s (-want +got):\n%s", got, want, diff)
+			}
+			back, err := jsonrpc.DecodeMessage(got)
+			if err != nil {
+				t.Fatalf("DecodeMessage(%s): %v", got, err)
+			}
+			if again, err := jsonrpc.EncodeMessage(back); err != nil || !bytes.Equal(again, want) {
+				t.Errorf("decoded and encoded again: %s, %v; want %s", again, err, want)
+			}
+		})
+	}
 }
