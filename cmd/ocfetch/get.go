@@ -526,10 +526,52 @@ func (a *app) getFailed(f getFlags, err error, redirectTo ...string) error {
 // safetext.Line, the content on a terminal through safetext.TerminalWriter,
 // and a pipe gets the content's bytes untouched. A write error (a closed
 // pipe) is not the call's failure: the response was delivered.
+//
+// The output is buffered (one write for a page of up to 64 KiB, instead of
+// one per line): the whole response is printed at once either way.
 func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink, terminal bool) {
 	opt := fetch.RenderOptions{For: fetch.ForPerson, Terminal: terminal}
 	if sink != nil {
 		opt.SavedTo = f.output
 	}
-	fetch.WriteOutput(w, out, opt)
+	bw := &batchWriter{w: w, buf: make([]byte, 0, 64<<10)}
+	if fetch.WriteOutput(bw, out, opt) == nil {
+		bw.Flush()
+	}
+}
+
+// batchWriter gathers small writes into one, up to its buffer's capacity;
+// a write larger than that goes to w at once (after what is gathered), so a
+// long page is not copied through the buffer piece by piece.
+type batchWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (b *batchWriter) Write(p []byte) (int, error) {
+	if len(b.buf)+len(p) <= cap(b.buf) {
+		b.buf = append(b.buf, p...)
+		return len(p), nil
+	}
+	if err := b.Flush(); err != nil {
+		return 0, err
+	}
+	if len(p) >= cap(b.buf) {
+		return b.w.Write(p)
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+// Flush writes what is gathered.
+func (b *batchWriter) Flush() error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	n, err := b.w.Write(b.buf)
+	if err == nil && n < len(b.buf) {
+		err = io.ErrShortWrite
+	}
+	b.buf = b.buf[:0]
+	return err
 }

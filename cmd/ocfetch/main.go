@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // stderr, and returns the exit code.
 func execute(ctx context.Context, a *app, args []string) int {
 	stderr := a.stderr
-	cmd := newRootCmd(a)
+	cmd := newRootCmd(a, commandFor(args))
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	a.stopAuditExport()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -129,7 +130,63 @@ func (a *app) log() *slog.Logger {
 	return a.logger
 }
 
-func newRootCmd(a *app) *cobra.Command {
+// subcommands are ocfetch's commands, in the order help lists them, each
+// with the function that builds it.
+var subcommands = [...]struct {
+	name string
+	new  func(*app) *cobra.Command
+}{
+	{"get", newGetCmd},
+	{"search", newSearchCmd},
+	{"explain", newExplainCmd},
+	{"rules", newRulesCmd},
+	{"local", newLocalCmd},
+	{"audit", newAuditCmd},
+	{"demo", newDemoCmd},
+	{"version", newVersionCmd},
+	{"mcp", newMCPCmd},
+	{"proxy", newProxyCmd},
+	{"run", newRunCmd},
+	{"trust", newTrustCmd},
+	{"profile", newProfileCmd},
+}
+
+// commandFor names the subcommand args run when that can be told from
+// args alone: the first argument that is not one of the root's persistent
+// flags (--root DIR, --profile P, their --flag=value forms, -v…,
+// --verbose) is one of the subcommands' names. Anything else (no
+// argument, help, completion, --version, another flag, an unknown or
+// misspelt command) is "": cobra must see the whole tree to answer it.
+func commandFor(args []string) string {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--root" || arg == "--profile":
+			i++ // the flag's value
+		case strings.HasPrefix(arg, "--root=") || strings.HasPrefix(arg, "--profile=") ||
+			arg == "--verbose" || len(arg) > 1 && strings.Trim(arg[1:], "v") == "" && arg[0] == '-':
+		case strings.HasPrefix(arg, "-"):
+			return ""
+		default:
+			for _, c := range subcommands {
+				if c.name == arg {
+					return arg
+				}
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// newRootCmd builds the command tree: all of it, or, when only names one
+// of the subcommands (commandFor), the root with that subcommand alone. A
+// one-shot command such as get then builds none of the other commands'
+// flags and help and not the completion commands, which it cannot run;
+// what it runs, its flags, help and errors are the same either way, since
+// a subcommand's behaviour depends only on itself and the root's
+// persistent flags.
+func newRootCmd(a *app, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ocfetch",
 		Short: "A least-privilege web fetch for AI agents",
@@ -144,7 +201,6 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
   ocfetch get https://example.com/
   ocfetch get --json --format text https://example.com/ | jq .content
   ocfetch audit --tail 5`,
-		Version:       versionString(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -171,21 +227,22 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 	root.MarkPersistentFlagDirname("root")
 	pf.CountVarP(&a.verbose, "verbose", "v", "diagnostics on stderr; repeat for more (-vvvv), or set "+diag.EnvVar+"=1..4")
 
-	root.AddCommand(
-		newGetCmd(a),
-		newSearchCmd(a),
-		newExplainCmd(a),
-		newRulesCmd(a),
-		newLocalCmd(a),
-		newAuditCmd(a),
-		newDemoCmd(a),
-		newVersionCmd(a),
-		newMCPCmd(a),
-		newProxyCmd(a),
-		newRunCmd(a),
-		newTrustCmd(a),
-		newProfileCmd(a),
-	)
+	if only != "" {
+		for _, c := range subcommands {
+			if c.name == only {
+				root.AddCommand(c.new(a))
+			}
+		}
+		// Not built: only the completion command itself could run it.
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
+	// Only the root's own --version flag prints it (cobra adds that flag
+	// when Version is set).
+	root.Version = versionString()
+	for _, c := range subcommands {
+		root.AddCommand(c.new(a))
+	}
 	// cobra's own completion command, with examples like every other.
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
