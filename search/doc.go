@@ -24,6 +24,7 @@
 //
 //	backend, err := search.Load(&search.LoadOptions{Flags: search.Config{Backend: "searxng", URL: "http://127.0.0.1:8888"}})
 //	if err != nil { return search.Refusal(err) }
-//	t := search.New(egress.NewClient(&egress.Options{Timeout: 20 * time.Second}), backend, &search.Options{Workspace: ws, Profile: profile})
-//	res := (&broker.Broker{Workspace: ws, Profile: profile, Audit: audit.Open(ws)}).Call(ctx, t, `{"query": "go generics"}`)
+//	sc, err := scope.Open(ws, scope.Flags{}, nil) // the workspace's frame: profile, trust, layers
+//	t := search.New(egress.NewClient(&egress.Options{Timeout: 20 * time.Second}), backend, &search.Options{})
+//	res := (&broker.Broker{Scope: sc, Audit: audit.Open(sc.Workspace)}).Call(ctx, t, `{"query": "go generics"}`)
 package search
