@@ -237,20 +237,20 @@ func (s *Store) StatusContext(ctx context.Context, root string) (Status, error) 
 }
 
 func (s *Store) status(call *securefile.Call, root string) (Status, error) {
-	if st, ok := s.pinned(root); ok {
+	if st, ok := s.pinned(call, root); ok {
 		return st, nil
 	}
 	entries, err := stores.LoadIn(call, s.Path())
 	if err != nil {
 		return Status{}, err
 	}
-	key, err := Key(root)
+	key, now, err, idErr := resolve(call, root)
 	if err != nil {
 		return Status{}, nil
 	}
 	for _, e := range entries {
 		if samePath(e.Path, key) {
-			return Status{Found: true, Entry: e, State: e.state(key)}, nil
+			return Status{Found: true, Entry: e, State: e.stateOf(key, now, idErr)}, nil
 		}
 	}
 	return Status{}, nil
