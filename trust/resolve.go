@@ -35,15 +35,13 @@ var roots = struct {
 // into a symlink or chmod-ed, the root itself moved or deleted. Elsewhere
 // they are asked again on every call, as before.
 func resolve(call *securefile.Call, root string) (key string, id ident, keyErr, idErr error) {
-	cacheable := filepath.IsAbs(root) && filepath.Clean(root) == root
-	if cacheable {
-		roots.mu.Lock()
-		r := roots.m[root]
-		roots.mu.Unlock()
-		if r != nil && r.st.ValidIn(call) {
-			return r.key, r.id, nil, r.idErr
-		}
+	roots.mu.Lock()
+	r := roots.m[root] // only absolute, clean roots are kept
+	roots.mu.Unlock()
+	if r != nil && r.st.ValidIn(call) {
+		return r.key, r.id, nil, r.idErr
 	}
+	cacheable := filepath.IsAbs(root) && filepath.Clean(root) == root
 	var st securefile.Stamp
 	if cacheable {
 		st = securefile.Watch(call, root, true) // before the checks it certifies

@@ -167,3 +167,41 @@ func (c *Call) Renew() {
 	c.dirs, c.files = c.dirs[:0], c.files[:0]
 	c.mu.Unlock()
 }
+
+// A Scoped is a context carrying a Call of its own, lent by [Borrow] to a
+// step that runs alone (a decision outside any call) so that it does not
+// allocate a Call and a context on every use.
+type Scoped struct {
+	context.Context
+	call Call
+}
+
+// Value returns the Scoped's Call for the Call key, else the parent's.
+func (s *Scoped) Value(key any) any {
+	if key == (callKey{}) {
+		return &s.call
+	}
+	return s.Context.Value(key)
+}
+
+var scopedPool = sync.Pool{New: func() any {
+	s := &Scoped{}
+	s.call.dirs, s.call.files = s.call.dirsBuf[:0], s.call.filesBuf[:0]
+	return s
+}}
+
+// Borrow returns ctx carrying a new Call ([EnsureCall]'s, from a pool).
+// The caller must [Scoped.Release] it once the step is done, and use
+// neither the context nor its Call after that.
+func Borrow(ctx context.Context) *Scoped {
+	s := scopedPool.Get().(*Scoped)
+	s.Context = ctx
+	return s
+}
+
+// Release forgets what the Call checked and returns s to the pool.
+func (s *Scoped) Release() {
+	s.call.Renew()
+	s.Context = nil
+	scopedPool.Put(s)
+}

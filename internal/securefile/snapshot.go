@@ -94,7 +94,12 @@ func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 		data, fi, err := readFile(path, c.limit)
 		return c.decode(path, data, fi, err)
 	}
-	path = filepath.Clean(path)
+	c.mu.Lock()
+	old, clean := c.entries[path] // the keys are clean paths
+	c.mu.Unlock()
+	if !clean {
+		path = filepath.Clean(path)
+	}
 	if call != nil {
 		if s, ok := call.file(c, path); ok {
 			sn := s.(*snap[T])
@@ -102,7 +107,10 @@ func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 		}
 	}
 	call.sync()
-	s := c.load(call, path)
+	s := old
+	if s == nil || !s.st.Valid() {
+		s = c.load(call, path) // something on the path changed, or no Stamp vouches
+	}
 	if call != nil {
 		call.keepFile(c, path, s)
 	}
@@ -116,9 +124,6 @@ func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	c.mu.Lock()
 	old := c.entries[path]
 	c.mu.Unlock()
-	if old != nil && old.st.Valid() {
-		return old // nothing on the path changed: no system call
-	}
 	st := notifier.cover(path, false) // before the checks it certifies
 
 	d, dirErr := call.dir(dir)
