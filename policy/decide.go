@@ -96,9 +96,12 @@ type Args struct {
 // policy, rules.json, the user's rules.json and, for a local host,
 // local_fetch.json on every call, and the trust store when a workspace
 // grant is about to count (seed 000: an edit takes effect at once and a
-// deletion closes the door at once). "Reads" means: one fstatat of each
-// file under its directory's open descriptor and one lstat of each
-// directory per call, and a new read and parse whenever either changed
+// deletion closes the door at once). "Reads" means: where the kernel
+// reports changes (Linux, a local file system: [securefile.Stamp]), one
+// epoll_wait(2) per call and nothing else while no file or directory on
+// the files' paths changed; elsewhere one fstatat of each file under its
+// directory's open descriptor and one lstat of each directory per call;
+// and a new read and parse whenever either says it changed
 // ([securefile.Cache] behind each reader). A call is the one ctx carries
 // ([securefile.WithCall]: the broker's, the MCP server's), whose every
 // step — this decision, a redirect hop's, the fetch — uses the files as

@@ -38,6 +38,15 @@ const maxDirs = 64
 // next call, and a deletion closes the door on the next call, exactly as
 // when the file was read every time.
 //
+// Where change notification covers the file's whole path (Linux, a local
+// file system, no symlink on the way: see [Stamp]), a snapshot carries the
+// Stamp taken before the checks that made it, and Load returns it with no
+// system call (but the call's one poll) while the Stamp is valid: no
+// event concerned the file, its directory or a directory above since. A
+// file changed within RacyWindow is then kept too (a later write is
+// reported even when size and times stay), but never reused by the stat
+// path.
+//
 // What Load returns is what [ReadFile] would return, decoded: the same
 // refusals of symlinks (at the directory or the file), of anything not a
 // regular file, of files over the limit, with the same messages. The
