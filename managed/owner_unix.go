@@ -39,7 +39,7 @@ func checkOwner(call *securefile.Call, dir, _ string, fi fs.FileInfo, admin func
 	if !ok {
 		return fmt.Errorf("the file: cannot read its owner")
 	}
-	if err := writableOnlyByAdmin("the file", st.Uid, fi.Mode().Perm(), admin); err != nil {
+	if err := writableOnlyByAdmin("the file", "", st.Uid, fi.Mode().Perm(), admin); err != nil {
 		return err
 	}
 	uid, perm, ok := securefile.DirOwnerIn(call, dir)
@@ -54,16 +54,18 @@ func checkOwner(call *securefile.Call, dir, _ string, fi fs.FileInfo, admin func
 		}
 		uid, perm = dst.Uid, dfi.Mode().Perm()
 	}
-	return writableOnlyByAdmin("its directory "+dir, uid, perm, admin)
+	return writableOnlyByAdmin("its directory ", dir, uid, perm, admin)
 }
 
-func writableOnlyByAdmin(name string, uid uint32, m fs.FileMode, admin func(string) bool) error {
+// writableOnlyByAdmin checks the owner and mode of what name and path
+// (joined only for the error) designate.
+func writableOnlyByAdmin(name, path string, uid uint32, m fs.FileMode, admin func(string) bool) error {
 	owner := strconv.FormatUint(uint64(uid), 10)
 	if !admin(owner) {
-		return fmt.Errorf("%s is owned by uid %s, not an administrator (root)", name, owner)
+		return fmt.Errorf("%s%s is owned by uid %s, not an administrator (root)", name, path, owner)
 	}
 	if m&0o022 != 0 {
-		return fmt.Errorf("%s is writable by its group or by everyone (mode %#o); it must be writable by administrators only", name, m)
+		return fmt.Errorf("%s%s is writable by its group or by everyone (mode %#o); it must be writable by administrators only", name, path, m)
 	}
 	return nil
 }

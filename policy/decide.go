@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -95,9 +96,12 @@ type Args struct {
 // policy, rules.json, the user's rules.json and, for a local host,
 // local_fetch.json on every call, and the trust store when a workspace
 // grant is about to count (seed 000: an edit takes effect at once and a
-// deletion closes the door at once). "Reads" means: one fstatat of each
-// file under its directory's open descriptor and one lstat of each
-// directory per call, and a new read and parse whenever either changed
+// deletion closes the door at once). "Reads" means: where the kernel
+// reports changes (Linux, a local file system: [securefile.Stamp]), one
+// epoll_wait(2) per call and nothing else while no file or directory on
+// the files' paths changed; elsewhere one fstatat of each file under its
+// directory's open descriptor and one lstat of each directory per call;
+// and a new read and parse whenever either says it changed
 // ([securefile.Cache] behind each reader). A call is the one ctx carries
 // ([securefile.WithCall]: the broker's, the MCP server's), whose every
 // step — this decision, a redirect hop's, the fetch — uses the files as
@@ -118,7 +122,11 @@ func Decide(ctx context.Context, a Args) (result Decision) {
 	// One check of each file and directory per call: the broker's call,
 	// when ctx carries one (every step of it decides on the same
 	// snapshot), else this decision's.
-	ctx, _ = securefile.EnsureCall(ctx)
+	if securefile.CallFrom(ctx) == nil {
+		s := securefile.Borrow(ctx)
+		defer s.Release()
+		ctx = s
+	}
 	var tr *[]Step
 	if a.Trace {
 		tr = new([]Step)
@@ -157,7 +165,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		return deny(d, LayerManaged, a.Layers.ManagedPath(), "", audit.ByPolicy,
 			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
 	}
-	tc := trustCheck{ctx: ctx, a: &a}
+	tc := trustCheck{ctx: ctx, layers: a.Layers, root: a.Workspace.Root}
 	defer func() {
 		if tc.trusted && tc.status.Pinned {
 			result.TrustedBy = audit.TrustedByTrustRoot
@@ -191,7 +199,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		// workspace: checked after the deny rules, so that a deny from any
 		// layer is what a denied target is told.
 		d.LoopbackPort = port
-	} else if addr, err := netip.ParseAddr(o.Target.Host); err == nil {
+	} else if addr, err := parseAddr(o.Target.Host); err == nil {
 		// 3. A non-local IP literal must be public.
 		err := netrange.CheckPublic(addr)
 		if tr != nil {
@@ -219,9 +227,8 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 	// layer order that counts.
 	need := capability.Network(o.Target)
 	var lbuf [4]ruleLayer
-	var abuf [4]*Decision
+	var allows [4]Decision // allows[i].Result == Allow: layer i allows
 	layers := ruleLayers(lbuf[:0], a, mp)
-	allows := abuf[:len(layers)]
 	forbiddenPublic := "" // the file of an open-web rule the managed policy forbids
 	for i, l := range layers {
 		set, err := l.load(ctx, a, mp)
@@ -267,7 +274,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		}
 		ok2 := d
 		ok2.Result, ok2.Layer, ok2.File, ok2.Rule, ok2.DecidedBy = Allow, l.layer, l.file, text, audit.ByRule
-		allows[i] = &ok2
+		allows[i] = ok2
 	}
 	if d.LoopbackPort != 0 {
 		if r := tc.need(a.Workspace.LocalFetchPath(), grant{port: d.LoopbackPort}); r != nil {
@@ -285,16 +292,17 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		}
 	}
 	if mp.ManagedRulesOnly {
-		if allows[0] != nil {
-			return *allows[0]
+		if allows[0].Result == Allow {
+			return allows[0]
 		}
 		return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
 			"%s is not covered by an allow rule of the managed policy %s, which admits its own rules only (managed_rules_only); nobody is asked", o.Target, mp.File).
 			WithHint("ask your administrator to add a rule to "+mp.File))
 	}
 	var ignored *Decision
-	for i, al := range allows {
-		if al == nil {
+	for i := range layers {
+		al := &allows[i]
+		if al.Result != Allow {
 			continue
 		}
 		if layers[i].needsTrust {
@@ -356,7 +364,8 @@ func publicHTTPSApplies(a Args, o capability.Origin, d Decision) bool {
 // a workspace grant is about to count.
 type trustCheck struct {
 	ctx     context.Context
-	a       *Args
+	layers  *Layers
+	root    string
 	done    bool
 	trusted bool
 	status  trust.Status   // why not, when the store has an entry
@@ -369,10 +378,10 @@ type trustCheck struct {
 func (c *trustCheck) need(file string, g grant) *refusal.Error {
 	if !c.done {
 		c.done = true
-		s, err := c.a.Layers.TrustStore()
+		s, err := c.layers.TrustStore()
 		if err == nil {
 			c.store = s.Path()
-			c.status, err = s.StatusContext(c.ctx, c.a.Workspace.Root)
+			c.status, err = s.StatusContext(c.ctx, c.root)
 			c.trusted = c.status.Trusted()
 		}
 		if err != nil {
@@ -386,7 +395,7 @@ func (c *trustCheck) need(file string, g grant) *refusal.Error {
 	case c.err != nil:
 		return c.err
 	}
-	return c.status.Refusal(c.a.Workspace.Root, file, g.String())
+	return c.status.Refusal(c.root, file, g.String())
 }
 
 // grant is what a workspace file grants, put into words only for a
@@ -463,12 +472,12 @@ func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
 		case LayerManaged:
 			l.file = mp.File
 		case LayerWorkspace:
-			l.file = a.Workspace.RulesPath()
+			l.file = rules.RulesPath(a.Workspace)
 		case LayerUser:
 			if loc, err := a.Layers.UserRules(); err != nil {
 				l.err = err
 			} else {
-				l.file, l.user = loc.Path(), loc
+				l.file, l.user = loc.Path(), loc // remembered
 			}
 		default:
 			panic("policy: no reader for layer " + spec.Layer.String())
@@ -476,6 +485,19 @@ func ruleLayers(out []ruleLayer, a Args, mp managed.Policy) []ruleLayer {
 		out = append(out, l)
 	}
 	return out
+}
+
+// errNotIP is parseAddr's answer for a host that cannot be an address.
+var errNotIP = errors.New("not an IP address")
+
+// parseAddr is netip.ParseAddr for a host that may be an IP literal (it
+// begins with a digit or holds a colon); any other host is a name, told
+// without building ParseAddr's error.
+func parseAddr(host string) (netip.Addr, error) {
+	if host == "" || (host[0] < '0' || host[0] > '9') && !strings.Contains(host, ":") {
+		return netip.Addr{}, errNotIP
+	}
+	return netip.ParseAddr(host)
 }
 
 // noted adds note to the refusal of d (Ask or Deny), so that whoever

@@ -25,3 +25,23 @@ func TestEncodeBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleStringIsJoinHostPort: Rule.String writes what
+// net.JoinHostPort does, IPv6 literals bracketed.
+func TestRuleStringIsJoinHostPort(t *testing.T) {
+	for _, tc := range []struct {
+		host string
+		port uint16
+		want string
+	}{
+		{"example.com", 443, "allow example.com:443"},
+		{"*.example.com", 8080, "allow *.example.com:8080"},
+		{"::1", 3000, "allow [::1]:3000"},
+		{"127.0.0.1", 1, "allow 127.0.0.1:1"},
+	} {
+		r := Rule{Capability: "network", Target: RuleTarget{Schema: "network.target.v1", Host: tc.host, Port: tc.port}, Decision: Allow}
+		if got := r.String(); got != tc.want {
+			t.Errorf("String() = %q; want %q", got, tc.want)
+		}
+	}
+}

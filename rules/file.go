@@ -45,14 +45,20 @@ const MaxFileSize = 2 << 20
 // The file is checked on every call and read again whenever it changed
 // (see [securefile.Cache]): an edit is seen by the next call.
 func Load(ws workspace.Workspace) (*Set, error) {
-	return workspaceRules.Load(ws.RulesPath())
+	return workspaceRules.Load(RulesPath(ws))
+}
+
+// RulesPath is ws.RulesPath(), remembered ([securefile.Memo]): the path
+// every call reads.
+func RulesPath(ws workspace.Workspace) string {
+	return securefile.Memo(ws.Root, workspace.DirName+"/"+workspace.RulesFile, ws.RulesPath)
 }
 
 // LoadContext is [Load] within the call ctx carries
 // ([securefile.WithCall]): the file is checked once per call, its
 // directory's check shared with the workspace's other files.
 func LoadContext(ctx context.Context, ws workspace.Workspace) (*Set, error) {
-	return workspaceRules.LoadIn(securefile.CallFrom(ctx), ws.RulesPath())
+	return workspaceRules.LoadIn(securefile.CallFrom(ctx), RulesPath(ws))
 }
 
 // workspaceRules and userRules hold the last parse of each rules file

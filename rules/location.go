@@ -38,7 +38,24 @@ func UserLocation() (Location, error) {
 }
 
 // Path returns the file's path, as messages name it.
-func (l Location) Path() string { return rootfile.Dir{Path: l.Dir}.Join(l.Name) }
+func (l Location) Path() string {
+	if p := l.file(); p != "" {
+		return p
+	}
+	return rootfile.Dir{Path: l.Dir}.Join(l.Name)
+}
+
+// file is the file's path when its name is a plain file name, else "";
+// remembered ([securefile.Memo]): the path every call reads.
+func (l Location) file() string {
+	return securefile.Memo(l.Dir, l.Name, func() string {
+		p, err := rootfile.Dir{Path: l.Dir}.File(l.Name)
+		if err != nil {
+			return ""
+		}
+		return p
+	})
+}
 
 // LoadAt reads the rules file at l. A missing file (or directory) is an
 // empty set; anything else that is not a well-formed schema 1 rules file —
@@ -57,8 +74,8 @@ func LoadAtContext(ctx context.Context, l Location) (*Set, error) {
 }
 
 func loadAt(call *securefile.Call, l Location) (*Set, error) {
-	path, err := rootfile.Dir{Path: l.Dir}.File(l.Name)
-	if err != nil || !filepath.IsAbs(path) {
+	path := l.file()
+	if path == "" || !filepath.IsAbs(path) {
 		data, err := rootfile.Dir{Path: l.Dir}.Read(l.Name, MaxFileSize)
 		return decodeUserRules(l.Path(), data, nil, err)
 	}

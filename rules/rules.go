@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +75,21 @@ func NewRule(d Decision, pattern capability.HostPattern, port uint16) Rule {
 // String returns the rule as "allow example.com:443", "deny *.example.com:8443"
 // or "allow [::1]:8080": the form the audit log and messages quote.
 func (r Rule) String() string {
-	return string(r.Decision) + " " + net.JoinHostPort(r.Target.Host, strconv.Itoa(int(r.Target.Port)))
+	// One allocation (a decision names its rule on every call): what
+	// string(Decision) + " " + net.JoinHostPort(host, port) writes.
+	var buf [96]byte
+	b := append(buf[:0], r.Decision...)
+	b = append(b, ' ')
+	if strings.IndexByte(r.Target.Host, ':') >= 0 {
+		b = append(b, '[')
+		b = append(b, r.Target.Host...)
+		b = append(b, ']')
+	} else {
+		b = append(b, r.Target.Host...)
+	}
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(r.Target.Port), 10)
+	return string(b)
 }
 
 // normalize validates r and returns it with its host in normal form

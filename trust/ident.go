@@ -92,6 +92,12 @@ func validIncarnation(s string) bool {
 // state compares what is at path now with e.
 func (e Entry) state(path string) State {
 	now, err := identify(path)
+	return e.stateOf(path, now, err)
+}
+
+// stateOf compares now, what identify said about path (or its error),
+// with e.
+func (e Entry) stateOf(path string, now ident, err error) State {
 	switch {
 	case err != nil:
 		return Missing

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/ocfetch/ocfetch/internal/securefile"
 )
 
 // pin is the one root a process was told to trust ([Store.Pin]).
@@ -62,7 +64,7 @@ func (s *Store) PinnedRoot() (root, how string) {
 
 // pinned returns the status of root when it is the pinned root and the
 // directory there is still the one pinned.
-func (s *Store) pinned(root string) (Status, bool) {
+func (s *Store) pinned(call *securefile.Call, root string) (Status, bool) {
 	p := s.pin
 	if p == nil {
 		return Status{}, false
@@ -71,11 +73,11 @@ func (s *Store) pinned(root string) (Status, bool) {
 	if err != nil || !samePath(filepath.Clean(abs), p.path) {
 		return Status{}, false
 	}
-	if key, err := Key(abs); err != nil || !samePath(key, p.path) {
+	key, now, err, idErr := resolve(call, filepath.Clean(abs))
+	if err != nil || !samePath(key, p.path) {
 		return Status{}, false // a symlink now stands where the directory was
 	}
-	now, err := identify(p.path)
-	if err != nil || now != p.id {
+	if idErr != nil || now != p.id {
 		return Status{}, false // another directory is there now
 	}
 	e := Entry{Path: p.path, ID: p.id.id, TrustedAt: p.at, How: p.how}

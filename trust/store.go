@@ -55,6 +55,7 @@ type Options struct {
 // is safe for concurrent use by goroutines and processes.
 type Store struct {
 	dir     rootfile.Dir
+	path    string // trust.json in dir
 	now     func() time.Time
 	noBirth bool
 	// pin is the root the operator trusts for this process ([Store.Pin]),
@@ -85,11 +86,12 @@ func Open(opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trust store %s: %w", o.Dir, err)
 	}
-	return &Store{dir: rootfile.Dir{Path: abs}, now: o.Now, noBirth: o.IgnoreBirthTime}, nil
+	d := rootfile.Dir{Path: abs}
+	return &Store{dir: d, path: d.Join(FileName), now: o.Now, noBirth: o.IgnoreBirthTime}, nil
 }
 
 // Path returns the path of trust.json.
-func (s *Store) Path() string { return s.dir.Join(FileName) }
+func (s *Store) Path() string { return s.path }
 
 // Details say how a workspace came to be trusted, for `ocfetch trust
 // --list`: "ocfetch trust", or the command that created its .oc_chat/.
@@ -237,20 +239,20 @@ func (s *Store) StatusContext(ctx context.Context, root string) (Status, error) 
 }
 
 func (s *Store) status(call *securefile.Call, root string) (Status, error) {
-	if st, ok := s.pinned(root); ok {
+	if st, ok := s.pinned(call, root); ok {
 		return st, nil
 	}
 	entries, err := stores.LoadIn(call, s.Path())
 	if err != nil {
 		return Status{}, err
 	}
-	key, err := Key(root)
+	key, now, err, idErr := resolve(call, root)
 	if err != nil {
 		return Status{}, nil
 	}
 	for _, e := range entries {
 		if samePath(e.Path, key) {
-			return Status{Found: true, Entry: e, State: e.state(key)}, nil
+			return Status{Found: true, Entry: e, State: e.stateOf(key, now, idErr)}, nil
 		}
 	}
 	return Status{}, nil

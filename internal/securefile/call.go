@@ -28,6 +28,7 @@ import (
 // the goroutines of that call. A nil *Call checks on every use.
 type Call struct {
 	mu       sync.Mutex
+	polled   bool // the change reports were drained for this call
 	dirs     []callDir
 	files    []callFile
 	dirsBuf  [4]callDir
@@ -81,14 +82,35 @@ func EnsureCall(ctx context.Context) (context.Context, *Call) {
 	return WithCall(ctx, c), c
 }
 
+// sync drains the change reports once per call (every time for a nil
+// Call), so that a change completed before the call started is seen by
+// every [Stamp] the call trusts.
+func (c *Call) sync() {
+	if c == nil {
+		notifier.poll()
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.polled {
+		notifier.poll()
+		c.polled = true
+	}
+}
+
 // dir returns the handle of dir checked in this call (dirTable.get), the
 // first check's result for every later one.
 func (c *Call) dir(dir string) (*dirHandle, error) {
 	if c == nil {
+		notifier.poll()
 		return dirs.get(dir)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.polled {
+		notifier.poll()
+		c.polled = true
+	}
 	for _, e := range c.dirs {
 		if e.path == dir {
 			return e.d, e.err
@@ -139,8 +161,47 @@ func (c *Call) Renew() {
 		return
 	}
 	c.mu.Lock()
+	c.polled = false
 	clear(c.dirs)
 	clear(c.files)
 	c.dirs, c.files = c.dirs[:0], c.files[:0]
 	c.mu.Unlock()
+}
+
+// A Scoped is a context carrying a Call of its own, lent by [Borrow] to a
+// step that runs alone (a decision outside any call) so that it does not
+// allocate a Call and a context on every use.
+type Scoped struct {
+	context.Context
+	call Call
+}
+
+// Value returns the Scoped's Call for the Call key, else the parent's.
+func (s *Scoped) Value(key any) any {
+	if key == (callKey{}) {
+		return &s.call
+	}
+	return s.Context.Value(key)
+}
+
+var scopedPool = sync.Pool{New: func() any {
+	s := &Scoped{}
+	s.call.dirs, s.call.files = s.call.dirsBuf[:0], s.call.filesBuf[:0]
+	return s
+}}
+
+// Borrow returns ctx carrying a new Call ([EnsureCall]'s, from a pool).
+// The caller must [Scoped.Release] it once the step is done, and use
+// neither the context nor its Call after that.
+func Borrow(ctx context.Context) *Scoped {
+	s := scopedPool.Get().(*Scoped)
+	s.Context = ctx
+	return s
+}
+
+// Release forgets what the Call checked and returns s to the pool.
+func (s *Scoped) Release() {
+	s.call.Renew()
+	s.Context = nil
+	scopedPool.Put(s)
 }

@@ -30,7 +30,9 @@ func write(t *testing.T, path, data string) {
 // share one check of the directory, and a file loaded twice is the first
 // load's snapshot (an edit in between is not seen); the next Call sees
 // the edit.
-func TestCallChecksOncePerCall(t *testing.T) {
+func TestCallChecksOncePerCall(t *testing.T) { bothPaths(t, testCallChecksOncePerCall) }
+
+func testCallChecksOncePerCall(t *testing.T) {
 	if !cacheable {
 		t.Skip("nothing is cached on " + runtime.GOOS)
 	}
@@ -59,7 +61,9 @@ func TestCallChecksOncePerCall(t *testing.T) {
 // its files, the directory at the path is replaced (by another directory,
 // a symlink to one, nothing); the next call sees the new files, or fails
 // closed with the error ReadFile gives, named.
-func TestCallSeesDirectoryReplaced(t *testing.T) {
+func TestCallSeesDirectoryReplaced(t *testing.T) { bothPaths(t, testCallSeesDirectoryReplaced) }
+
+func testCallSeesDirectoryReplaced(t *testing.T) {
 	if !cacheable {
 		t.Skip("nothing is cached on " + runtime.GOOS)
 	}

@@ -28,9 +28,12 @@
 //
 // A [Cache] keeps the decoded value of each policy file with the identity
 // it was read under and checks it with one fstatat(2) under the
-// directory's kept descriptor; a [Call] (carried by a context,
-// [WithCall]) makes the files of one directory share one check of the
-// directory per call, and a file checked once per call:
+// directory's kept descriptor — or, on Linux where inotify covers the
+// file's whole path (notify.go, [Stamp]), with no system call but one
+// epoll_wait(2) per call while nothing on the path was reported changed;
+// a [Call] (carried by a context, [WithCall]) makes the files of one
+// directory share one check of the directory per call, and a file checked
+// once per call:
 //
 //	ctx, _ = securefile.EnsureCall(ctx) // once per tool call or request
 //	set, err := rules.LoadContext(ctx, ws)

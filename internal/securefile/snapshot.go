@@ -38,6 +38,15 @@ const maxDirs = 64
 // next call, and a deletion closes the door on the next call, exactly as
 // when the file was read every time.
 //
+// Where change notification covers the file's whole path (Linux, a local
+// file system, no symlink on the way: see [Stamp]), a snapshot carries the
+// Stamp taken before the checks that made it, and Load returns it with no
+// system call (but the call's one poll) while the Stamp is valid: no
+// event concerned the file, its directory or a directory above since. A
+// file changed within RacyWindow is then kept too (a later write is
+// reported even when size and times stay), but never reused by the stat
+// path.
+//
 // What Load returns is what [ReadFile] would return, decoded: the same
 // refusals of symlinks (at the directory or the file), of anything not a
 // regular file, of files over the limit, with the same messages. The
@@ -64,9 +73,11 @@ type Cache[T any] struct {
 type snap[T any] struct {
 	dir     *dirHandle // nil: the directory was missing
 	present bool       // false: the file was missing
+	racy    bool       // read within RacyWindow of its change: only st vouches for it
 	id      fileID
 	val     T
 	err     error
+	st      Stamp // taken before the checks of this snapshot; valid: unchanged since
 }
 
 // NewCache returns a cache of files of at most limit bytes holding at most
@@ -92,14 +103,23 @@ func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 		data, fi, err := readFile(path, c.limit)
 		return c.decode(path, data, fi, err)
 	}
-	path = filepath.Clean(path)
+	c.mu.Lock()
+	old, clean := c.entries[path] // the keys are clean paths
+	c.mu.Unlock()
+	if !clean {
+		path = filepath.Clean(path)
+	}
 	if call != nil {
 		if s, ok := call.file(c, path); ok {
 			sn := s.(*snap[T])
 			return sn.val, sn.err
 		}
 	}
-	s := c.load(call, path)
+	call.sync()
+	s := old
+	if s == nil || !s.st.Valid() {
+		s = c.load(call, path) // something on the path changed, or no Stamp vouches
+	}
 	if call != nil {
 		call.keepFile(c, path, s)
 	}
@@ -107,22 +127,27 @@ func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 }
 
 // load checks path (the directory through call) and returns its snapshot,
-// stored or new.
+// stored or new. The caller has drained the change reports of its call.
 func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	c.mu.Lock()
 	old := c.entries[path]
 	c.mu.Unlock()
+	st := notifier.cover(path, false) // before the checks it certifies
 
 	d, dirErr := call.dir(dir)
 	if dirErr != nil {
-		if errors.Is(dirErr, fs.ErrNotExist) && old != nil && old.dir == nil {
-			return old // the directory is still missing
+		missing := errors.Is(dirErr, fs.ErrNotExist)
+		if !st.gone {
+			st = Stamp{} // the directory was there when the stamp was taken
+		}
+		if missing && old != nil && old.dir == nil {
+			return c.restamp(path, old, st) // the directory is still missing
 		}
 		data, fi, rerr := readFile(path, c.limit)
 		v, err := c.decode(path, data, fi, rerr)
-		s := &snap[T]{val: v, err: err}
-		if errors.Is(dirErr, fs.ErrNotExist) && errors.Is(rerr, fs.ErrNotExist) {
+		s := &snap[T]{val: v, err: err, st: st}
+		if missing && errors.Is(rerr, fs.ErrNotExist) {
 			c.store(path, s)
 		} else {
 			c.drop(path)
@@ -130,14 +155,17 @@ func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 		return s
 	}
 	id, typ, err := d.statAt(name)
+	if !dirs.current(dir, d) {
+		st = Stamp{} // the directory was checked, not watched, since st
+	}
 	switch {
 	case err == nil:
-		if old != nil && old.present && old.dir == d && typ.IsRegular() && id == old.id {
-			return old
+		if old != nil && old.present && !old.racy && old.dir == d && typ.IsRegular() && id == old.id {
+			return c.restamp(path, old, st)
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if old != nil && !old.present && old.dir == d {
-			return old
+			return c.restamp(path, old, st)
 		}
 	}
 
@@ -153,20 +181,36 @@ func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	v, derr := c.decode(path, data, fi, rerr)
 	switch {
 	case rerr == nil:
-		if id, ok := identity(fi); ok && !id.racy(start) {
-			s := &snap[T]{dir: d, present: true, id: id, val: v, err: derr}
+		// A file changed within the racy window is kept only under a
+		// Stamp: a later write is reported even if it leaves size and
+		// times as they are, but a stat could not tell.
+		if id, ok := identity(fi); ok && (!id.racy(start) || st.n != nil) {
+			s := &snap[T]{dir: d, present: true, id: id, val: v, err: derr, st: st, racy: id.racy(start)}
 			c.store(path, s)
 			return s
 		}
 		c.drop(path)
 	case errors.Is(rerr, fs.ErrNotExist) && err != nil && errors.Is(err, fs.ErrNotExist):
-		s := &snap[T]{dir: d, val: v, err: derr}
+		s := &snap[T]{dir: d, val: v, err: derr, st: st}
 		c.store(path, s)
 		return s
 	default:
 		c.drop(path)
 	}
 	return &snap[T]{val: v, err: derr}
+}
+
+// restamp returns old, found unchanged by the checks st was taken
+// before, keeping st with it (a copy: a stored snapshot is never
+// modified).
+func (c *Cache[T]) restamp(path string, old *snap[T], st Stamp) *snap[T] {
+	if st.n == nil && old.st.n == nil {
+		return old
+	}
+	s := *old
+	s.st = st
+	c.store(path, &s)
+	return &s
 }
 
 func (c *Cache[T]) clock() time.Time {
@@ -225,6 +269,7 @@ func (id fileID) racy(start time.Time) bool {
 type dirHandle struct {
 	root *os.Root
 	id   fileID
+	st   Stamp // under dirs.mu: taken before the check of id
 
 	mu     sync.RWMutex // held (shared) across a use of fd, to close
 	f      *os.File     // nil: statAt goes through root
@@ -244,6 +289,7 @@ func (d *dirHandle) statAt(name string) (fileID, fs.FileMode, error) {
 	if d.f != nil {
 		return fstatat(d.fd, name)
 	}
+	checks.Add(1)
 	fi, err := d.root.Lstat(name)
 	if err != nil {
 		return fileID{}, 0, err
@@ -283,22 +329,35 @@ func dirIdentity(id fileID) fileID {
 	return id
 }
 
-// get returns the open handle of dir after checking, with one lstat of
-// the path, that the path still names the directory that was opened (not
-// a symlink, same device, inode, mode and owner); otherwise it opens dir
-// again as [ReadFile] does. An error wrapping fs.ErrNotExist with a nil
-// handle means dir is missing.
+// get returns the open handle of dir after checking that the path still
+// names the directory that was opened (not a symlink, same device, inode,
+// mode and owner): with no system call while the handle's [Stamp] is
+// valid (nothing on the path was reported changed since it was checked),
+// else with one lstat of the path; otherwise it opens dir again as
+// [ReadFile] does. An error wrapping fs.ErrNotExist with a nil handle
+// means dir is missing. The caller has drained the change reports of its
+// call ([Call.sync]).
 func (t *dirTable) get(dir string) (*dirHandle, error) {
+	t.mu.Lock()
+	d := t.m[dir]
+	if d != nil && d.st.Valid() {
+		t.mu.Unlock()
+		return d, nil
+	}
+	t.mu.Unlock()
+	st := notifier.cover(dir, true) // before the check it certifies
 	id, typ, err := lstatID(dir)
 	if err != nil {
 		t.forget(dir)
 		return nil, err
 	}
 	id = dirIdentity(id)
-	t.mu.Lock()
-	d := t.m[dir]
-	t.mu.Unlock()
 	if d != nil && d.id == id && typ == fs.ModeDir {
+		t.mu.Lock()
+		if t.m[dir] == d {
+			d.st = st
+		}
+		t.mu.Unlock()
 		return d, nil
 	}
 	if d != nil {
@@ -308,16 +367,16 @@ func (t *dirTable) get(dir string) (*dirHandle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, ErrChanged) // the caller reads the usual way for the usual error
 	}
-	st, err := r.Stat(".")
+	st2, err := r.Stat(".")
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", dir, ErrChanged)
 	}
-	if sid, ok := identity(st); !ok || dirIdentity(sid) != id {
+	if sid, ok := identity(st2); !ok || dirIdentity(sid) != id {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", dir, ErrChanged)
 	}
-	d = &dirHandle{root: r, id: id}
+	d = &dirHandle{root: r, id: id, st: st}
 	if f, err := openDirFD(r); err == nil && f != nil {
 		d.f, d.fd = f, int(f.Fd())
 	}
@@ -335,6 +394,14 @@ func (t *dirTable) get(dir string) (*dirHandle, error) {
 	t.m[dir] = d
 	t.mu.Unlock()
 	return d, nil
+}
+
+// current reports whether d is still dir's handle and its Stamp is
+// valid: nothing on dir's path was reported changed since d was checked.
+func (t *dirTable) current(dir string, d *dirHandle) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return d != nil && t.m[dir] == d && d.st.Valid()
 }
 
 func (t *dirTable) forget(dir string) {

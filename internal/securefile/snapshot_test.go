@@ -99,7 +99,9 @@ func load(t *testing.T, c *Cache[string], path, want string) {
 // had, or into the future) is seen on the next call, inside the racy window
 // (the read was just now) and outside it (the cache's clock an hour
 // ahead, so that the snapshot is trusted and only ctime tells).
-func TestCacheSeesSameSizeRewrite(t *testing.T) {
+func TestCacheSeesSameSizeRewrite(t *testing.T) { bothPaths(t, testCacheSeesSameSizeRewrite) }
+
+func testCacheSeesSameSizeRewrite(t *testing.T) {
 	if !cacheable {
 		t.Skip("nothing is cached on " + runtime.GOOS)
 	}
@@ -142,20 +144,30 @@ func TestCacheSeesSameSizeRewrite(t *testing.T) {
 }
 
 // TestCacheReusesUnchanged: a file unchanged since a read outside the racy
-// window is not read again; one inside it is read on every call.
+// window is not read again; one inside it is read on every call — unless
+// change notification covers it (a same-size rewrite inside the window is
+// reported, where a stat could not tell it).
 func TestCacheReusesUnchanged(t *testing.T) {
 	if !cacheable {
 		t.Skip("nothing is cached on " + runtime.GOOS)
 	}
 	for _, tc := range []struct {
-		name  string
-		clock time.Duration
-		reads int
+		name   string
+		clock  time.Duration
+		notify bool
+		reads  int
 	}{
-		{"outside the window", time.Hour, 1},
-		{"inside the window", 0, 3},
+		{"outside the window, stats", time.Hour, false, 1},
+		{"inside the window, stats", 0, false, 3},
+		{"outside the window, notified", time.Hour, true, 1},
+		{"inside the window, notified", 0, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.notify {
+				requireNotify(t)
+			} else {
+				withoutNotify(t)
+			}
 			path := filepath.Join(t.TempDir(), "rules.json")
 			if err := os.WriteFile(path, []byte("a"), 0o644); err != nil {
 				t.Fatal(err)
@@ -173,7 +185,9 @@ func TestCacheReusesUnchanged(t *testing.T) {
 
 // TestCacheFailsClosed: every change the uncached read refuses is refused
 // on the next call, with ReadFile's error; a restored file is read again.
-func TestCacheFailsClosed(t *testing.T) {
+func TestCacheFailsClosed(t *testing.T) { bothPaths(t, testCacheFailsClosed) }
+
+func testCacheFailsClosed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(t *testing.T, dir, path string)
@@ -237,7 +251,9 @@ func must(t *testing.T, err error) {
 
 // TestCacheMissingIsSnapshot: a missing file, and a missing directory,
 // are answered from the snapshot until they appear.
-func TestCacheMissingIsSnapshot(t *testing.T) {
+func TestCacheMissingIsSnapshot(t *testing.T) { bothPaths(t, testCacheMissingIsSnapshot) }
+
+func testCacheMissingIsSnapshot(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "ocfetch")
 	path := filepath.Join(dir, "policy.json")

@@ -18,6 +18,7 @@ func openDirFD(r *os.Root) (*os.File, error) { return r.Open(".") }
 // missing name wraps fs.ErrNotExist.
 func fstatat(fd int, name string) (fileID, fs.FileMode, error) {
 	var st unix.Stat_t
+	checks.Add(1)
 	for {
 		err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		if err == unix.EINTR {
