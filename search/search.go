@@ -115,6 +115,9 @@ const inputSchema = `{
   "additionalProperties": false
 }`
 
+// Name returns [Name] ([tool.Named]): the tool's name without its Info.
+func (*Search) Name() string { return Name }
+
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (s *Search) Info(context.Context) (*tool.Info, error) {
 	return &tool.Info{Name: Name, Description: description, InputSchema: json.RawMessage(inputSchema)}, nil
