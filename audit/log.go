@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
@@ -89,11 +90,14 @@ func (l *Log) Append(e Entry) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("audit log %s: %w", l.path, err)
 	}
-	line, err := json.Marshal(e)
+	buf := linePool.Get().(*[]byte)
+	defer putLine(buf)
+	line, err := marshalLine((*buf)[:0], &e)
 	if err != nil {
 		return fmt.Errorf("audit log %s: %w", l.path, err)
 	}
 	line = append(line, '\n')
+	*buf = line
 	if len(line) > MaxLineBytes {
 		return fmt.Errorf("audit log %s: %w: line of %d bytes exceeds %d", l.path, ErrInvalidEntry, len(line), MaxLineBytes)
 	}
@@ -105,6 +109,18 @@ func (l *Log) Append(e Entry) error {
 		l.sink.Export(e)
 	}
 	return nil
+}
+
+// linePool holds the buffers lines are encoded into: the write copies a
+// line into the file, so its buffer serves the next one.
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// putLine returns a line's buffer to linePool, unless an unusually long
+// line grew it.
+func putLine(b *[]byte) {
+	if cap(*b) <= 4<<10 {
+		linePool.Put(b)
+	}
 }
 
 // write appends line with one Write: on a regular file opened O_APPEND

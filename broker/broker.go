@@ -90,7 +90,7 @@ type Prepared struct {
 // summary. A refused call is prepared too: its Run refuses it and writes
 // its audit line.
 func (b *Broker) Prepare(ctx context.Context, t tool.Tool, argsJSON string) *Prepared {
-	p := &Prepared{t: t, args: argsJSON, id: uuid.New(), name: toolName(ctx, t)}
+	p := &Prepared{t: t, args: argsJSON, id: uuid.New(), name: tool.NameOf(ctx, t)}
 	p.req, p.artifact, p.err = t.PrepareCall(ctx, p.id, argsJSON)
 	if p.summary = p.req.Summary; p.err != nil || p.summary == "" {
 		p.summary = t.AuditSummary(argsJSON)
@@ -130,7 +130,7 @@ func (b *Broker) Run(ctx context.Context, p *Prepared) *tool.Result {
 	start := b.now()
 	ctx, _ = securefile.EnsureCall(ctx)
 	id, name, summary, t, argsJSON := p.id, p.name, p.summary, p.t, p.args
-	log := diag.For(b.logger(), diag.DomainBroker).With("execution_id", id.String(), "summary", summary)
+	log := b.callLogger(ctx, id, summary)
 	if p.err != nil {
 		res := tool.ErrorResult(p.err)
 		log.Log(ctx, diag.L2, "call refused at prepare", "reason", res.Reason)
@@ -303,20 +303,22 @@ func noteOf(d policy.Decision) string {
 // round, whose answer the Approver gives and which is decided again after
 // the answer).
 func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary string, need capability.Requirement, decided *policy.Decision) decision {
-	target := need.Target.String()
 	var pd policy.Decision
 	if decided != nil {
 		pd = *decided
 	} else {
 		pd = policy.Decide(ctx, b.args(need))
 	}
-	log.Log(ctx, diag.L2, "decided", "target", target, "decision", pd.String(), "earlier", decided != nil)
+	if log.Enabled(ctx, diag.L2) { // the decision's words are built only to be shown
+		log.Log(ctx, diag.L2, "decided", "target", need.Target.String(), "decision", pd.String(), "earlier", decided != nil)
+	}
 	switch pd.Result {
 	case policy.Allow:
 		return decision{allowed: true, decidedBy: pd.DecidedBy, rule: pd.Rule, trustedBy: pd.TrustedBy, admitted: admission(pd)}
 	case policy.Deny:
 		return decision{decidedBy: pd.DecidedBy, rule: pd.Rule, trustedBy: pd.TrustedBy, err: pd.Refusal}
 	}
+	target := need.Target.String()
 	allowHint := policy.AllowHint(need.Target, b.ForModel)
 	approver := b.Approver
 	if approver == nil {
@@ -458,17 +460,17 @@ func (b *Broker) now() time.Time {
 	return time.Now()
 }
 
-func (b *Broker) logger() *slog.Logger {
-	if b.Logger != nil {
-		return b.Logger
-	}
-	return diag.Discard()
-}
+// discard is the logger of a Broker without one (slog.Logger is
+// immutable: one serves every call).
+var discard = diag.Discard()
 
-func toolName(ctx context.Context, t tool.Tool) string {
-	info, err := t.Info(ctx)
-	if err != nil || info == nil || info.Name == "" {
-		return "tool"
+// callLogger is the logger of one call: domain BROKER, the execution id
+// and the summary on every line. A logger that shows nothing, not even
+// L1, is not copied with them: a call without diagnostics pays nothing
+// for them.
+func (b *Broker) callLogger(ctx context.Context, id uuid.UUID, summary string) *slog.Logger {
+	if !diag.Enabled(ctx, b.Logger, diag.L1) {
+		return discard
 	}
-	return info.Name
+	return diag.For(b.Logger, diag.DomainBroker).With("execution_id", id.String(), "summary", summary)
 }

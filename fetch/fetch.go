@@ -141,6 +141,9 @@ const inputSchemaFormat = `{
   "additionalProperties": false
 }`
 
+// Name returns [Name] ([tool.Named]): the tool's name without its Info.
+func (*Fetch) Name() string { return Name }
+
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (f *Fetch) Info(context.Context) (*tool.Info, error) {
 	schema := json.RawMessage(fmt.Sprintf(inputSchemaFormat, max(int64(f.timeout/time.Second), 1), f.maxBody))

@@ -72,7 +72,9 @@ func (f *Fetch) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSON
 		f.logDecision(ctx, "prepare refused", err, p)
 		return tool.Request{}, nil, err
 	}
-	f.log.Log(ctx, diag.L2, "prepared", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+	if f.log.Enabled(ctx, diag.L2) {
+		f.log.Log(ctx, diag.L2, "prepared", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+	}
 	req := tool.Request{
 		ExecutionID:  executionID,
 		Tool:         Name,

@@ -356,3 +356,15 @@ func TestInfo(t *testing.T) {
 			schema.Type, props, schema.Required, schema.AddProps)
 	}
 }
+
+// TestNameIsInfoName: the name the broker audits (tool.Named) is the one
+// Info gives a model, whatever the options.
+func TestNameIsInfoName(t *testing.T) {
+	for _, opts := range []*Options{nil, {MaxBodyBytes: 1 << 10, Timeout: time.Second}} {
+		f := NewFetch(nil, opts)
+		info, err := f.Info(context.Background())
+		if err != nil || info.Name != f.Name() || tool.NameOf(context.Background(), f) != Name {
+			t.Errorf("Info().Name = %q (%v), Name() = %q; want both %q", info.Name, err, f.Name(), Name)
+		}
+	}
+}

@@ -33,7 +33,9 @@ func (f *Fetch) checkRedirect(p *prepared, again tool.Redecide) func(*http.Reque
 			f.logDecision(req.Context(), "redirect refused", err, p)
 			return err
 		}
-		f.log.Log(req.Context(), diag.L3, "redirect followed", "method", req.Method, "host", p.target.Host, "port", p.target.Port, "hop", len(via))
+		if f.log.Enabled(req.Context(), diag.L3) {
+			f.log.Log(req.Context(), diag.L3, "redirect followed", "method", req.Method, "host", p.target.Host, "port", p.target.Port, "hop", len(via))
+		}
 		return nil
 	}
 }

@@ -123,7 +123,9 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 		client.Transport = f.opts.Cache.transport(client.Transport, hit)
 	}
 
-	f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+	if f.log.Enabled(ctx, diag.L3) {
+		f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, f.requestError(ctx, p, err)
@@ -157,10 +159,10 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	if cerr != nil && ctx.Err() != nil {
 		return nil, f.bodyError(ctx, p, cerr) // the deadline ran out while converting
 	}
-	if r, ok := refusal.As(cerr); ok && r.Code == refusal.ContentTooComplex {
-		return nil, r // named, with the hint to ask for format raw
-	}
 	if cerr != nil {
+		if r, ok := refusal.As(cerr); ok && r.Code == refusal.ContentTooComplex {
+			return nil, r // named, with the hint to ask for format raw
+		}
 		mt, _, _ := mime.ParseMediaType(ctype)
 		if mt == "" {
 			mt = "unknown"
@@ -184,8 +186,10 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 		}
 	}
 
-	f.log.Log(ctx, diag.L2, "response", "method", p.method, "host", p.target.Host, "port", p.target.Port,
-		"status", out.Status, "bytes", out.Bytes, "body_truncated", cut, "truncated", out.Truncated)
+	if f.log.Enabled(ctx, diag.L2) {
+		f.log.Log(ctx, diag.L2, "response", "method", p.method, "host", p.target.Host, "port", p.target.Port,
+			"status", out.Status, "bytes", out.Bytes, "body_truncated", cut, "truncated", out.Truncated)
+	}
 	return &tool.Result{
 		Content:    Render(out),
 		Structured: out,

@@ -46,7 +46,9 @@ func (*Brave) Method() string { return http.MethodGet }
 // NewRequest implements [Backend].
 func (b *Brave) NewRequest(q Query) (*http.Request, error) {
 	u := b.Endpoint()
-	u.RawQuery = url.Values{"q": {q.Text}, "count": {strconv.Itoa(q.Count)}}.Encode()
+	// url.Values{"q", "count"}.Encode()'s bytes (keys sorted), without
+	// its map.
+	u.RawQuery = "count=" + strconv.Itoa(q.Count) + "&q=" + url.QueryEscape(q.Text)
 	req, err := http.NewRequest(http.MethodGet, "", nil)
 	if err != nil {
 		return nil, err

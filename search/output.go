@@ -78,6 +78,11 @@ func cut(s string, n int) string {
 // every line break) nor disguise its URL.
 func Render(out Output) string {
 	var b strings.Builder
+	n := 160 // the header and footer lines
+	for _, h := range out.Results {
+		n += len(h.Title) + len(h.URL) + len(h.Snippet) + 32
+	}
+	b.Grow(n)
 	b.WriteString("Search results from ")
 	b.WriteString(out.Backend)
 	b.WriteString(" (")

@@ -115,6 +115,9 @@ const inputSchema = `{
   "additionalProperties": false
 }`
 
+// Name returns [Name] ([tool.Named]): the tool's name without its Info.
+func (*Search) Name() string { return Name }
+
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (s *Search) Info(context.Context) (*tool.Info, error) {
 	return &tool.Info{Name: Name, Description: description, InputSchema: json.RawMessage(inputSchema)}, nil
@@ -154,7 +157,9 @@ func (s *Search) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSO
 		count = int(a.Count)
 	}
 	p := &prepared{id: executionID, query: Query{Text: a.Query, Count: count}}
-	s.log.Log(ctx, diag.L2, "prepared", "backend", s.backend.Name(), "host", s.origin.Target.Host, "port", s.origin.Target.Port, "count", count)
+	if s.log.Enabled(ctx, diag.L2) {
+		s.log.Log(ctx, diag.L2, "prepared", "backend", s.backend.Name(), "host", s.origin.Target.Host, "port", s.origin.Target.Port, "count", count)
+	}
 	return tool.Request{
 		ExecutionID:  executionID,
 		Tool:         Name,
@@ -226,7 +231,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		return nil, s.requestError(ctx, err)
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp.Body, s.opts.MaxResponseBytes)
+	body, err := readBody(resp.Body, resp.ContentLength, s.opts.MaxResponseBytes)
 	if err != nil {
 		if err == errTooLarge {
 			return nil, refusal.Newf(refusal.ResponseTooLarge, "%s: the answer is larger than %d bytes", s.who(), s.opts.MaxResponseBytes).
@@ -234,10 +239,12 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		}
 		return nil, s.requestError(ctx, err)
 	}
-	s.log.Log(ctx, diag.L2, "answer", "backend", s.backend.Name(), "host", s.origin.Target.Host, "status", resp.StatusCode,
-		"bytes", len(body), "elapsed", time.Since(start))
-	if err := statusError(s.who(), resp, time.Now()); err != nil {
-		return nil, err
+	if s.log.Enabled(ctx, diag.L2) {
+		s.log.Log(ctx, diag.L2, "answer", "backend", s.backend.Name(), "host", s.origin.Target.Host, "status", resp.StatusCode,
+			"bytes", len(body), "elapsed", time.Since(start))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 { // who is worded for a refusal only
+		return nil, statusError(s.who(), resp, time.Now())
 	}
 	hits, err := s.backend.Parse(body)
 	if err != nil {

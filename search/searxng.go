@@ -39,7 +39,9 @@ func (*SearXNG) Method() string { return http.MethodGet }
 // it answers one page, which the tool cuts at the call's count.
 func (s *SearXNG) NewRequest(q Query) (*http.Request, error) {
 	u := s.Endpoint()
-	u.RawQuery = url.Values{"q": {q.Text}, "format": {"json"}, "pageno": {"1"}}.Encode()
+	// url.Values{"q", "format", "pageno"}.Encode()'s bytes (keys
+	// sorted), without its map.
+	u.RawQuery = "format=json&pageno=1&q=" + url.QueryEscape(q.Text)
 	req, err := http.NewRequest(http.MethodGet, "", nil)
 	if err != nil {
 		return nil, err

@@ -484,3 +484,13 @@ func TestRunWithoutArtifactFailsClosed(t *testing.T) {
 		t.Errorf("res %+v err %v, %d requests; want internal_error and nothing sent", res, err, p.be.count())
 	}
 }
+
+// TestNameIsInfoName: the name the broker audits (tool.Named) is the one
+// Info gives a model.
+func TestNameIsInfoName(t *testing.T) {
+	s := search.New(nil, nil, nil)
+	info, err := s.Info(context.Background())
+	if err != nil || info.Name != s.Name() || tool.NameOf(context.Background(), s) != search.Name {
+		t.Errorf("Info().Name = %q (%v), Name() = %q; want both %q", info.Name, err, s.Name(), search.Name)
+	}
+}

@@ -45,6 +45,30 @@ type Tool interface {
 	AuditSummary(argsJSON string) string
 }
 
+// Named is implemented by a tool that tells its name without building its
+// [Info] (whose input schema is a document): the runtime names the tool of
+// every call's audit line, and [NameOf] asks it first. Name must equal
+// Info's Name.
+type Named interface {
+	Name() string
+}
+
+// NameOf returns t's name: [Named]'s when t implements it, else its
+// Info's, else "tool" (no Info, or an empty name).
+func NameOf(ctx context.Context, t Tool) string {
+	if n, ok := t.(Named); ok {
+		if name := n.Name(); name != "" {
+			return name
+		}
+		return "tool"
+	}
+	info, err := t.Info(ctx)
+	if err != nil || info == nil || info.Name == "" {
+		return "tool"
+	}
+	return info.Name
+}
+
 // GrantPair is the filesystem access a call asks for: paths to read and
 // paths to write. Nil slices mean none; a network tool's pair is empty.
 type GrantPair struct {

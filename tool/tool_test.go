@@ -51,3 +51,49 @@ func TestGrantPairEmpty(t *testing.T) {
 		t.Error("GrantPair with a read path reported empty")
 	}
 }
+
+// infoTool is a Tool whose Info says name (or fails); named adds Name.
+type infoTool struct {
+	name string
+	err  error
+}
+
+func (t infoTool) Info(context.Context) (*tool.Info, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	return &tool.Info{Name: t.name}, nil
+}
+func (infoTool) PrepareCall(context.Context, uuid.UUID, string) (tool.Request, tool.PreparedArtifact, error) {
+	return tool.Request{}, nil, nil
+}
+func (infoTool) InvokableRun(context.Context, string) (*tool.Result, error) { return nil, nil }
+func (infoTool) AuditSummary(string) string                                { return "" }
+
+type namedTool struct {
+	infoTool
+	own string
+}
+
+func (t namedTool) Name() string { return t.own }
+
+func TestNameOf(t *testing.T) {
+	cases := []struct {
+		name string
+		t    tool.Tool
+		want string
+	}{
+		{"info", infoTool{name: "fetch"}, "fetch"},
+		{"info fails", infoTool{err: errors.New("no info")}, "tool"},
+		{"info without a name", infoTool{}, "tool"},
+		{"named, not asking info", namedTool{infoTool: infoTool{err: errors.New("must not be asked")}, own: "search"}, "search"},
+		{"named empty", namedTool{infoTool: infoTool{name: "fetch"}}, "tool"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tool.NameOf(context.Background(), tc.t); got != tc.want {
+				t.Errorf("NameOf = %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
