@@ -18,6 +18,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/loopback"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
@@ -73,7 +74,7 @@ func BenchmarkExchange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := loopback.Listen(context.Background(), "127.0.0.1:0") // as ocfetch proxy listens
 	if err != nil {
 		b.Fatal(err)
 	}
