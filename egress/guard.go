@@ -87,8 +87,14 @@ func (o *Options) timeout() time.Duration {
 type Guard struct {
 	resolver Resolver
 	dial     DialFunc
-	upstream *upstreamDialer // nil: dial directly
-	logger   *slog.Logger
+	// localDial dials local mode's admitted loopback addresses: the
+	// default dialer without TCP keep-alive, which on loopback detects
+	// nothing the kernel does not report at once and costs four
+	// setsockopt(2) per connection. Nil with a custom Dial (which then
+	// dials those too).
+	localDial DialFunc
+	upstream  *upstreamDialer // nil: dial directly
+	logger    *slog.Logger
 }
 
 // NewGuard returns a Guard configured by opts (nil means all defaults).
@@ -113,6 +119,9 @@ func NewGuard(opts *Options) *Guard {
 			ControlContext: ControlContext,
 		}
 		g.dial = d.DialContext
+		ld := *d
+		ld.KeepAlive = -1
+		g.localDial = ld.DialContext
 	}
 	if o.Upstream != nil {
 		g.upstream = newUpstreamDialer(o.Upstream, o.timeout(), o.RootCAs)

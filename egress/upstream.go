@@ -248,6 +248,9 @@ func newUpstreamDialer(p *UpstreamProxy, timeout time.Duration, roots *x509.Cert
 // admitted loopback address and host is not excluded from the proxy;
 // else directly (the default dialer checking the connected address).
 func (g *Guard) dialOne(ctx context.Context, network, host, address string, admitted bool) (net.Conn, error) {
+	if admitted && g.localDial != nil {
+		return g.localDial(ctx, network, address)
+	}
 	if g.upstream == nil || admitted || g.upstream.excluded(host) {
 		return g.dial(ctx, network, address)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -71,9 +72,13 @@ func (s *Server) sniffSocks(cc *clientConn) bool {
 
 // admitTarget is the one call of the admission step for every front end
 // of the proxy (HTTP, CONNECT and SOCKS5), so that they cannot decide
-// differently.
+// differently. Each exchange is one call ([securefile.Call]): the audit
+// log's preflight and the decision check the workspace's directory once
+// and each file once, and the next exchange checks them all again (an
+// edit is seen by the next request, seed 000).
 func (s *Server) admitTarget(ctx context.Context, x *exchange) bool {
-	if err := s.audit.Preflight(); err != nil {
+	ctx = securefile.WithCall(ctx, securefile.NewCall())
+	if err := s.audit.PreflightContext(ctx); err != nil {
 		// Nothing is dialled for a call that cannot be recorded.
 		rerr, _ := refusal.As(err)
 		x.v = verdict{decidedBy: audit.ByPolicy, err: rerr}

@@ -34,7 +34,8 @@ type verdict struct {
 
 // admit decides whether the proxy may connect to t: policy.Decide as the
 // proxy front (FrontProxy: any scheme a rule covers, port 80 included),
-// with rules.json read on this call through the memo below. Without
+// within the exchange's call that ctx carries (every file checked on this
+// request, once: see [Server.admitTarget]). Without
 // Options.Ask the proxy never asks anyone: Ask is refused as not_approved
 // with the rules allow command as hint, so a target is admitted only when
 // a saved allow rule covers it — local-mode targets included — and the
@@ -44,9 +45,7 @@ type verdict struct {
 // written on the admitted port only, and never to the proxy's own port.
 func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	v := verdict{ctx: ctx, decidedBy: audit.ByPolicy}
-	args := s.scope.Args(policy.FrontProxy, o)
-	args.LoadRules = s.rules.Load
-	d := policy.Decide(ctx, args)
+	d := policy.Decide(ctx, s.scope.Args(policy.FrontProxy, o))
 	v.trustedBy = d.TrustedBy
 	switch d.Result {
 	case policy.Deny:

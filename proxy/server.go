@@ -17,7 +17,6 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/loopback"
-	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/scope"
 )
 
@@ -118,7 +117,6 @@ type Server struct {
 	runID     string
 
 	transport *http.Transport
-	rules     rules.Memo
 	sem       chan struct{} // one token per connection being served
 	refusers  chan struct{} // bounds the goroutines answering 503
 	wg        sync.WaitGroup
