@@ -148,10 +148,10 @@ func (e Entry) Validate() error {
 		}
 	}
 	if r := e.Requirement; r != nil {
-		if !isToken(string(r.Kind), "-_.") || r.Target.Port == 0 {
+		if !isToken(string(r.Kind), "-_.") || r.Target.Port() == 0 {
 			return bad("requirement needs a capability and a port")
 		}
-		if h, err := capability.NormalizeHost(r.Target.Host); err != nil || h != r.Target.Host {
+		if h, err := capability.NormalizeHost(r.Target.Host()); err != nil || h != r.Target.Host() {
 			return bad("requirement host is not a normalised host")
 		}
 	}

@@ -3,6 +3,8 @@ package capability_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ocfetch/ocfetch/capability"
@@ -65,5 +67,100 @@ func TestJSONShapes(t *testing.T) {
 				t.Errorf("json.MarshalIndent = %s; want %s", indented, want.String())
 			}
 		})
+	}
+}
+
+// TestNewTarget: the one constructor from a host and a port normalises
+// the host and refuses what does not normalise, and port 0.
+func TestNewTarget(t *testing.T) {
+	for _, tc := range []struct {
+		host    string
+		port    uint16
+		want    string
+		wantErr error
+	}{
+		{"example.com", 443, "example.com:443", nil},
+		{"EXAMPLE.com.", 443, "example.com:443", nil},
+		{"Bücher.example", 8443, "xn--bcher-kva.example:8443", nil},
+		{"[0:0::1]", 3000, "[::1]:3000", nil},
+		{"::1", 1, "[::1]:1", nil},
+		{"example.com", 0, "", capability.ErrInvalidPort},
+		{"", 443, "", capability.ErrInvalidHost},
+		{"127.1", 443, "", capability.ErrInvalidHost},
+		{"example.com:443", 443, "", capability.ErrInvalidHost},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			got, err := capability.NewTarget(tc.host, tc.port)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("NewTarget(%q, %d) = %v, %v; want error %v", tc.host, tc.port, got, err, tc.wantErr)
+			}
+			if err != nil {
+				if !got.IsZero() {
+					t.Errorf("NewTarget refused with %v; want the zero Target", got)
+				}
+				return
+			}
+			if got.String() != tc.want || got.IsZero() {
+				t.Errorf("NewTarget(%q, %d) = %v; want %s", tc.host, tc.port, got, tc.want)
+			}
+			if again := capability.MustTarget(got.Host(), got.Port()); again != got {
+				t.Errorf("MustTarget(%q, %d) = %v; want %v (a fixed point)", got.Host(), got.Port(), again, got)
+			}
+		})
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MustTarget of an invalid host did not panic")
+		}
+	}()
+	capability.MustTarget("127.1", 80)
+}
+
+// TestTargetUnmarshalJSON: decoding keeps only a target already in normal
+// form (what MarshalJSON writes round-trips); anything else is refused,
+// never normalised into another target nor kept unnormalised.
+func TestTargetUnmarshalJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    capability.Target
+		wantErr error
+	}{
+		{`{"host":"example.com","port":443}`, capability.MustTarget("example.com", 443), nil},
+		{`{"host":"::1","port":8080}`, capability.MustTarget("::1", 8080), nil},
+		{`{"port":8080,"host":"xn--bcher-kva.example"}`, capability.MustTarget("bücher.example", 8080), nil},
+		{`{"host":"","port":0}`, capability.Target{}, nil},
+		{`{}`, capability.Target{}, nil},
+		{`null`, capability.Target{}, nil},
+		{`{"host":"EXAMPLE.com","port":443}`, capability.Target{}, capability.ErrInvalidHost},
+		{`{"host":"[::1]","port":443}`, capability.Target{}, capability.ErrInvalidHost},
+		{`{"host":"bücher.example","port":443}`, capability.Target{}, capability.ErrInvalidHost},
+		{`{"host":"127.1","port":443}`, capability.Target{}, capability.ErrInvalidHost},
+		{`{"host":"","port":443}`, capability.Target{}, capability.ErrInvalidHost},
+		{`{"host":"example.com","port":0}`, capability.Target{}, capability.ErrInvalidPort},
+		{`{"host":"example.com"}`, capability.Target{}, capability.ErrInvalidPort},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			var got capability.Target
+			err := json.Unmarshal([]byte(tc.in), &got)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) || got != tc.want {
+				t.Fatalf("Unmarshal(%s) = %v, %v; want %v, %v", tc.in, got, err, tc.want, tc.wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), "example") {
+				t.Errorf("error %q quotes the host", err)
+			}
+			if err == nil {
+				back, _ := json.Marshal(got)
+				var again capability.Target
+				if err := json.Unmarshal(back, &again); err != nil || again != got {
+					t.Errorf("round trip of %s = %v, %v; want %v", back, again, err, got)
+				}
+			}
+		})
+	}
+	var r capability.Requirement
+	err := json.Unmarshal([]byte(`{"capability":"network","target":{"host":"example.com","port":70000}}`), &r)
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field != "target.port" {
+		t.Errorf("Unmarshal of port 70000 = %v; want an UnmarshalTypeError naming target.port", err)
 	}
 }

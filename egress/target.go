@@ -24,8 +24,8 @@ func WithTarget(ctx context.Context, t *capability.Target) context.Context {
 // normalizedHost is rawHost normalised: the carried target's host when
 // rawHost and port are exactly it ([WithTarget]), else NormalizeHost's.
 func normalizedHost(ctx context.Context, rawHost string, port uint16) (string, error) {
-	if t, ok := ctx.Value(targetKey{}).(*capability.Target); ok && t != nil && t.Host != "" && t.Host == rawHost && t.Port == port {
-		return t.Host, nil
+	if t, ok := ctx.Value(targetKey{}).(*capability.Target); ok && t != nil && t.Host() != "" && t.Host() == rawHost && t.Port() == port {
+		return t.Host(), nil
 	}
 	return capability.NormalizeHost(rawHost)
 }

@@ -70,10 +70,10 @@ type parsedRequest struct {
 // summary is the audit summary: "<METHOD> <host>", never a path or query.
 // A request whose target could not be parsed reads "GET -".
 func (p parsedRequest) summary() string {
-	if p.target.Host == "" {
+	if p.target.Host() == "" {
 		return p.method + " -"
 	}
-	return p.method + " " + p.target.Host
+	return p.method + " " + p.target.Host()
 }
 
 // parseRequest validates a request head read by the proxy and returns its
@@ -147,8 +147,8 @@ func parseTarget(hostport string, defaultPort uint16) (capability.Target, error)
 	if err != nil {
 		return t, err
 	}
-	if h, err := capability.NormalizeHost(t.Host); err != nil || h != t.Host {
-		return capability.Target{}, fmt.Errorf("%w: %q is not in normal form", capability.ErrInvalidHost, safetext.Short(t.Host))
+	if h, err := capability.NormalizeHost(t.Host()); err != nil || h != t.Host() {
+		return capability.Target{}, fmt.Errorf("%w: %q is not in normal form", capability.ErrInvalidHost, safetext.Short(t.Host()))
 	}
 	return t, nil
 }
@@ -201,7 +201,7 @@ func (p parsedRequest) origin() capability.Origin {
 // hostHeader is the Host header for target: the host, bracketed if IPv6,
 // with the port unless it is http's 80.
 func hostHeader(t capability.Target) string {
-	if t.Port == 80 {
+	if t.Port() == 80 {
 		return t.HostString()
 	}
 	return t.String()
