@@ -25,7 +25,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // entry returns a valid entry identified by writer id and sequence i.
 func entry(id string, i int) audit.Entry {
-	req := capability.Network(capability.Target{Host: "example.com", Port: 443})
+	req := capability.Network(capability.MustTarget("example.com", 443))
 	return audit.Entry{
 		Time:        t0.Add(time.Duration(i) * time.Millisecond),
 		ExecutionID: fmt.Sprintf("%s-%d", id, i),
@@ -140,8 +140,7 @@ func TestValidate(t *testing.T) {
 		{"rule with a path", func(e *audit.Entry) { e.Rule = "allow example.com/" + secret }},
 		{"rule without decision", func(e *audit.Entry) { e.Rule = "example.com:443" }},
 		{"rule with another verb", func(e *audit.Entry) { e.Rule = "ask example.com:443" }},
-		{"requirement unnormalised", func(e *audit.Entry) { e.Requirement.Target.Host = "EXAMPLE.com" }},
-		{"requirement without port", func(e *audit.Entry) { e.Requirement.Target.Port = 0 }},
+		{"requirement without target", func(e *audit.Entry) { e.Requirement.Target = capability.Target{} }},
 		{"no time", func(e *audit.Entry) { e.Time = time.Time{} }},
 		{"no execution id", func(e *audit.Entry) { e.ExecutionID = "" }},
 		{"execution id with space", func(e *audit.Entry) { e.ExecutionID = "a b" }},
@@ -190,7 +189,7 @@ func TestValidate(t *testing.T) {
 		{"empty summary", func(e *audit.Entry) { e.Summary = "" }},
 		{"IPv6 summary and rule", func(e *audit.Entry) {
 			e.Summary, e.Rule = "GET [::1]", "allow [::1]:8080"
-			e.Requirement.Target = capability.Target{Host: "::1", Port: 8080}
+			e.Requirement.Target = capability.MustTarget("::1", 8080)
 		}},
 		{"wildcard rule", func(e *audit.Entry) { e.Rule = "deny *.example.com:443" }},
 		{"trusted by --trust-root", func(e *audit.Entry) { e.TrustedBy = audit.TrustedByTrustRoot }},

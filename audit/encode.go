@@ -37,9 +37,9 @@ func marshalLine(b []byte, e *Entry) ([]byte, error) {
 		b = append(b, `,"requirement":{"capability":`...)
 		b = appendString(b, string(r.Kind))
 		b = append(b, `,"target":{"host":`...)
-		b = appendString(b, r.Target.Host)
+		b = appendString(b, r.Target.Host())
 		b = append(b, `,"port":`...)
-		b = strconv.AppendUint(b, uint64(r.Target.Port), 10)
+		b = strconv.AppendUint(b, uint64(r.Target.Port()), 10)
 		b = append(b, "}}"...)
 	}
 	b = append(b, `,"decision":`...)
@@ -93,7 +93,7 @@ func plainEntry(e *Entry) bool {
 		printable(string(e.Decision)) && printable(string(e.DecidedBy)) && printable(e.Rule) &&
 		printable(e.Outcome) && printable(e.RunID) && printable(e.TrustedBy)
 	if r := e.Requirement; ok && r != nil {
-		ok = printable(string(r.Kind)) && printable(r.Target.Host)
+		ok = printable(string(r.Kind)) && printable(r.Target.Host())
 	}
 	return ok
 }

@@ -19,8 +19,14 @@ import (
 // the encoder does not rely on Validate).
 func TestMarshalLineIsJSONMarshal(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 3, 4, 5, 123456000, time.UTC)
+	// A requirement's target is one NewTarget builds (the type admits no
+	// other), or the zero Target where host and port do not make one.
 	req := func(host string, port uint16) *capability.Requirement {
-		r := capability.Network(capability.Target{Host: host, Port: port})
+		target, err := capability.NewTarget(host, port)
+		if err != nil {
+			target = capability.Target{}
+		}
+		r := capability.Network(target)
 		return &r
 	}
 	full := Entry{
@@ -84,7 +90,8 @@ func TestMarshalLineIsJSONMarshal(t *testing.T) {
 			RunID: str(), TrustedBy: str(),
 		}
 		if rng.IntN(2) == 0 {
-			e.Requirement = req(str(), uint16(rng.UintN(1<<16)))
+			hosts := []string{"example.com", "::1", "127.0.0.1", "bücher.example", str()}
+			e.Requirement = req(hosts[rng.IntN(len(hosts))], uint16(rng.UintN(1<<16)))
 			e.Requirement.Kind = capability.Kind(str())
 		}
 		if rng.IntN(2) == 0 {
@@ -121,9 +128,11 @@ func checkMarshalLine(t *testing.T, e Entry) {
 	}
 }
 
-// TestMarshalLineKnowsEveryField fails when a field is added to Entry,
-// capability.Requirement or capability.Target (or a tag changes): write
-// it in marshalLine, then list it here.
+// TestMarshalLineKnowsEveryField fails when a field is added to Entry or
+// capability.Requirement (or a tag changes), or to capability.Target,
+// which encodes itself (MarshalJSON, compared byte for byte with
+// marshalLine by TestMarshalLineIsJSONMarshal): write it in marshalLine,
+// then list it here.
 func TestMarshalLineKnowsEveryField(t *testing.T) {
 	cases := []struct {
 		typ  reflect.Type
@@ -133,8 +142,20 @@ func TestMarshalLineKnowsEveryField(t *testing.T) {
 			"decision", "decided_by", "rule,omitempty", "outcome", "status,omitempty", "bytes", "duration_ms",
 			"bytes_up,omitempty", "bytes_down,omitempty", "run_id,omitempty", "trusted_by,omitempty"}},
 		{reflect.TypeFor[capability.Requirement](), []string{"capability", "target", "-", "-"}},
-		{reflect.TypeFor[capability.Target](), []string{"host", "port"}},
 	}
+	t.Run("Target", func(t *testing.T) {
+		typ := reflect.TypeFor[capability.Target]()
+		var got []string
+		for f := range typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if diff := cmp.Diff([]string{"host", "port"}, got); diff != "" {
+			t.Errorf("capability.Target's fields changed (-marshalLine writes +the type has):\n%s", diff)
+		}
+		if _, ok := typ.MethodByName("MarshalJSON"); !ok {
+			t.Errorf("capability.Target no longer encodes itself: marshalLine writes {host, port} as its MarshalJSON did")
+		}
+	})
 	for _, tc := range cases {
 		t.Run(tc.typ.Name(), func(t *testing.T) {
 			var got []string
@@ -155,7 +176,7 @@ func TestMarshalLineKnowsEveryField(t *testing.T) {
 
 // BenchmarkMarshalLine is the encoding of one line, beside json.Marshal.
 func BenchmarkMarshalLine(b *testing.B) {
-	r := capability.Network(capability.Target{Host: "example.com", Port: 443})
+	r := capability.Network(capability.MustTarget("example.com", 443))
 	e := Entry{Time: time.Now().UTC(), ExecutionID: "7d7c4a4e-6d3f-4a53-9d1c-0c6f0e0f1a2b", Tool: "fetch",
 		Summary: "GET example.com", Requirement: &r, Decision: DecisionAllow, DecidedBy: ByRule,
 		Rule: "allow example.com:443", Outcome: OutcomeOK, Status: 200, Bytes: 10240, DurationMS: 3}

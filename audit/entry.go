@@ -103,7 +103,8 @@ const (
 //     most 300 bytes and contains none of / ? # @ & = % \, so no URL, path,
 //     query, userinfo or form body can hide in it;
 //   - Rule is empty or "allow HOST:PORT" / "deny HOST:PORT";
-//   - Requirement, if set, has a normalised host and a port;
+//   - Requirement, if set, has a capability and a target (a non-zero
+//     capability.Target, normalised by construction);
 //   - Tool, ExecutionID, Outcome and RunID (if set) are short tokens; Decision and
 //     DecidedBy are from the lists above; Status is 0 or 100–999; counts
 //     are not negative; Time is set.
@@ -148,11 +149,11 @@ func (e Entry) Validate() error {
 		}
 	}
 	if r := e.Requirement; r != nil {
-		if !isToken(string(r.Kind), "-_.") || r.Target.Port == 0 {
+		// A non-zero capability.Target is normalised by construction
+		// (its fields are unexported, its JSON decoding refuses a host
+		// not in normal form): its host is not normalised again here.
+		if !isToken(string(r.Kind), "-_.") || r.Target.IsZero() {
 			return bad("requirement needs a capability and a port")
-		}
-		if h, err := capability.NormalizeHost(r.Target.Host); err != nil || h != r.Target.Host {
-			return bad("requirement host is not a normalised host")
 		}
 	}
 	if !isToken(e.Outcome, "_") || strings.ToLower(e.Outcome) != e.Outcome {

@@ -21,7 +21,7 @@ func FuzzEveryNormalHostIsASummary(f *testing.F) {
 		if err != nil {
 			return
 		}
-		req := capability.Network(capability.Target{Host: host, Port: 443})
+		req := capability.Network(capability.MustTarget(host, 443))
 		for _, summary := range []string{"GET " + host, "CONNECT " + host} {
 			e := audit.Entry{
 				Time: time.Unix(1, 0), ExecutionID: "id", Tool: "proxy", Summary: summary,

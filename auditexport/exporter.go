@@ -383,7 +383,7 @@ func record(e audit.Entry) otellog.Record {
 	}
 	if q := e.Requirement; q != nil {
 		attrs = append(attrs, attribute.String("ocfetch.capability", string(q.Kind)),
-			attribute.String("server.address", q.Target.Host), attribute.Int("server.port", int(q.Target.Port)))
+			attribute.String("server.address", q.Target.Host()), attribute.Int("server.port", int(q.Target.Port())))
 	}
 	if e.Status != 0 {
 		attrs = append(attrs, attribute.Int("http.response.status_code", e.Status))

@@ -87,7 +87,7 @@ func attrs(rec *logsv1.LogRecord) map[string]any {
 }
 
 func entry(i int) audit.Entry {
-	req := capability.Network(capability.Target{Host: "example.com", Port: 443})
+	req := capability.Network(capability.MustTarget("example.com", 443))
 	return audit.Entry{
 		Time: time.Date(2026, 12, 1, 20, 0, i, 0, time.UTC), ExecutionID: "id-" + string(rune('a'+i%26)),
 		Tool: "fetch", Summary: "GET example.com", Requirement: &req,

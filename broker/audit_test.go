@@ -106,7 +106,7 @@ func TestPending(t *testing.T) {
 		if ask != want || ft.ran != 0 {
 			t.Errorf("Pending(%s) = %v (ran %d); want %v, nothing run", target, ask, ft.ran, want)
 		}
-		if ask && (req.Requirement.Target.Host != target || req.Tool != "fake") {
+		if ask && (req.Requirement.Target.Host() != target || req.Tool != "fake") {
 			t.Errorf("Pending(%s) asks %+v", target, req)
 		}
 	}

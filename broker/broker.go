@@ -364,7 +364,7 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 	case Always:
 		rule := rules.Rule{
 			Capability: need.Kind,
-			Target:     rules.RuleTarget{Schema: capability.TargetSchemaV1, Host: need.Target.Host, Port: need.Target.Port},
+			Target:     rules.RuleTarget{Schema: capability.TargetSchemaV1, Host: need.Target.Host(), Port: need.Target.Port()},
 			Decision:   rules.Allow,
 		}
 		ruleText := rule.String()

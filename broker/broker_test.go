@@ -77,7 +77,7 @@ func (f *fakeTool) AuditSummary(argsJSON string) string {
 	if err != nil {
 		return "FAKE <invalid host>"
 	}
-	return "FAKE " + t.Host
+	return "FAKE " + t.Host()
 }
 
 func addRule(t *testing.T, ws workspace.Workspace, host string, port uint16, d rules.Decision) {
@@ -233,7 +233,7 @@ func TestAlwaysSavesRule(t *testing.T) {
 		t.Fatalf("first call: %s", res.Content)
 	}
 	want := broker.ApprovalRequest{Tool: "fake", Summary: "FAKE xn--bcher-kva.example",
-		Requirement: capability.Network(capability.Target{Host: "xn--bcher-kva.example", Port: 443}), Profile: risk.Standard}
+		Requirement: capability.Network(capability.MustTarget("xn--bcher-kva.example", 443)), Profile: risk.Standard}
 	if diff := cmp.Diff([]broker.ApprovalRequest{want}, asked); diff != "" {
 		t.Errorf("approval requests (-want +got):\n%s", diff)
 	}
@@ -295,7 +295,7 @@ func TestCorruptRulesFailClosed(t *testing.T) {
 
 func TestTerminalApprover(t *testing.T) {
 	req := broker.ApprovalRequest{Tool: "fetch", Summary: "GET example.com",
-		Requirement: capability.Network(capability.Target{Host: "example.com", Port: 443})}
+		Requirement: capability.Network(capability.MustTarget("example.com", 443))}
 	tests := []struct {
 		input string
 		want  broker.Answer
@@ -391,9 +391,9 @@ func TestApprovalDecidesAgain(t *testing.T) {
 		want       tool.Admission
 	}{
 		{"public, nothing changed", "example.com", func(*testing.T, workspace.Workspace) {}, "",
-			tool.Admission{Target: capability.Target{Host: "example.com", Port: 443}}},
+			tool.Admission{Target: capability.MustTarget("example.com", 443)}},
 		{"local, nothing changed", "localhost:3000", func(*testing.T, workspace.Workspace) {}, "",
-			tool.Admission{Target: capability.Target{Host: "localhost", Port: 3000}, LoopbackPort: 3000}},
+			tool.Admission{Target: capability.MustTarget("localhost", 3000), LoopbackPort: 3000}},
 		{"local, port revoked while asking", "localhost:3000",
 			func(t *testing.T, ws workspace.Workspace) { testws.Write(t, ws, testws.Spec{LocalPorts: []uint16{}}) },
 			refusal.LocalPortNotAllowed, tool.Admission{}},

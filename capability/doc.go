@@ -10,9 +10,9 @@
 // dialer can never disagree about which host a URL names.
 //
 //	target, err := capability.ParseTarget("Bücher.example.", 443)
-//	// target.Host == "xn--bcher-kva.example", target.Port == 443
+//	// target.Host() == "xn--bcher-kva.example", target.Port() == 443
 //	p, _ := capability.ParseHostPattern("*.example")
-//	p.Match(target.Host) // true: a subdomain
+//	p.Match(target.Host()) // true: a subdomain
 //
 // This package is pure policy: it does no I/O and does not import net/http.
 package capability

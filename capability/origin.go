@@ -73,13 +73,13 @@ func ParseOrigin(scheme, hostname, port string) (Origin, error) {
 	if err != nil {
 		return Origin{}, err
 	}
-	o := Origin{Scheme: scheme, Target: Target{Host: host, Port: def}}
+	o := Origin{Scheme: scheme, Target: Target{host: host, port: def}}
 	if port != "" {
 		p, err := ParsePort(port)
 		if err != nil {
 			return Origin{}, fmt.Errorf("%w: %v", ErrInvalidPort, err)
 		}
-		o.Target.Port, o.PortWritten = p, true
+		o.Target.port, o.PortWritten = p, true
 	}
 	return o, nil
 }
@@ -92,7 +92,7 @@ func OriginOf(u *url.URL) (Origin, error) {
 }
 
 // IsLocal reports whether o's host is one of local mode's three hosts.
-func (o Origin) IsLocal() bool { return IsLocalHost(o.Target.Host) }
+func (o Origin) IsLocal() bool { return IsLocalHost(o.Target.host) }
 
 // Host returns the URL authority of o: the host, bracketed when IPv6,
 // with the port when it was written ("[::1]:3000", "example.com").

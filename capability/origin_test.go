@@ -16,13 +16,13 @@ func TestOriginOf(t *testing.T) {
 		str     string
 		wantErr error
 	}{
-		{"https://Example.COM./x?q", capability.Origin{Scheme: "https", Target: capability.Target{Host: "example.com", Port: 443}}, "https://example.com", nil},
-		{"https://example.com:443/", capability.Origin{Scheme: "https", Target: capability.Target{Host: "example.com", Port: 443}, PortWritten: true}, "https://example.com:443", nil},
-		{"http://example.com/", capability.Origin{Scheme: "http", Target: capability.Target{Host: "example.com", Port: 80}}, "http://example.com", nil},
-		{"http://[0:0::1]:3000/", capability.Origin{Scheme: "http", Target: capability.Target{Host: "::1", Port: 3000}, PortWritten: true}, "http://[::1]:3000", nil},
-		{"https://[2606:4700::1111]/", capability.Origin{Scheme: "https", Target: capability.Target{Host: "2606:4700::1111", Port: 443}}, "https://[2606:4700::1111]", nil},
+		{"https://Example.COM./x?q", capability.Origin{Scheme: "https", Target: capability.MustTarget("example.com", 443)}, "https://example.com", nil},
+		{"https://example.com:443/", capability.Origin{Scheme: "https", Target: capability.MustTarget("example.com", 443), PortWritten: true}, "https://example.com:443", nil},
+		{"http://example.com/", capability.Origin{Scheme: "http", Target: capability.MustTarget("example.com", 80)}, "http://example.com", nil},
+		{"http://[0:0::1]:3000/", capability.Origin{Scheme: "http", Target: capability.MustTarget("::1", 3000), PortWritten: true}, "http://[::1]:3000", nil},
+		{"https://[2606:4700::1111]/", capability.Origin{Scheme: "https", Target: capability.MustTarget("2606:4700::1111", 443)}, "https://[2606:4700::1111]", nil},
 		{"ftp://example.com/", capability.Origin{}, "", capability.ErrInvalidScheme},
-		{"http://localhost:/", capability.Origin{Scheme: "http", Target: capability.Target{Host: "localhost", Port: 80}}, "http://localhost", nil},
+		{"http://localhost:/", capability.Origin{Scheme: "http", Target: capability.MustTarget("localhost", 80)}, "http://localhost", nil},
 		{"http://localhost:0/", capability.Origin{}, "", capability.ErrInvalidPort},
 		{"http://localhost:03000/", capability.Origin{}, "", capability.ErrInvalidPort},
 		{"http://127.1:3000/", capability.Origin{}, "", capability.ErrInvalidHost},

@@ -32,7 +32,7 @@ func ParseHostPattern(s string) (HostPattern, error) {
 		if err != nil {
 			return HostPattern{}, err
 		}
-		if strings.Contains(h, "*") || !strings.Contains(h, ".") || (Target{Host: h}).IsIP() {
+		if strings.Contains(h, "*") || !strings.Contains(h, ".") || (Target{host: h}).IsIP() {
 			return HostPattern{}, fmt.Errorf("%w: wildcard %q must name a domain with at least two labels", ErrInvalidHost, safetext.Short(s))
 		}
 		if ps, _ := publicsuffix.PublicSuffix(h); ps == h {

@@ -20,31 +20,81 @@ const KindNetwork Kind = "network"
 // rules files and audit lines.
 const TargetSchemaV1 = "network.target.v1"
 
-// Target is a normalised network target: Host is the output of
-// [NormalizeHost] (never bracketed), Port is 1–65535.
+// Target is a normalised network target: its host is the output of
+// [NormalizeHost] (never bracketed, a fixed point of NormalizeHost), its
+// port 1–65535. The fields are unexported so that the type proves it: the
+// only non-zero Targets are those [NewTarget], [ParseTarget],
+// [ParseOrigin] / [OriginOf] and [Target.UnmarshalJSON] built, each
+// normalising the host once, so nothing downstream (the rules, the guard,
+// the audit line) normalises it again. The zero Target names nothing (no
+// host, port 0): check [Target.IsZero] where one may be absent.
+//
+// Its JSON is {"host": "example.com", "port": 443}, as when the fields
+// were exported; decoding it normalises or refuses ([Target.UnmarshalJSON]).
 type Target struct {
-	Host string `json:"host"`
-	Port uint16 `json:"port"`
+	host string
+	port uint16
 }
+
+// NewTarget returns the target (host, port) with host normalised by
+// [NormalizeHost]. A host that does not normalise is refused with its
+// error (wrapping [ErrInvalidHost]); port 0 is refused with an error
+// wrapping [ErrInvalidPort]. A host that is already normal is returned as
+// it is.
+func NewTarget(host string, port uint16) (Target, error) {
+	if port == 0 {
+		return Target{}, fmt.Errorf("%w: port 0 is not 1–65535", ErrInvalidPort)
+	}
+	h, err := NormalizeHost(host)
+	if err != nil {
+		return Target{}, err
+	}
+	return Target{host: h, port: port}, nil
+}
+
+// MustTarget is [NewTarget] for hosts and ports known to be valid (tests,
+// constants): it panics if NewTarget returns an error. Never call it on
+// input from a user, a file or the network.
+func MustTarget(host string, port uint16) Target {
+	t, err := NewTarget(host, port)
+	if err != nil {
+		panic("capability.MustTarget: " + err.Error())
+	}
+	return t
+}
+
+// Host returns the normalised host: [NormalizeHost]'s output, never
+// bracketed ("::1", "xn--bcher-kva.example"); "" for the zero Target.
+func (t Target) Host() string { return t.host }
+
+// Port returns the port, 1–65535; 0 for the zero Target.
+func (t Target) Port() uint16 { return t.port }
+
+// IsZero reports whether t is the zero Target, which names nothing.
+func (t Target) IsZero() bool { return t == Target{} }
+
+// Equal reports whether t and u are the same target (as t == u does); it
+// lets go-cmp compare values that hold a Target.
+func (t Target) Equal(u Target) bool { return t == u }
 
 // String returns host:port, with an IPv6 host bracketed ("[::1]:8080").
 func (t Target) String() string {
-	return net.JoinHostPort(t.Host, strconv.Itoa(int(t.Port)))
+	return net.JoinHostPort(t.host, strconv.Itoa(int(t.port)))
 }
 
 // HostString returns the host as a URL or a host:port writes it: an IPv6
 // host bracketed ("[::1]"), any other host as is. It is the one IPv6
 // bracketing; [Target.String] adds the port.
 func (t Target) HostString() string {
-	if strings.IndexByte(t.Host, ':') >= 0 {
-		return "[" + t.Host + "]"
+	if strings.IndexByte(t.host, ':') >= 0 {
+		return "[" + t.host + "]"
 	}
-	return t.Host
+	return t.host
 }
 
 // IsIP reports whether the target's host is an IP literal.
 func (t Target) IsIP() bool {
-	_, err := netip.ParseAddr(t.Host)
+	_, err := netip.ParseAddr(t.host)
 	return err == nil
 }
 
@@ -154,5 +204,5 @@ func ParseTarget(hostport string, defaultPort uint16) (Target, error) {
 	if port == 0 {
 		return Target{}, fmt.Errorf("no port given")
 	}
-	return Target{Host: h, Port: port}, nil
+	return Target{host: h, port: port}, nil
 }

@@ -19,16 +19,16 @@ func TestParseTarget(t *testing.T) {
 		wantErr     bool
 		invalidHost bool // the error wraps ErrInvalidHost
 	}{
-		{"name, default port", "example.com", 443, capability.Target{Host: "example.com", Port: 443}, false, false},
-		{"name with port", "example.com:8080", 443, capability.Target{Host: "example.com", Port: 8080}, false, false},
-		{"name normalised", "EXAMPLE.com.:443", 80, capability.Target{Host: "example.com", Port: 443}, false, false},
-		{"IDNA name", "Bücher.example:443", 0, capability.Target{Host: "xn--bcher-kva.example", Port: 443}, false, false},
-		{"IPv4 with port", "1.2.3.4:80", 443, capability.Target{Host: "1.2.3.4", Port: 80}, false, false},
-		{"bracketed IPv6 with port", "[::1]:8080", 443, capability.Target{Host: "::1", Port: 8080}, false, false},
-		{"bracketed IPv6, default port", "[::1]", 443, capability.Target{Host: "::1", Port: 443}, false, false},
-		{"bare IPv6, default port", "::1", 443, capability.Target{Host: "::1", Port: 443}, false, false},
-		{"uncompressed IPv6", "[0:0:0:0:0:0:0:1]:1", 443, capability.Target{Host: "::1", Port: 1}, false, false},
-		{"highest port", "example.com:65535", 443, capability.Target{Host: "example.com", Port: 65535}, false, false},
+		{"name, default port", "example.com", 443, capability.MustTarget("example.com", 443), false, false},
+		{"name with port", "example.com:8080", 443, capability.MustTarget("example.com", 8080), false, false},
+		{"name normalised", "EXAMPLE.com.:443", 80, capability.MustTarget("example.com", 443), false, false},
+		{"IDNA name", "Bücher.example:443", 0, capability.MustTarget("xn--bcher-kva.example", 443), false, false},
+		{"IPv4 with port", "1.2.3.4:80", 443, capability.MustTarget("1.2.3.4", 80), false, false},
+		{"bracketed IPv6 with port", "[::1]:8080", 443, capability.MustTarget("::1", 8080), false, false},
+		{"bracketed IPv6, default port", "[::1]", 443, capability.MustTarget("::1", 443), false, false},
+		{"bare IPv6, default port", "::1", 443, capability.MustTarget("::1", 443), false, false},
+		{"uncompressed IPv6", "[0:0:0:0:0:0:0:1]:1", 443, capability.MustTarget("::1", 1), false, false},
+		{"highest port", "example.com:65535", 443, capability.MustTarget("example.com", 65535), false, false},
 
 		{"empty port", "example.com:", 443, capability.Target{}, true, false},
 		{"empty port after brackets", "[::1]:", 443, capability.Target{}, true, false},
@@ -113,9 +113,9 @@ func TestTargetString(t *testing.T) {
 		want   string
 		isIP   bool
 	}{
-		{capability.Target{Host: "example.com", Port: 443}, "example.com:443", false},
-		{capability.Target{Host: "::1", Port: 8080}, "[::1]:8080", true},
-		{capability.Target{Host: "127.0.0.1", Port: 3000}, "127.0.0.1:3000", true},
+		{capability.MustTarget("example.com", 443), "example.com:443", false},
+		{capability.MustTarget("::1", 8080), "[::1]:8080", true},
+		{capability.MustTarget("127.0.0.1", 3000), "127.0.0.1:3000", true},
 	}
 	for _, tc := range tests {
 		if got := tc.target.String(); got != tc.want {
@@ -133,7 +133,7 @@ func TestTargetString(t *testing.T) {
 }
 
 func TestRequirement(t *testing.T) {
-	r := capability.Network(capability.Target{Host: "example.com", Port: 443})
+	r := capability.Network(capability.MustTarget("example.com", 443))
 	if got, want := r.String(), "network example.com:443"; got != want {
 		t.Errorf("String() = %q; want %q", got, want)
 	}

@@ -169,7 +169,7 @@ func TestClientBoundsResponseHeaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, port := loopbackServer(t, headerFlood(tc.sent))
 			client := newClient(t, &Options{Resolver: failResolver{t}, MaxResponseHeaderBytes: tc.limit})
-			ctx := WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port})
+			ctx := WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", port))
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(int(port))+"/", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -201,10 +201,10 @@ func TestClientLocalMode(t *testing.T) {
 		ctx     context.Context
 		wantErr bool
 	}{
-		{"http://localhost:" + ps + "/", WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: port}), false},
-		{"http://127.0.0.1:" + ps + "/", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), false},
+		{"http://localhost:" + ps + "/", WithLoopback(context.Background(), capability.MustTarget("localhost", port)), false},
+		{"http://127.0.0.1:" + ps + "/", WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", port)), false},
 		{"http://localhost:" + ps + "/", context.Background(), true},
-		{"http://127.0.0.1:" + ps + "/", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port + 1}), true},
+		{"http://127.0.0.1:" + ps + "/", WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", port+1)), true},
 	} {
 		t.Run(tc.url, func(t *testing.T) {
 			req, err := http.NewRequestWithContext(tc.ctx, http.MethodGet, tc.url, nil)

@@ -26,7 +26,7 @@
 //	resp, err := client.Do(req) // refused unless every address of the host is public
 //
 //	// policy.Decide admitted localhost:3000 (Decision.LoopbackPort):
-//	req = req.WithContext(egress.WithLoopback(req.Context(), capability.Target{Host: "localhost", Port: 3000}))
+//	req = req.WithContext(egress.WithLoopback(req.Context(), capability.MustTarget("localhost", 3000)))
 //
 //	// The egress proxy dials upstreams through the same check:
 //	guard := egress.NewGuard(nil)

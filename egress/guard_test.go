@@ -322,7 +322,7 @@ func TestLoopbackAdmission(t *testing.T) {
 	other := newCountingListener(t)
 	ps := strconv.Itoa(int(port))
 	admit := func(host string) context.Context {
-		return WithLoopback(context.Background(), capability.Target{Host: host, Port: port})
+		return WithLoopback(context.Background(), capability.MustTarget(host, port))
 	}
 	for _, tc := range []struct {
 		name    string
@@ -335,9 +335,9 @@ func TestLoopbackAdmission(t *testing.T) {
 		{"localhost admitted", admit("localhost"), "tcp", "localhost:" + ps, ""},
 		{"LOCALHOST. admitted", admit("localhost"), "tcp", "LOCALHOST.:" + ps, ""},
 		{"::1 dials ::1 only, never the IPv4 listener", admit("::1"), "tcp", "[::1]:" + ps, refusal.ConnectionFailed},
-		{"admitted 127.0.0.1, written 127.0.0.1", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), "tcp", "127.0.0.1:" + ps, ""},
-		{"admitted 127.0.0.1, dialed localhost", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
-		{"admitted ::1, dialed 127.0.0.1", WithLoopback(context.Background(), capability.Target{Host: "::1", Port: port}), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
+		{"admitted 127.0.0.1, written 127.0.0.1", WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", port)), "tcp", "127.0.0.1:" + ps, ""},
+		{"admitted 127.0.0.1, dialed localhost", WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", port)), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
+		{"admitted ::1, dialed 127.0.0.1", WithLoopback(context.Background(), capability.MustTarget("::1", port)), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 		{"tcp4 localhost admitted", admit("localhost"), "tcp4", "localhost:" + ps, ""},
 		{"no admission", context.Background(), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 		{"localhost, no admission", context.Background(), "tcp", "localhost:" + ps, refusal.AddressNotPublic},
@@ -346,7 +346,7 @@ func TestLoopbackAdmission(t *testing.T) {
 		{"127.0.0.2 is not local mode", admit("127.0.0.1"), "tcp", "127.0.0.2:" + ps, refusal.AddressNotPublic},
 		{"mapped loopback is not local mode", admit("127.0.0.1"), "tcp", "[::ffff:127.0.0.1]:" + ps, refusal.AddressNotPublic},
 		{"0.0.0.0 is not local mode", admit("127.0.0.1"), "tcp", "0.0.0.0:" + ps, refusal.AddressNotPublic},
-		{"port 0 admits nothing", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1"}), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
+		{"the zero target admits nothing", WithLoopback(context.Background(), capability.Target{}), "tcp", "127.0.0.1:" + ps, refusal.AddressNotPublic},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewGuard(&Options{Resolver: failResolver{t}})
@@ -406,7 +406,7 @@ func TestLoopbackFallsBackToIPv6(t *testing.T) {
 			return d.DialContext(ctx, network, address)
 		},
 	})
-	conn, err := g.DialContext(WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: port}), "tcp", "localhost:"+strconv.Itoa(int(port)))
+	conn, err := g.DialContext(WithLoopback(context.Background(), capability.MustTarget("localhost", port)), "tcp", "localhost:"+strconv.Itoa(int(port)))
 	if err != nil {
 		t.Fatalf("DialContext: %v", err)
 	}
@@ -574,10 +574,9 @@ func TestLoopback(t *testing.T) {
 		ok   bool
 	}{
 		{"nothing", context.Background(), capability.Target{}, false},
-		{"localhost:8080", WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: 8080}), capability.Target{Host: "localhost", Port: 8080}, true},
-		{"port 0", WithLoopback(context.Background(), capability.Target{Host: "localhost"}), capability.Target{Host: "localhost"}, false},
-		{"not a local host", WithLoopback(context.Background(), capability.Target{Host: "127.0.0.2", Port: 8080}), capability.Target{Host: "127.0.0.2", Port: 8080}, false},
-		{"no host", WithLoopback(context.Background(), capability.Target{Port: 8080}), capability.Target{Port: 8080}, false},
+		{"localhost:8080", WithLoopback(context.Background(), capability.MustTarget("localhost", 8080)), capability.MustTarget("localhost", 8080), true},
+		{"the zero target", WithLoopback(context.Background(), capability.Target{}), capability.Target{}, false},
+		{"not a local host", WithLoopback(context.Background(), capability.MustTarget("127.0.0.2", 8080)), capability.MustTarget("127.0.0.2", 8080), false},
 	} {
 		if got, ok := Loopback(tc.ctx); got != tc.want || ok != tc.ok {
 			t.Errorf("%s: Loopback = %v, %t; want %v, %t", tc.name, got, ok, tc.want, tc.ok)
@@ -606,7 +605,7 @@ func TestDialLogsOneLinePerDecision(t *testing.T) {
 	}
 	conn.Close()
 	_, _ = g.DialContext(context.Background(), "tcp", "nx.test:443")
-	conn, err = g.DialContext(WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: 3000}), "tcp", "localhost:3000")
+	conn, err = g.DialContext(WithLoopback(context.Background(), capability.MustTarget("localhost", 3000)), "tcp", "localhost:3000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -716,7 +715,7 @@ func TestLoopbackDialsTheAddressWritten(t *testing.T) {
 					return nil, errors.New("refused by the recording dialer")
 				},
 			})
-			target := capability.Target{Host: tc.host, Port: port}
+			target := capability.MustTarget(tc.host, port)
 			_, err := g.DialContext(WithLoopback(context.Background(), target), "tcp", target.String())
 			wantRefusal(t, err, refusal.ConnectionFailed)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -741,7 +740,7 @@ func TestLoopbackOtherFamilyNeverReached(t *testing.T) {
 		t.Skipf("port %d is taken on 127.0.0.1", port)
 	}
 	g := NewGuard(&Options{Resolver: failResolver{t}})
-	target := capability.Target{Host: "127.0.0.1", Port: port}
+	target := capability.MustTarget("127.0.0.1", port)
 	conn, err := g.DialContext(WithLoopback(context.Background(), target), "tcp", target.String())
 	if err == nil {
 		conn.Close()
@@ -780,7 +779,7 @@ func TestControlSeesCarriedLiteral(t *testing.T) {
 				return ControlContext(ctx, network, address, c)
 			}}
 			g := NewGuard(&Options{Resolver: failResolver{t}, Dial: d.DialContext})
-			ctx := WithLoopback(context.Background(), capability.Target{Host: host, Port: port})
+			ctx := WithLoopback(context.Background(), capability.MustTarget(host, port))
 			conn, err := g.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(int(port))))
 			if err != nil {
 				t.Fatalf("DialContext: %v", err)

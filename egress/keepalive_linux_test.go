@@ -32,7 +32,7 @@ func TestLoopbackDialWithoutKeepAlive(t *testing.T) {
 		{"other port admitted", port + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: tc.admitted})
+			ctx := WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", tc.admitted))
 			c, err := g.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port))))
 			if tc.wantErr {
 				if err == nil {

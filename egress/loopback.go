@@ -30,7 +30,7 @@ func WithLoopback(ctx context.Context, t capability.Target) context.Context {
 // admits anything.
 func Loopback(ctx context.Context) (capability.Target, bool) {
 	t, ok := ctx.Value(loopbackKey{}).(capability.Target)
-	return t, ok && t.Port != 0 && capability.IsLocalHost(t.Host)
+	return t, ok && t.Port() != 0 && capability.IsLocalHost(t.Host())
 }
 
 // admittedLoopback returns the loopback addresses the Guard may dial for
@@ -38,7 +38,7 @@ func Loopback(ctx context.Context) (capability.Target, bool) {
 // nothing for them.
 func admittedLoopback(ctx context.Context, host string, port uint16) []netip.Addr {
 	t, ok := Loopback(ctx)
-	if !ok || t.Port != port || t.Host != host {
+	if !ok || t.Port() != port || t.Host() != host {
 		return nil
 	}
 	return loopbackAddrs(host)

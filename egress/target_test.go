@@ -31,12 +31,12 @@ func TestWithTargetAdmitsNothing(t *testing.T) {
 		want    refusal.Code
 		norms   int64 // NormalizeHost calls by the guard
 	}{
-		{"a loopback literal carried is still refused", capability.Target{Host: "127.0.0.1", Port: 8080}, "127.0.0.1:8080", refusal.AddressNotPublic, 0},
-		{"a carried name resolving to a private address is refused", capability.Target{Host: "internal.test", Port: 443}, "internal.test:443", refusal.AddressNotPublic, 0},
-		{"localhost carried is refused without local mode", capability.Target{Host: "localhost", Port: 3000}, "localhost:3000", refusal.AddressNotPublic, 0},
-		{"another host is normalised", capability.Target{Host: "example.com", Port: 443}, "INTERNAL.test:443", refusal.AddressNotPublic, 1},
-		{"another port is normalised", capability.Target{Host: "internal.test", Port: 443}, "internal.test:8443", refusal.AddressNotPublic, 1},
-		{"an invalid host is still refused", capability.Target{Host: "example.com", Port: 443}, "127.1:443", refusal.InvalidHost, 1},
+		{"a loopback literal carried is still refused", capability.MustTarget("127.0.0.1", 8080), "127.0.0.1:8080", refusal.AddressNotPublic, 0},
+		{"a carried name resolving to a private address is refused", capability.MustTarget("internal.test", 443), "internal.test:443", refusal.AddressNotPublic, 0},
+		{"localhost carried is refused without local mode", capability.MustTarget("localhost", 3000), "localhost:3000", refusal.AddressNotPublic, 0},
+		{"another host is normalised", capability.MustTarget("example.com", 443), "INTERNAL.test:443", refusal.AddressNotPublic, 1},
+		{"another port is normalised", capability.MustTarget("internal.test", 443), "internal.test:8443", refusal.AddressNotPublic, 1},
+		{"an invalid host is still refused", capability.MustTarget("example.com", 443), "127.1:443", refusal.InvalidHost, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			count, stop := capability.CountNormalizations()

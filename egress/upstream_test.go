@@ -88,7 +88,7 @@ func TestUpstreamProxyNotForLocalMode(t *testing.T) {
 	_, port := loopbackServer(t, http.HandlerFunc(helloHandler))
 	proxy := testnet.StartConnectProxy(t, "127.0.0.1:1")
 	client := newClient(t, &Options{Resolver: failResolver{t}, Upstream: &UpstreamProxy{Addr: proxy.Addr()}})
-	req, _ := http.NewRequestWithContext(WithLoopback(context.Background(), capability.Target{Host: "127.0.0.1", Port: port}), http.MethodGet,
+	req, _ := http.NewRequestWithContext(WithLoopback(context.Background(), capability.MustTarget("127.0.0.1", port)), http.MethodGet,
 		"http://127.0.0.1:"+strconv.Itoa(int(port))+"/", nil)
 	resp, err := client.Do(req)
 	if err != nil {

@@ -249,8 +249,8 @@ func FuzzPrepareCall(f *testing.F) {
 		if len(req.Requirements) != 1 || req.Requirements[0].Target != p.target || !req.Grants.Empty() {
 			t.Fatalf("request %+v for target %v; want one requirement for it and no grants", req, p.target)
 		}
-		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host {
-			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host)
+		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host() {
+			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host())
 		}
 		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: scopeOf(fe).ws, Profile: scopeOf(fe).profile, Layers: layersFor(scopeOf(fe).ws)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
 			t.Fatalf("public target %v over %s: decided %v", p.target, p.scheme, d)

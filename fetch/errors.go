@@ -50,7 +50,7 @@ func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refus
 
 // explain adds the cause and a hint to a connection_failed refusal.
 func (f *Fetch) explain(p *prepared, r *refusal.Error) *refusal.Error {
-	return egress.ExplainFailure(r, p.local, p.target.Port)
+	return egress.ExplainFailure(r, p.local, p.target.Port())
 }
 
 // bodyError maps an error while reading the body.

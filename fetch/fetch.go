@@ -161,8 +161,8 @@ func (f *Fetch) logDecision(ctx context.Context, msg string, err error, p *prepa
 		return
 	}
 	attrs := []any{"reason", string(reasonOf(err))}
-	if p != nil && p.target.Host != "" {
-		attrs = append(attrs, "method", p.method, "host", p.target.Host, "port", p.target.Port)
+	if p != nil && p.target.Host() != "" {
+		attrs = append(attrs, "method", p.method, "host", p.target.Host(), "port", p.target.Port())
 	}
 	f.log.Log(ctx, diag.L2, msg, attrs...)
 }

@@ -73,14 +73,14 @@ func (f *Fetch) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSON
 		return tool.Request{}, nil, err
 	}
 	if f.log.Enabled(ctx, diag.L2) {
-		f.log.Log(ctx, diag.L2, "prepared", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+		f.log.Log(ctx, diag.L2, "prepared", "method", p.method, "host", p.target.Host(), "port", p.target.Port(), "local", p.local)
 	}
 	req := tool.Request{
 		ExecutionID:  executionID,
 		Tool:         Name,
 		Requirements: []capability.Requirement{capability.NetworkOrigin(p.origin)},
 		// AuditSummary's words for this call, from the host parsed once.
-		Summary: p.method + " " + p.target.Host,
+		Summary: p.method + " " + p.target.Host(),
 	}
 	return req, p, nil
 }
@@ -145,7 +145,7 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 }
 
 // prepareURL validates raw and fills p's url, target, scheme, origin and
-// local fields. On a refusal after the host is known, p.target.Host is set
+// local fields. On a refusal after the host is known, p.target is set
 // so the caller can log it.
 func (f *Fetch) prepareURL(p *prepared, raw string) error {
 	if len(raw) > MaxURLBytes {

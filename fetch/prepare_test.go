@@ -30,18 +30,18 @@ func TestPrepareCallRequirement(t *testing.T) {
 		method string
 		local  bool
 	}{
-		{"https default port", `{"url": "https://Example.COM./a/b?q=1#frag"}`, capability.Target{Host: "example.com", Port: 443}, "https://example.com/a/b?q=1", "GET", false},
-		{"https explicit port", `{"url": "https://example.com:8443/"}`, capability.Target{Host: "example.com", Port: 8443}, "https://example.com:8443/", "GET", false},
-		{"explicit default port kept", `{"url": "https://example.com:443"}`, capability.Target{Host: "example.com", Port: 443}, "https://example.com:443", "GET", false},
-		{"IDNA host to ASCII", `{"url": "https://Bücher.example/x"}`, capability.Target{Host: "xn--bcher-kva.example", Port: 443}, "https://xn--bcher-kva.example/x", "GET", false},
-		{"public IPv4", `{"url": "https://93.184.216.34/"}`, capability.Target{Host: "93.184.216.34", Port: 443}, "https://93.184.216.34/", "GET", false},
-		{"public IPv6 compressed", `{"url": "https://[2606:2800:0220:0001:0248:1893:25c8:1946]/"}`, capability.Target{Host: "2606:2800:220:1:248:1893:25c8:1946", Port: 443}, "https://[2606:2800:220:1:248:1893:25c8:1946]/", "GET", false},
-		{"post lowercase method", `{"url": "https://example.com/api", "method": "post", "body": "x=1"}`, capability.Target{Host: "example.com", Port: 443}, "https://example.com/api", "POST", false},
-		{"encoded path kept", `{"url": "https://example.com/a%2Fb?x=%20"}`, capability.Target{Host: "example.com", Port: 443}, "https://example.com/a%2Fb?x=%20", "GET", false},
-		{"local http", `{"url": "http://localhost:8080/x"}`, capability.Target{Host: "localhost", Port: 8080}, "http://localhost:8080/x", "GET", true},
-		{"local https", `{"url": "https://127.0.0.1:3000/"}`, capability.Target{Host: "127.0.0.1", Port: 3000}, "https://127.0.0.1:3000/", "GET", true},
-		{"local IPv6 long form", `{"url": "http://[0:0:0:0:0:0:0:1]:8080/"}`, capability.Target{Host: "::1", Port: 8080}, "http://[::1]:8080/", "GET", true},
-		{"local trailing dot upper case", `{"url": "http://LOCALHOST.:3000"}`, capability.Target{Host: "localhost", Port: 3000}, "http://localhost:3000", "GET", true},
+		{"https default port", `{"url": "https://Example.COM./a/b?q=1#frag"}`, capability.MustTarget("example.com", 443), "https://example.com/a/b?q=1", "GET", false},
+		{"https explicit port", `{"url": "https://example.com:8443/"}`, capability.MustTarget("example.com", 8443), "https://example.com:8443/", "GET", false},
+		{"explicit default port kept", `{"url": "https://example.com:443"}`, capability.MustTarget("example.com", 443), "https://example.com:443", "GET", false},
+		{"IDNA host to ASCII", `{"url": "https://Bücher.example/x"}`, capability.MustTarget("xn--bcher-kva.example", 443), "https://xn--bcher-kva.example/x", "GET", false},
+		{"public IPv4", `{"url": "https://93.184.216.34/"}`, capability.MustTarget("93.184.216.34", 443), "https://93.184.216.34/", "GET", false},
+		{"public IPv6 compressed", `{"url": "https://[2606:2800:0220:0001:0248:1893:25c8:1946]/"}`, capability.MustTarget("2606:2800:220:1:248:1893:25c8:1946", 443), "https://[2606:2800:220:1:248:1893:25c8:1946]/", "GET", false},
+		{"post lowercase method", `{"url": "https://example.com/api", "method": "post", "body": "x=1"}`, capability.MustTarget("example.com", 443), "https://example.com/api", "POST", false},
+		{"encoded path kept", `{"url": "https://example.com/a%2Fb?x=%20"}`, capability.MustTarget("example.com", 443), "https://example.com/a%2Fb?x=%20", "GET", false},
+		{"local http", `{"url": "http://localhost:8080/x"}`, capability.MustTarget("localhost", 8080), "http://localhost:8080/x", "GET", true},
+		{"local https", `{"url": "https://127.0.0.1:3000/"}`, capability.MustTarget("127.0.0.1", 3000), "https://127.0.0.1:3000/", "GET", true},
+		{"local IPv6 long form", `{"url": "http://[0:0:0:0:0:0:0:1]:8080/"}`, capability.MustTarget("::1", 8080), "http://[::1]:8080/", "GET", true},
+		{"local trailing dot upper case", `{"url": "http://LOCALHOST.:3000"}`, capability.MustTarget("localhost", 3000), "http://localhost:3000", "GET", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

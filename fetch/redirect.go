@@ -34,7 +34,7 @@ func (f *Fetch) checkRedirect(p *prepared, again tool.Redecide) func(*http.Reque
 			return err
 		}
 		if f.log.Enabled(req.Context(), diag.L3) {
-			f.log.Log(req.Context(), diag.L3, "redirect followed", "method", req.Method, "host", p.target.Host, "port", p.target.Port, "hop", len(via))
+			f.log.Log(req.Context(), diag.L3, "redirect followed", "method", req.Method, "host", p.target.Host(), "port", p.target.Port(), "hop", len(via))
 		}
 		return nil
 	}
@@ -89,24 +89,24 @@ func redirectResult(p *prepared, err error, t *offTarget) *tool.Result {
 
 func (f *Fetch) redirectHop(p *prepared, again tool.Redecide, req *http.Request, hop int) error {
 	if hop > maxRedirects {
-		return refusal.Newf(refusal.TooManyRedirects, "%s %s: more than %d redirects; not followed", p.method, p.target.Host, maxRedirects).
+		return refusal.Newf(refusal.TooManyRedirects, "%s %s: more than %d redirects; not followed", p.method, p.target.Host(), maxRedirects).
 			WithHint("the server redirects in a loop or a long chain; fetch the final URL directly if you know it")
 	}
 	u := req.URL
 	if u.User != nil {
-		return refusal.Newf(refusal.CredentialsInURL, "%s %s: a redirect location carries credentials; not followed", p.method, p.target.Host)
+		return refusal.Newf(refusal.CredentialsInURL, "%s %s: a redirect location carries credentials; not followed", p.method, p.target.Host())
 	}
 	scheme := strings.ToLower(u.Scheme)
 	if capability.DefaultPort(scheme) == 0 {
 		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to a %s:// URL, off the approved target; not followed",
-			p.method, p.target.Host, safetext.Short(scheme))
+			p.method, p.target.Host(), safetext.Short(scheme))
 	}
 	o, err := capability.ParseOrigin(scheme, u.Hostname(), u.Port())
 	switch {
 	case errors.Is(err, capability.ErrInvalidHost):
-		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid host; not followed", p.method, p.target.Host)
+		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid host; not followed", p.method, p.target.Host())
 	case err != nil:
-		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid port; not followed", p.method, p.target.Host)
+		return refusal.Newf(refusal.RedirectOffTarget, "%s %s: redirected to an invalid port; not followed", p.method, p.target.Host())
 	}
 	if o.Scheme != p.scheme || o.Target != p.target {
 		where := o.Scheme + "://" + o.Target.String()
@@ -116,14 +116,14 @@ func (f *Fetch) redirectHop(p *prepared, again tool.Redecide, req *http.Request,
 			Wrap(newOffTarget(req))
 	}
 	if again == nil {
-		return refusal.Newf(refusal.InternalError, "%s %s: no decision step is bound for a redirect hop; not followed", p.method, p.target.Host)
+		return refusal.Newf(refusal.InternalError, "%s %s: no decision step is bound for a redirect hop; not followed", p.method, p.target.Host())
 	}
 	ad, err := again(req.Context(), o)
 	if err != nil {
 		return err
 	}
-	if ad.Target != p.target || (p.local && ad.LoopbackPort != p.target.Port) || (!p.local && ad.LoopbackPort != 0) {
-		return refusal.Newf(refusal.InternalError, "%s %s: the decision on a redirect hop admits another target; not followed", p.method, p.target.Host)
+	if ad.Target != p.target || (p.local && ad.LoopbackPort != p.target.Port()) || (!p.local && ad.LoopbackPort != 0) {
+		return refusal.Newf(refusal.InternalError, "%s %s: the decision on a redirect hop admits another target; not followed", p.method, p.target.Host())
 	}
 	if f.opts.Robots != nil {
 		if err := f.checkRobots(req.Context(), p, again, u); err != nil {

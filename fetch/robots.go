@@ -291,7 +291,7 @@ func (f *Fetch) fetchRobots(ctx context.Context, p *prepared, again tool.Redecid
 	client.CheckRedirect = f.robotsRedirect(p, again)
 	client.Jar = nil
 
-	f.log.Log(ctx, diag.L3, "robots.txt request", "host", p.target.Host, "port", p.target.Port)
+	f.log.Log(ctx, diag.L3, "robots.txt request", "host", p.target.Host(), "port", p.target.Port())
 	resp, err := client.Do(req)
 	if err != nil {
 		return robotsFile{}, false, f.robotsFailure(ctx, p, timeout, err)
@@ -311,7 +311,7 @@ func (f *Fetch) fetchRobots(ctx context.Context, p *prepared, again tool.Redecid
 	case s >= 500:
 		file.deny, keep = true, false
 	}
-	f.log.Log(ctx, diag.L2, "robots.txt", "host", p.target.Host, "port", p.target.Port, "status", file.status)
+	f.log.Log(ctx, diag.L2, "robots.txt", "host", p.target.Host(), "port", p.target.Port(), "status", file.status)
 	return file, keep, nil
 }
 
@@ -337,7 +337,7 @@ func (f *Fetch) robotsRedirect(p *prepared, again tool.Redecide) func(*http.Requ
 		if err != nil {
 			return err
 		}
-		if ad.Target != p.target || (p.local && ad.LoopbackPort != p.target.Port) || (!p.local && ad.LoopbackPort != 0) {
+		if ad.Target != p.target || (p.local && ad.LoopbackPort != p.target.Port()) || (!p.local && ad.LoopbackPort != 0) {
 			return refusal.Newf(refusal.InternalError, "robots.txt of %s: the decision on a redirect hop admits another target; not followed", p.target)
 		}
 		u.Host = o.Host()

@@ -52,7 +52,7 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 		return tool.ErrorResult(refusal.New(refusal.InternalError, "the fetch tool has no HTTP client; nothing was sent")), nil
 	}
 	ad, again, ok := tool.AdmissionFor(ctx, p.target)
-	if !ok || (p.local && ad.LoopbackPort != p.target.Port) || (!p.local && ad.LoopbackPort != 0) {
+	if !ok || (p.local && ad.LoopbackPort != p.target.Port()) || (!p.local && ad.LoopbackPort != 0) {
 		f.log.Log(ctx, diag.L2, "run refused", "reason", string(refusal.InternalError), "why", "no admission bound for the target")
 		return tool.ErrorResult(refusal.Newf(refusal.InternalError, "no decision admits %s for this call; nothing was sent", p.target).
 			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")), nil
@@ -96,7 +96,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	// again, and the copy keeps the artifact immutable.
 	req, err := http.NewRequestWithContext(ctx, p.method, "", body)
 	if err != nil {
-		return nil, refusal.Newf(refusal.InternalError, "%s %s: the request could not be built", p.method, p.target.Host)
+		return nil, refusal.Newf(refusal.InternalError, "%s %s: the request could not be built", p.method, p.target.Host())
 	}
 	u := *p.url
 	req.URL = &u
@@ -124,7 +124,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	}
 
 	if f.log.Enabled(ctx, diag.L3) {
-		f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host, "port", p.target.Port, "local", p.local)
+		f.log.Log(ctx, diag.L3, "request", "method", p.method, "host", p.target.Host(), "port", p.target.Port(), "local", p.local)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -169,7 +169,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 		}
 		out.MediaType = mt
 		out.Notes = append(out.Notes, "the body ("+mt+") could not be converted to "+string(p.format)+"; no content is shown")
-		f.log.Log(ctx, diag.L3, "content not converted", "host", p.target.Host, "media_type", mt, "reason", string(reasonOf(cerr)))
+		f.log.Log(ctx, diag.L3, "content not converted", "host", p.target.Host(), "media_type", mt, "reason", string(reasonOf(cerr)))
 	} else {
 		out.MediaType = doc.MediaType
 		out.Title = doc.Title
@@ -187,7 +187,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	}
 
 	if f.log.Enabled(ctx, diag.L2) {
-		f.log.Log(ctx, diag.L2, "response", "method", p.method, "host", p.target.Host, "port", p.target.Port,
+		f.log.Log(ctx, diag.L2, "response", "method", p.method, "host", p.target.Host(), "port", p.target.Port(),
 			"status", out.Status, "bytes", out.Bytes, "body_truncated", cut, "truncated", out.Truncated)
 	}
 	return &tool.Result{

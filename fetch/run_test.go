@@ -227,13 +227,13 @@ func TestRunDialsOnlyTheAdmittedTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	bound := tool.WithArtifact(context.Background(), id, art)
-	target := capability.Target{Host: "127.0.0.1", Port: port}
+	target := capability.MustTarget("127.0.0.1", port)
 	for _, tc := range []struct {
 		name     string
 		admitted []tool.Admission
 	}{
 		{"no admission", nil},
-		{"another target", []tool.Admission{{Target: capability.Target{Host: "localhost", Port: port}, LoopbackPort: port}}},
+		{"another target", []tool.Admission{{Target: capability.MustTarget("localhost", port), LoopbackPort: port}}},
 		{"not local mode", []tool.Admission{{Target: target}}},
 		{"another loopback port", []tool.Admission{{Target: target, LoopbackPort: port + 1}}},
 	} {
@@ -268,11 +268,11 @@ func TestRunLoopbackPortOnContext(t *testing.T) {
 	var got []uint16
 	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		lt, _ := egress.Loopback(r.Context())
-		got = append(got, lt.Port)
+		got = append(got, lt.Port())
 		return &http.Response{StatusCode: 204, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
 	})}
 	f, _ := localFetch(t, client, 8080)
-	callerCtx := egress.WithLoopback(context.Background(), capability.Target{Host: "localhost", Port: 8080})
+	callerCtx := egress.WithLoopback(context.Background(), capability.MustTarget("localhost", 8080))
 	output(t, call(callerCtx, f, `{"url": "https://example.com/"}`))
 	output(t, call(context.Background(), f, `{"url": "http://localhost:8080/"}`))
 	if want := []uint16{0, 8080}; !cmp.Equal(got, want) {

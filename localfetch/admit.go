@@ -43,14 +43,14 @@ func admit(call *securefile.Call, o capability.Origin, ws workspace.Workspace, p
 	if err := checkProfile(ws, profile); err != nil {
 		return 0, err
 	}
-	host := o.Target.Host
+	host := o.Target.Host()
 	if !isLocalHost(host) {
 		return 0, notLocal(host, host)
 	}
 	if !o.PortWritten {
-		return 0, portMissing(o.Scheme, host)
+		return 0, portMissing(o.Scheme, o.Target)
 	}
-	port := o.Target.Port
+	port := o.Target.Port()
 	ports, err := readAllowedPorts(call, ws)
 	if err != nil {
 		return 0, err
@@ -82,11 +82,11 @@ func notLocal(host, raw string) error {
 		WithHint("write the host as localhost, 127.0.0.1 or [::1]")
 }
 
-func portMissing(scheme, host string) error {
+func portMissing(scheme string, t capability.Target) error {
 	return refusal.Newf(refusal.LocalPortMissing,
-		"the URL for %s has no explicit port; local fetch needs one", host).
+		"the URL for %s has no explicit port; local fetch needs one", t.Host()).
 		WithHint(fmt.Sprintf(`write the port, as in %s://%s:3000/, and allow it with "ocfetch local allow 3000"`,
-			scheme, capability.Target{Host: host}.HostString()))
+			scheme, t.HostString()))
 }
 
 // profileName quotes a profile for a message: a valid name as is, anything

@@ -117,7 +117,7 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 	}
 	portStr := u.Port()
 	if portStr == "" {
-		return 0, portMissing(u.Scheme, host)
+		return 0, portMissing(u.Scheme, capability.MustTarget(host, capability.DefaultPort(u.Scheme)))
 	}
 	port, err := capability.ParsePort(portStr)
 	if err != nil {
@@ -125,5 +125,5 @@ func AdmitLocalURL(rawURL string, ws workspace.Workspace, profile risk.Profile) 
 			"port %q of %s is not a decimal number 1–65535 without leading zeros", safetext.Short(portStr), host).
 			WithHint("write the port as the server listens on it, e.g. :3000")
 	}
-	return Admit(capability.Origin{Scheme: u.Scheme, Target: capability.Target{Host: host, Port: port}, PortWritten: true}, ws, profile)
+	return Admit(capability.Origin{Scheme: u.Scheme, Target: capability.MustTarget(host, port), PortWritten: true}, ws, profile)
 }

@@ -71,7 +71,7 @@ func TestLoad(t *testing.T) {
 	if p.File != path || !p.Present() || p.MaxProfile != risk.Strict || !p.ManagedRulesOnly || !p.NoAllowOnce || !p.RequireSandbox || !p.NoPublicHTTPS || !p.NoTrustFlag {
 		t.Errorf("Load = %+v", p)
 	}
-	if m, ok := p.Rules.Decide(capability.Network(capability.Target{Host: "evil.example", Port: 443})); !ok || m.Decision != rules.Deny {
+	if m, ok := p.Rules.Decide(capability.Network(capability.MustTarget("evil.example", 443))); !ok || m.Decision != rules.Deny {
 		t.Errorf("managed deny rule does not decide evil.example: %v, %v", m, ok)
 	}
 	if got := p.Cap(risk.Permissive); got != risk.Strict {

@@ -241,7 +241,7 @@ func TestApprovalMessage(t *testing.T) {
 	req := broker.ApprovalRequest{
 		Tool:        "fetch",
 		Summary:     "POST api.example.com",
-		Requirement: capability.Network(capability.Target{Host: "api.example.com", Port: 8443}),
+		Requirement: capability.Network(capability.MustTarget("api.example.com", 8443)),
 	}
 	p := elicitParams(req, ws)
 	want := "fetch wants POST api.example.com (network api.example.com:8443).\n" +

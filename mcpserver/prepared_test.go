@@ -35,9 +35,10 @@ func (c countingTool) AuditSummary(args string) string {
 // TestOnePreparedCallPerRound: on the multi round-trip protocol a call the
 // user approves takes two rounds (the question, then the answer) and is
 // prepared once, its summary taken from the prepared call (no
-// AuditSummary), and its host normalised twice — the parse
-// (capability.OriginOf) and the audit line's validation — not by the
-// guard, which dials the target the parse made (egress.WithTarget). A
+// AuditSummary), and its host normalised once — the parse
+// (capability.OriginOf) — not by the guard, which dials the target the
+// parse made (egress.WithTarget), nor by the audit line's validation (a
+// capability.Target is normalised by construction). A
 // redirect hop adds one (its Location's parse). A call that needs no
 // question is prepared once too. docs/ARCHITECTURE.md's walk-through
 // states these counts. Not parallel: the normalisation count is
@@ -65,10 +66,10 @@ func TestOnePreparedCallPerRound(t *testing.T) {
 		rounds int
 		norms  int64
 	}{
-		{"approved by the user", "/page", false, 2, 2},
-		{"approved, one redirect hop", "/hop", false, 2, 3},
+		{"approved by the user", "/page", false, 2, 1},
+		{"approved, one redirect hop", "/hop", false, 2, 2},
 		// + the rule's own host, parsed when rules.json is first read.
-		{"covered by a rule", "/page", true, 1, 3},
+		{"covered by a rule", "/page", true, 1, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var allow []string

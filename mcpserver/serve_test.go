@@ -305,7 +305,7 @@ func (fakeTool) Info(context.Context) (*tool.Info, error) {
 	return &tool.Info{Name: "fetch", InputSchema: json.RawMessage(`{"type":"object"}`)}, nil
 }
 func (fakeTool) PrepareCall(_ context.Context, id uuid.UUID, _ string) (tool.Request, tool.PreparedArtifact, error) {
-	return tool.Request{ExecutionID: id, Tool: "fetch", Requirements: []capability.Requirement{capability.Network(capability.Target{Host: "example.com", Port: 443})}}, struct{}{}, nil
+	return tool.Request{ExecutionID: id, Tool: "fetch", Requirements: []capability.Requirement{capability.Network(capability.MustTarget("example.com", 443))}}, struct{}{}, nil
 }
 func (fakeTool) InvokableRun(ctx context.Context, _ string) (*tool.Result, error) {
 	if _, _, ok := tool.ArtifactFrom(ctx); !ok {

@@ -199,7 +199,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		// workspace: checked after the deny rules, so that a deny from any
 		// layer is what a denied target is told.
 		d.LoopbackPort = port
-	} else if addr, err := parseAddr(o.Target.Host); err == nil {
+	} else if addr, err := parseAddr(o.Target.Host()); err == nil {
 		// 3. A non-local IP literal must be public.
 		err := netrange.CheckPublic(addr)
 		if tr != nil {
@@ -212,14 +212,14 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		}
 		if err != nil {
 			return deny(d, LayerBuiltin, "", "", audit.ByPolicy,
-				asRefusal(err, refusal.AddressNotPublic, o.Target.Host+" is not a public address"))
+				asRefusal(err, refusal.AddressNotPublic, o.Target.Host()+" is not a public address"))
 		}
 	}
 
 	// 4. The scheme rule.
 	if a.Front == FrontFetchTool && o.Scheme == "http" && d.LoopbackPort == 0 {
 		return deny(d, LayerBuiltin, "", "", audit.ByPolicy, refusal.Newf(refusal.HTTPSRequired,
-			"scheme http is not allowed for %s; public hosts are fetched over https only", o.Target.Host).
+			"scheme http is not allowed for %s; public hosts are fetched over https only", o.Target.Host()).
 			WithHint("use https://"))
 	}
 
@@ -351,7 +351,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 // gets here (step 3), and a name's addresses are checked by the egress
 // guard at dial time, so "public" is kept where it can only be kept.
 func publicHTTPSApplies(a Args, o capability.Origin, d Decision) bool {
-	if o.Target.Port != rules.PublicHTTPSPort || o.IsLocal() || d.LoopbackPort != 0 {
+	if o.Target.Port() != rules.PublicHTTPSPort || o.IsLocal() || d.LoopbackPort != 0 {
 		return false
 	}
 	if a.Front == FrontProxy {

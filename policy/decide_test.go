@@ -131,7 +131,7 @@ func TestHintsQuoteTheirArgument(t *testing.T) {
 	if want := "remove the rule with: ocfetch rules remove '[2606:4700::1111]:443'"; d.Refusal.Hint != want {
 		t.Errorf("deny hint %q; want %q", d.Refusal.Hint, want)
 	}
-	tgt := capability.Target{Host: "new.example", Port: 8443}
+	tgt := capability.MustTarget("new.example", 8443)
 	for forModel, want := range map[bool]string{
 		false: "allow it with: ocfetch rules allow new.example:8443",
 		true:  "ask the user to run: ocfetch rules allow new.example:8443",
@@ -144,7 +144,7 @@ func TestHintsQuoteTheirArgument(t *testing.T) {
 	if d.Result != policy.Ask || !strings.HasPrefix(d.Refusal.Hint, "ask the user to run: ") {
 		t.Errorf("model-facing ask: %v hint %q", d, d.Refusal.Hint)
 	}
-	if got := policy.AllowCommand(capability.Target{Host: "[::1]", Port: 1}); !strings.HasPrefix(got, "ocfetch rules allow '") {
+	if got := policy.AllowCommand(capability.MustTarget("[::1]", 1)); !strings.HasPrefix(got, "ocfetch rules allow '") {
 		t.Errorf("AllowCommand of an odd host = %q; want it quoted", got)
 	}
 }

@@ -138,7 +138,7 @@ func (d Decision) Allowed() bool { return d.Result == Allow }
 func (d Decision) String() string {
 	var b strings.Builder
 	b.WriteString(d.Result.String())
-	if d.Target.Host != "" {
+	if d.Target.Host() != "" {
 		b.WriteString(" " + d.Target.String())
 	}
 	if d.Layer != 0 {

@@ -98,7 +98,7 @@ func (s *Server) ask(ctx context.Context, o capability.Origin, d policy.Decision
 		a.session[o.Target] = true
 		return audit.BySession, "", nil
 	case broker.Always:
-		rule := rules.NewRule(rules.Allow, capability.HostPattern{Host: o.Target.Host}, o.Target.Port)
+		rule := rules.NewRule(rules.Allow, capability.HostPattern{Host: o.Target.Host()}, o.Target.Port())
 		saved, warn := s.saveAlways(ctx, rule)
 		if warn != "" {
 			fmt.Fprintln(a.o.Warn, "ocfetch: warning: "+safetext.Line(warn))

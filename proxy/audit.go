@@ -51,7 +51,7 @@ func (s *Server) record(x *exchange) {
 		RunID:       s.runID,
 		TrustedBy:   x.v.trustedBy,
 	}
-	if x.req.target.Host != "" {
+	if x.req.target.Host() != "" {
 		req := capability.Network(x.req.target)
 		e.Requirement = &req
 	}

@@ -53,13 +53,13 @@ func FuzzParseRequest(f *testing.F) {
 			}
 			return
 		}
-		if p.target.Port == 0 {
+		if p.target.Port() == 0 {
 			t.Errorf("accepted %q with port 0", head)
 		}
-		if h, err := capability.NormalizeHost(p.target.Host); err != nil || h != p.target.Host {
-			t.Errorf("accepted host %q is not normalised (%q, %v)", p.target.Host, h, err)
+		if h, err := capability.NormalizeHost(p.target.Host()); err != nil || h != p.target.Host() {
+			t.Errorf("accepted host %q is not normalised (%q, %v)", p.target.Host(), h, err)
 		}
-		if s := p.summary(); strings.ContainsAny(s, "/?#@") && !strings.Contains(p.target.Host, ":") {
+		if s := p.summary(); strings.ContainsAny(s, "/?#@") && !strings.Contains(p.target.Host(), ":") {
 			t.Errorf("summary %q carries more than the method and host", s)
 		}
 	})
@@ -119,11 +119,11 @@ func FuzzSocksHandshake(f *testing.F) {
 			checkSocksError(t, se)
 			return
 		}
-		if req.cmd != socksCmdConnect || tg.Port == 0 {
-			t.Errorf("accepted command %d port %d", req.cmd, tg.Port)
+		if req.cmd != socksCmdConnect || tg.Port() == 0 {
+			t.Errorf("accepted command %d port %d", req.cmd, tg.Port())
 		}
-		if h, err := capability.NormalizeHost(tg.Host); err != nil || h != tg.Host {
-			t.Errorf("accepted host %q is not normalised (%q, %v)", tg.Host, h, err)
+		if h, err := capability.NormalizeHost(tg.Host()); err != nil || h != tg.Host() {
+			t.Errorf("accepted host %q is not normalised (%q, %v)", tg.Host(), h, err)
 		}
 	})
 }

@@ -332,7 +332,7 @@ func TestTunnelAudit(t *testing.T) {
 		t.Fatalf("audit: got %d lines; want 1", len(es))
 	}
 	e := es[0]
-	got := []any{e.Tool, e.Summary, string(e.Decision), e.Outcome, e.Status, e.BytesUp, e.BytesDown, e.Requirement.Target.Port}
+	got := []any{e.Tool, e.Summary, string(e.Decision), e.Outcome, e.Status, e.BytesUp, e.BytesDown, e.Requirement.Target.Port()}
 	want := []any{"proxy", "CONNECT 127.0.0.1", "allow", "ok", 200, int64(3), int64(13), uint16(port)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("audit line (-want +got)\n%s", diff)
@@ -581,7 +581,7 @@ func TestNeverDialsItself(t *testing.T) {
 // names the host and the file and says to ask the user; a command in a
 // hint is given as the user's to run.
 func TestRefusalLine(t *testing.T) {
-	target := capability.Target{Host: "example.org", Port: 443}
+	target := capability.MustTarget("example.org", 443)
 	for _, tc := range []struct {
 		name string
 		r    Refusal

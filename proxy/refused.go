@@ -42,7 +42,7 @@ func (r Refusal) Line() string {
 	var b strings.Builder
 	b.WriteString("ocfetch: refused ")
 	b.WriteString(r.Method)
-	if r.Target.Host != "" {
+	if r.Target.Host() != "" {
 		b.WriteString(" ")
 		b.WriteString(safetext.ShellQuote(r.Target.String()))
 	}
@@ -53,7 +53,7 @@ func (r Refusal) Line() string {
 		b.WriteString(safetext.Line(r.File))
 		b.WriteString(")")
 	}
-	if r.Target.Host == "" {
+	if r.Target.Host() == "" {
 		// The request could not be read as far as a target: nothing to
 		// allow, only the hint (how to send it).
 		if h := oneLine(r.Err.Hint); h != "" {

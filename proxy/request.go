@@ -3,7 +3,6 @@ package proxy
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -70,10 +69,10 @@ type parsedRequest struct {
 // summary is the audit summary: "<METHOD> <host>", never a path or query.
 // A request whose target could not be parsed reads "GET -".
 func (p parsedRequest) summary() string {
-	if p.target.Host == "" {
+	if p.target.Host() == "" {
 		return p.method + " -"
 	}
-	return p.method + " " + p.target.Host
+	return p.method + " " + p.target.Host()
 }
 
 // parseRequest validates a request head read by the proxy and returns its
@@ -138,19 +137,12 @@ func parseConnect(authority string) (parsedRequest, *refusal.Error) {
 	return parsedRequest{kind: kindConnect, method: http.MethodConnect, target: t}, nil
 }
 
-// parseTarget is capability.ParseTarget, held to a fixed point: the host
-// must normalise to itself, so "example.com.." (which normalises to
-// "example.com." and only then to "example.com") is refused rather than
-// read differently by rules, local mode and the dialer.
+// parseTarget is capability.ParseTarget. Its host is a fixed point of
+// capability.NormalizeHost (FuzzNormalizeHost proves it; "example.com.."
+// is refused as an empty label), so rules, local mode and the dialer read
+// the target alike without normalising it a second time.
 func parseTarget(hostport string, defaultPort uint16) (capability.Target, error) {
-	t, err := capability.ParseTarget(hostport, defaultPort)
-	if err != nil {
-		return t, err
-	}
-	if h, err := capability.NormalizeHost(t.Host); err != nil || h != t.Host {
-		return capability.Target{}, fmt.Errorf("%w: %q is not in normal form", capability.ErrInvalidHost, safetext.Short(t.Host))
-	}
-	return t, nil
+	return capability.ParseTarget(hostport, defaultPort)
 }
 
 // invalidHost turns a capability parse error into a refusal. capability's
@@ -201,7 +193,7 @@ func (p parsedRequest) origin() capability.Origin {
 // hostHeader is the Host header for target: the host, bracketed if IPv6,
 // with the port unless it is http's 80.
 func hostHeader(t capability.Target) string {
-	if t.Port == 80 {
+	if t.Port() == 80 {
 		return t.HostString()
 	}
 	return t.String()

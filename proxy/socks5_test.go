@@ -107,11 +107,11 @@ func TestReadSocksRequest(t *testing.T) {
 		wantRep    byte // the reply for a refused request; 0 = none
 		wantErr    error
 	}{
-		{"CONNECT IPv4", []byte{5, 1, 0, 1, 93, 184, 216, 34, 1, 187}, capability.Target{Host: "93.184.216.34", Port: 443}, 0, nil},
-		{"CONNECT IPv6", append(append([]byte{5, 1, 0, 4}, netip.MustParseAddr("2001:db8::1").AsSlice()...), 0, 80), capability.Target{Host: "2001:db8::1", Port: 80}, 0, nil},
-		{"CONNECT domain", socksConnect("Example.COM.", 443), capability.Target{Host: "example.com", Port: 443}, 0, nil},
-		{"CONNECT IDN domain", socksConnect("bücher.example", 443), capability.Target{Host: "xn--bcher-kva.example", Port: 443}, 0, nil},
-		{"CONNECT domain holding an IP literal", socksConnect("127.0.0.1", 8080), capability.Target{Host: "127.0.0.1", Port: 8080}, 0, nil},
+		{"CONNECT IPv4", []byte{5, 1, 0, 1, 93, 184, 216, 34, 1, 187}, capability.MustTarget("93.184.216.34", 443), 0, nil},
+		{"CONNECT IPv6", append(append([]byte{5, 1, 0, 4}, netip.MustParseAddr("2001:db8::1").AsSlice()...), 0, 80), capability.MustTarget("2001:db8::1", 80), 0, nil},
+		{"CONNECT domain", socksConnect("Example.COM.", 443), capability.MustTarget("example.com", 443), 0, nil},
+		{"CONNECT IDN domain", socksConnect("bücher.example", 443), capability.MustTarget("xn--bcher-kva.example", 443), 0, nil},
+		{"CONNECT domain holding an IP literal", socksConnect("127.0.0.1", 8080), capability.MustTarget("127.0.0.1", 8080), 0, nil},
 		{"BIND", []byte{5, 2, 0, 1, 1, 2, 3, 4, 0, 80}, capability.Target{}, socksCommandNotSupported, nil},
 		{"UDP ASSOCIATE", []byte{5, 3, 0, 1, 0, 0, 0, 0, 0, 0}, capability.Target{}, socksCommandNotSupported, nil},
 		{"unknown command", []byte{5, 9, 0, 1, 1, 2, 3, 4, 0, 80}, capability.Target{}, socksCommandNotSupported, nil},

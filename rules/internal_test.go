@@ -72,7 +72,7 @@ func FuzzLoad(f *testing.F) {
 			if len(host) > capability.MaxHostLength {
 				continue
 			}
-			if _, ok := set.Decide(capability.Network(capability.Target{Host: host, Port: r.Target.Port})); !ok {
+			if _, ok := set.Decide(capability.Network(capability.MustTarget(host, r.Target.Port))); !ok {
 				t.Fatalf("rule %v does not match its own target %s", r, host)
 			}
 		}
@@ -151,7 +151,7 @@ func benchQueries(n int) []capability.Requirement {
 		case 3:
 			host = fmt.Sprintf("www%d.site%d.example", i, i+1) // near miss
 		}
-		qs = append(qs, capability.Network(capability.Target{Host: host, Port: 443}))
+		qs = append(qs, capability.Network(capability.MustTarget(host, 443)))
 	}
 	return qs
 }

@@ -53,7 +53,7 @@ func TestLoadMissingFileIsEmpty(t *testing.T) {
 			if err != nil || set.Len() != 0 {
 				t.Fatalf("Load = %v rules, %v; want an empty set", set.Len(), err)
 			}
-			if _, ok := set.Decide(capability.Network(capability.Target{Host: "example.com", Port: 443})); ok {
+			if _, ok := set.Decide(capability.Network(capability.MustTarget("example.com", 443))); ok {
 				t.Errorf("empty set decided; want no match")
 			}
 		})

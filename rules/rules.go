@@ -268,7 +268,7 @@ func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 	if s == nil || len(s.rules) == 0 {
 		return Match{}, false
 	}
-	host := req.Target.Host
+	host := req.Target.Host()
 	if !isNormalASCII(host) {
 		h, err := capability.NormalizeHost(host)
 		if err != nil {
@@ -280,7 +280,7 @@ func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 	// Candidates in order of specificity: the exact host, then the
 	// wildcards for each proper suffix, longest first. The first deny is
 	// the most specific deny, and deny wins, so it decides at once.
-	if sl, ok := s.exact[key{req.Kind, host, req.Target.Port}]; ok {
+	if sl, ok := s.exact[key{req.Kind, host, req.Target.Port()}]; ok {
 		if sl.deny != nil {
 			return Match{Deny, *sl.deny}, true
 		}
@@ -291,7 +291,7 @@ func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 			if host[i] != '.' {
 				continue
 			}
-			sl, ok := s.wild[key{req.Kind, host[i+1:], req.Target.Port}]
+			sl, ok := s.wild[key{req.Kind, host[i+1:], req.Target.Port()}]
 			if !ok {
 				continue
 			}

@@ -119,7 +119,7 @@ func TestAddRemove(t *testing.T) {
 func TestAddFlipChangesDecision(t *testing.T) {
 	ctx := context.Background()
 	ws := newWS(t)
-	req := capability.Network(capability.Target{Host: "example.com", Port: 443})
+	req := capability.Network(capability.MustTarget("example.com", 443))
 	for _, d := range []rules.Decision{rules.Allow, rules.Deny, rules.Allow} {
 		if err := rules.Add(ctx, ws, rule(d, "example.com", 443)); err != nil {
 			t.Fatal(err)

@@ -54,7 +54,7 @@ func TestOpen(t *testing.T) {
 				t.Errorf("scope = profile %s from %s, upstream %q from %s, workspace upstream %q; want %s from %s, %q from %s, %q",
 					sc.Profile, sc.ProfileFrom, up, sc.UpstreamFrom, sc.WorkspaceUpstream(), tc.profile, tc.profileFrom, tc.upstream, tc.upstreamFrom, tc.wsUpstream)
 			}
-			a := sc.Args(policy.FrontProxy, capability.Origin{Target: capability.Target{Host: "example.com", Port: 443}})
+			a := sc.Args(policy.FrontProxy, capability.Origin{Target: capability.MustTarget("example.com", 443)})
 			if a.ProfileExplicit != (tc.profileFrom == scope.FromFlag) || a.WorkspaceUpstream != tc.wsUpstream || a.Front != policy.FrontProxy || a.Profile != tc.profile {
 				t.Errorf("Args = %+v; want the scope's profile, explicit only from a flag, the workspace upstream only from settings", a)
 			}

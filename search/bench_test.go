@@ -74,7 +74,7 @@ func BenchmarkSearchTool(b *testing.B) {
 	defer c.CloseIdleConnections()
 	s := search.New(c, be, nil)
 	// The broker's part: local mode's admission of the backend, bound.
-	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.Target{Host: "127.0.0.1", Port: port}, LoopbackPort: port}}, nil)
+	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.MustTarget("127.0.0.1", port), LoopbackPort: port}}, nil)
 	b.ReportAllocs()
 	start := cpuNow()
 	for b.Loop() {
@@ -166,7 +166,7 @@ func BenchmarkSearchToolPublic(b *testing.B) {
 	be, _ := search.NewBrave("https://search.example.com/res/v1/web/search", braveKey)
 	s := search.New(c, be, nil)
 	// The broker's part: the public backend's admission, bound.
-	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.Target{Host: "search.example.com", Port: 443}}}, nil)
+	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.MustTarget("search.example.com", 443)}}, nil)
 	b.ReportAllocs()
 	start := cpuNow()
 	for b.Loop() {

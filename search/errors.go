@@ -116,7 +116,7 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 func (s *Search) requestError(ctx context.Context, err error) *refusal.Error {
 	local := s.origin.IsLocal()
 	if r, ok := refusal.As(err); ok {
-		return egress.ExplainFailure(r, local, s.origin.Target.Port)
+		return egress.ExplainFailure(r, local, s.origin.Target.Port())
 	}
 	who := s.who()
 	var ne net.Error
@@ -130,5 +130,5 @@ func (s *Search) requestError(ctx context.Context, err error) *refusal.Error {
 		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
 			WithHint("the backend's certificate is not valid for its host or not trusted").Wrap(err)
 	}
-	return egress.ExplainFailure(refusal.Newf(refusal.ConnectionFailed, "%s: the request failed", who).Wrap(err), local, s.origin.Target.Port)
+	return egress.ExplainFailure(refusal.Newf(refusal.ConnectionFailed, "%s: the request failed", who).Wrap(err), local, s.origin.Target.Port())
 }

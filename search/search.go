@@ -129,7 +129,7 @@ func (s *Search) AuditSummary(string) string {
 	if s.backend == nil || s.originErr != nil {
 		return "SEARCH <no backend>"
 	}
-	return s.backend.Method() + " " + s.origin.Target.Host
+	return s.backend.Method() + " " + s.origin.Target.Host()
 }
 
 // prepared is one call's artifact, immutable after PrepareCall.
@@ -158,7 +158,7 @@ func (s *Search) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSO
 	}
 	p := &prepared{id: executionID, query: Query{Text: a.Query, Count: count}}
 	if s.log.Enabled(ctx, diag.L2) {
-		s.log.Log(ctx, diag.L2, "prepared", "backend", s.backend.Name(), "host", s.origin.Target.Host, "port", s.origin.Target.Port, "count", count)
+		s.log.Log(ctx, diag.L2, "prepared", "backend", s.backend.Name(), "host", s.origin.Target.Host(), "port", s.origin.Target.Port(), "count", count)
 	}
 	return tool.Request{
 		ExecutionID:  executionID,
@@ -187,7 +187,7 @@ func (s *Search) InvokableRun(ctx context.Context, _ string) (*tool.Result, erro
 	}
 	res, err := s.run(ctx, p)
 	if err != nil {
-		s.log.Log(ctx, diag.L2, "run failed", "backend", s.backend.Name(), "host", s.origin.Target.Host, "reason", string(refusal.CodeOf(err)))
+		s.log.Log(ctx, diag.L2, "run failed", "backend", s.backend.Name(), "host", s.origin.Target.Host(), "reason", string(refusal.CodeOf(err)))
 		return tool.ErrorResult(err), nil
 	}
 	return res, nil
@@ -200,7 +200,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	// admission of the backend's origin; the tool decides nothing itself.
 	ad, _, ok := tool.AdmissionFor(ctx, s.origin.Target)
 	local := s.origin.IsLocal()
-	if !ok || (local && ad.LoopbackPort != s.origin.Target.Port) || (!local && ad.LoopbackPort != 0) {
+	if !ok || (local && ad.LoopbackPort != s.origin.Target.Port()) || (!local && ad.LoopbackPort != 0) {
 		return nil, refusal.Newf(refusal.InternalError, "%s: the call's requirement was not decided; nothing was sent", s.who()).
 			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")
 	}
@@ -240,7 +240,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		return nil, s.requestError(ctx, err)
 	}
 	if s.log.Enabled(ctx, diag.L2) {
-		s.log.Log(ctx, diag.L2, "answer", "backend", s.backend.Name(), "host", s.origin.Target.Host, "status", resp.StatusCode,
+		s.log.Log(ctx, diag.L2, "answer", "backend", s.backend.Name(), "host", s.origin.Target.Host(), "status", resp.StatusCode,
 			"bytes", len(body), "elapsed", time.Since(start))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 { // who is worded for a refusal only
@@ -251,7 +251,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		return nil, refusal.Newf(refusal.SearchBackendFailed, "%s answered HTTP %d with a body that is not a valid %s answer", s.who(), resp.StatusCode, s.backend.Name()).
 			WithHint("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)").Wrap(err)
 	}
-	out := Output{Backend: s.backend.Name(), Host: s.origin.Target.Host}
+	out := Output{Backend: s.backend.Name(), Host: s.origin.Target.Host()}
 	out.Results, out.Dropped = clean(hits, p.query.Count)
 	out.Count = len(out.Results)
 	return &tool.Result{Content: Render(out), Structured: out, Status: resp.StatusCode, Bytes: int64(len(body))}, nil

@@ -453,7 +453,7 @@ func TestArguments(t *testing.T) {
 	for _, tc := range tests {
 		req, _, err := s.PrepareCall(context.Background(), [16]byte{1}, tc.args)
 		if tc.ok {
-			if err != nil || len(req.Requirements) != 1 || req.Requirements[0].Target.Host != "search.example.com" || req.Requirements[0].Target.Port != 443 {
+			if err != nil || len(req.Requirements) != 1 || req.Requirements[0].Target.Host() != "search.example.com" || req.Requirements[0].Target.Port() != 443 {
 				t.Errorf("PrepareCall(%s) = %+v, %v; want the backend's network requirement", tc.args, req, err)
 			}
 			continue

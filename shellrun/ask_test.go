@@ -59,7 +59,7 @@ func TestRunAsks(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if len(asked) != 1 || asked[0].Tool != "curl (ocfetch run)" || asked[0].Requirement.Target.Port != uint16(site.port) {
+			if len(asked) != 1 || asked[0].Tool != "curl (ocfetch run)" || asked[0].Requirement.Target.Port() != uint16(site.port) {
 				t.Errorf("asked %+v; want one question naming curl (ocfetch run) and the site's port", asked)
 			}
 			if !strings.Contains(out.String(), tc.wantOut) || (tc.wantOut == "" && strings.Contains(out.String(), "hello")) {

@@ -27,7 +27,7 @@ func TestRefusals(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	line := func(run, tool, host string, port uint16, d audit.Decision, by audit.DecidedBy, outcome string, at int) {
 		t.Helper()
-		req := capability.Network(capability.Target{Host: host, Port: port})
+		req := capability.Network(capability.MustTarget(host, port))
 		if err := log.Append(audit.Entry{Time: t0.Add(time.Duration(at) * time.Second), ExecutionID: "x", Tool: tool, Summary: "CONNECT " + host,
 			Requirement: &req, Decision: d, DecidedBy: by, Outcome: outcome, RunID: run}); err != nil {
 			t.Fatal(err)
@@ -49,14 +49,14 @@ func TestRefusals(t *testing.T) {
 	}
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	want := []Refused{
-		{Target: capability.Target{Host: "a.test", Port: 443}, Count: 2, First: at(1), Reason: notApproved, Allowable: true},
-		{Target: capability.Target{Host: "b.test", Port: 80}, Count: 1, First: at(2), Reason: string(refusal.DeniedByRule)},
-		{Target: capability.Target{Host: "c.test", Port: 443}, Count: 2, First: at(4), Reason: notApproved + " (you denied it)"},
+		{Target: capability.MustTarget("a.test", 443), Count: 2, First: at(1), Reason: notApproved, Allowable: true},
+		{Target: capability.MustTarget("b.test", 80), Count: 1, First: at(2), Reason: string(refusal.DeniedByRule)},
+		{Target: capability.MustTarget("c.test", 443), Count: 2, First: at(4), Reason: notApproved + " (you denied it)"},
 	}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
 		t.Errorf("Refusals (-want +got)\n%s", diff)
 	}
-	if diff := cmp.Diff([]capability.Target{{Host: "a.test", Port: 443}}, Allowable(got)); diff != "" {
+	if diff := cmp.Diff([]capability.Target{capability.MustTarget("a.test", 443)}, Allowable(got)); diff != "" {
 		t.Errorf("Allowable (-want +got)\n%s", diff)
 	}
 	if got, err := Refusals(ws, "no-such-run"); err != nil || len(got) != 0 {
@@ -67,8 +67,8 @@ func TestRefusals(t *testing.T) {
 // TestWriteReport: the report's last line names the command that allows
 // what a rule can allow, and says so when nothing can be.
 func TestWriteReport(t *testing.T) {
-	a := Refused{Target: capability.Target{Host: "a.test", Port: 443}, Count: 2, Reason: "not_approved", Allowable: true}
-	b := Refused{Target: capability.Target{Host: "b.test", Port: 80}, Count: 1, Reason: "denied_by_rule"}
+	a := Refused{Target: capability.MustTarget("a.test", 443), Count: 2, Reason: "not_approved", Allowable: true}
+	b := Refused{Target: capability.MustTarget("b.test", 80), Count: 1, Reason: "denied_by_rule"}
 	for _, tc := range []struct {
 		name    string
 		refused []Refused

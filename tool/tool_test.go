@@ -68,7 +68,7 @@ func (infoTool) PrepareCall(context.Context, uuid.UUID, string) (tool.Request, t
 	return tool.Request{}, nil, nil
 }
 func (infoTool) InvokableRun(context.Context, string) (*tool.Result, error) { return nil, nil }
-func (infoTool) AuditSummary(string) string                                { return "" }
+func (infoTool) AuditSummary(string) string                                 { return "" }
 
 type namedTool struct {
 	infoTool

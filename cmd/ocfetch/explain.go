@@ -277,7 +277,7 @@ func explain(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL st
 			}
 			e.Local = lv
 		case policy.CheckAddress:
-			addr, _ := netip.ParseAddr(o.Target.Host)
+			addr, _ := netip.ParseAddr(o.Target.Host())
 			e.Address = &addressVerdict{IP: addr.String(), Public: st.Range == "", Range: st.Range}
 		}
 	}

@@ -225,7 +225,7 @@ func explainEqualsGet(t *testing.T, root, rawURL string) {
 		if !reached {
 			t.Fatalf("%q: explain says allow, but get reached nothing (%s)", rawURL, ge.Error.Reason)
 		}
-		want := e.Target.Host
+		want := e.Target.Host()
 		for _, h := range rec.resolved {
 			if h != want {
 				t.Fatalf("%q: decided on %s, but the transport resolved %s", rawURL, want, h)
@@ -233,7 +233,7 @@ func explainEqualsGet(t *testing.T, root, rawURL string) {
 		}
 		for _, a := range rec.dialed {
 			ap, err := netip.ParseAddrPort(a)
-			if err != nil || ap.Port() != e.Target.Port {
+			if err != nil || ap.Port() != e.Target.Port() {
 				t.Fatalf("%q: decided on %s, but the transport dialed %s", rawURL, e.Target, a)
 			}
 			if len(rec.resolved) == 0 && !capability.IsLocalHost(want) && ap.Addr().String() != want {

@@ -237,7 +237,7 @@ func runRulesFromRun(ctx context.Context, a *app, runID string, user bool) error
 		fmt.Fprintf(a.stdout, "  %s\n", safetext.Line(t.String()))
 	}
 	for _, t := range targets {
-		rule := rules.NewRule(rules.Allow, capability.HostPattern{Host: t.Host}, t.Port)
+		rule := rules.NewRule(rules.Allow, capability.HostPattern{Host: t.Host()}, t.Port())
 		if err := st.add(ctx, rule); err != nil {
 			return classify(err)
 		}
