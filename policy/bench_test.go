@@ -17,7 +17,7 @@ import (
 )
 
 // BenchmarkDecide measures one decision against rule sets of growing size,
-// with rules.json parsed once (the proxy's memo) so that what is measured is
+// with rules.json parsed once (Decide's checked cache) so that what is measured is
 // the decision itself: it must stay flat in the number of rules.
 func BenchmarkDecide(b *testing.B) {
 	for _, n := range []int{1, 100, 10000} {

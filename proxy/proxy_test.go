@@ -519,7 +519,7 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestRulesFollowEveryChange: the rule memo never answers for bytes other
+// TestRulesFollowEveryChange: the rules cache never answers for bytes other
 // than those read for the request. The file flips between an allow and a
 // deny document of the same size, written in place, on every request.
 func TestRulesFollowEveryChange(t *testing.T) {

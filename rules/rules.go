@@ -260,22 +260,14 @@ func (s *Set) PublicHTTPS() (Rule, bool) {
 // longer wildcard ("*.api.example.com"), which beats a shorter one
 // ("*.example.com").
 //
-// req.Target.Host should be normalised (capability.ParseTarget); a host that
-// is not is normalised here, so that "EXAMPLE.com." or "bücher.example"
-// cannot slip past a deny rule, and a host that does not normalise matches
-// nothing.
+// req.Target's host is normalised by construction (capability.Target), so
+// "EXAMPLE.com." or "bücher.example" arrive as the rules' own spelling and
+// cannot slip past a deny rule.
 func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 	if s == nil || len(s.rules) == 0 {
 		return Match{}, false
 	}
 	host := req.Target.Host()
-	if !isNormalASCII(host) {
-		h, err := capability.NormalizeHost(host)
-		if err != nil {
-			return Match{}, false
-		}
-		host = h
-	}
 	var allow *Rule
 	// Candidates in order of specificity: the exact host, then the
 	// wildcards for each proper suffix, longest first. The first deny is
@@ -309,29 +301,6 @@ func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 	return Match{}, false
 }
 
-// isNormalASCII reports whether host is certainly already in the form
-// capability.NormalizeHost returns for a name: lowercase letters, digits,
-// '-', '_' and single dots, no trailing dot, no IP-literal ambiguity
-// (an IPv6 literal contains ':' and is sent to NormalizeHost; a
-// non-canonical IPv4 form cannot match a rule, whose hosts are normalised).
-func isNormalASCII(host string) bool {
-	if host == "" || len(host) > capability.MaxHostLength || host[len(host)-1] == '.' || host[0] == '.' {
-		return false
-	}
-	for i := 0; i < len(host); i++ {
-		c := host[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
-		case c == '.':
-			if host[i-1] == '.' {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // invalid returns the rules_invalid refusal for the file at path.
 func invalid(path string, format string, args ...any) *refusal.Error {
