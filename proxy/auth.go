@@ -84,7 +84,13 @@ func (s *Server) authorized(h http.Header) bool {
 	if s.auth == nil {
 		return true
 	}
-	v := h.Get("Proxy-Authorization")
+	return s.basicAuthorized(h.Get("Proxy-Authorization"))
+}
+
+// basicAuthorized reports whether v, the value of a Proxy-Authorization or
+// (for the metrics) Authorization header, is Basic with the server's
+// credentials. The server must have credentials.
+func (s *Server) basicAuthorized(v string) bool {
 	scheme, b64, ok := strings.Cut(v, " ")
 	if !ok || !strings.EqualFold(scheme, "Basic") {
 		return false

@@ -1,9 +1,7 @@
 package proxy
 
 import (
-	"encoding/base64"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -137,7 +135,7 @@ func (s *Server) MetricsHandler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		if s.auth != nil && !s.scrapeAuthorized(r.Header.Get("Authorization")) {
+		if s.auth != nil && !s.basicAuthorized(r.Header.Get("Authorization")) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="ocfetch proxy metrics"`)
 			http.Error(w, "proxy_auth_required: the metrics need the proxy's credentials", http.StatusUnauthorized)
 			return
@@ -145,17 +143,4 @@ func (s *Server) MetricsHandler() http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		s.metrics.handler.ServeHTTP(w, r)
 	})
-}
-
-func (s *Server) scrapeAuthorized(v string) bool {
-	scheme, b64, ok := strings.Cut(v, " ")
-	if !ok || !strings.EqualFold(scheme, "Basic") {
-		return false
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
-	if err != nil {
-		return false
-	}
-	user, pass, ok := strings.Cut(string(raw), ":")
-	return ok && s.auth.match(user, pass)
 }
