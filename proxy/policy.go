@@ -14,7 +14,8 @@ import (
 // verdict is the policy's answer for one target: admitted (err nil) with
 // the context to dial under, or refused by name.
 type verdict struct {
-	// ctx carries egress.WithLoopback in local mode.
+	// ctx carries the parsed target (egress.WithTarget) and, in local
+	// mode, egress.WithLoopback.
 	ctx context.Context
 	// local reports that the target was admitted by local mode.
 	local bool
@@ -80,6 +81,10 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 		v.ctx = egress.WithLoopback(ctx, d.Target)
 		v.local = true
 	}
+	// The guard dials the target as parsed (its host normalised by the
+	// parse): no second normalisation; every check of the guard still runs.
+	target := o.Target
+	v.ctx = egress.WithTarget(v.ctx, &target)
 	v.decidedBy, v.rule = d.DecidedBy, d.Rule
 	return v
 }
