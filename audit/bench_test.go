@@ -6,17 +6,20 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 )
 
 func BenchmarkAppend(b *testing.B) {
 	log := audit.Open(newWS(b))
 	e := entry("b", 0)
 	b.ReportAllocs()
+	before := securefile.Checks()
 	for b.Loop() {
 		if err := log.Append(e); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(securefile.Checks()-before)/float64(b.N), "checks/op")
 }
 
 // BenchmarkReadTail20 reads the last 20 lines of a 100,000-line (about

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -119,4 +121,40 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestUnchangedLogCostsNoCheck: where change notification covers the
+// log's path (Linux, a local file system), a call whose log nothing
+// changed proves it writable and writes its line with no stat — neither
+// the preflight's nor the append's — so a benchmark of the call path
+// measures that path, not the stat fallback. Every line reaches the file.
+func TestUnchangedLogCostsNoCheck(t *testing.T) {
+	ws := newWS(t)
+	log := audit.Open(ws)
+	call := func(i int) {
+		ctx := securefile.WithCall(context.Background(), securefile.NewCall())
+		if err := log.PreflightContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := log.Append(entry("call", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call(0) // opens and keeps the descriptor, places the watches
+	const calls = 20
+	before := securefile.Checks()
+	for i := 1; i <= calls; i++ {
+		call(i)
+	}
+	n := securefile.Checks() - before
+	notified := securefile.Watch(nil, ws.Dir(), true).ValidIn(nil)
+	if notified && n != 0 {
+		t.Fatalf("%d calls on an unchanged log made %d checks; want 0", calls, n)
+	}
+	if !notified && n == 0 {
+		t.Fatalf("%d calls made no check where nothing is notified", calls)
+	}
+	if got := strings.Count(readFile(t, ws.AuditPath()), "\n"); got != calls+1 {
+		t.Fatalf("the log holds %d lines; want %d", got, calls+1)
+	}
 }

@@ -24,12 +24,16 @@ const filePerm = 0o600
 // Log appends to a workspace's audit log. A Log is safe for concurrent use.
 // The descriptor of each log is opened once (O_APPEND, [workspace.OpenAppend])
 // and kept open by the process ([securefile.Keep], at most 16 logs); before
-// each Preflight and Append one lstat of .oc_chat and one fstatat of
-// audit.jsonl under its open handle check that the name still leads to the
-// file the descriptor writes — a regular file, not a symlink, writable by
-// this user — and anything else (rotated, replaced, deleted, made
-// read-only, a symlink planted) sends the call through the full checked
-// open again, with its errors, so a rotated or deleted log is recreated.
+// each Preflight and Append the name is checked to lead still to the file
+// the descriptor writes — a regular file, not a symlink, writable by this
+// user: where change notification covers the log's path, by the absence
+// of a report on it since the last check (no stat; the append drains the
+// reports once more, so a change made during the call is seen), else by
+// one lstat of .oc_chat and one fstatat of audit.jsonl under its open
+// handle (Preflight) and one lstat of the path (Append). Anything else
+// (rotated, replaced, deleted, made read-only, a symlink planted) sends
+// the call through the full checked open again, with its errors, so a
+// rotated or deleted log is recreated.
 // A nil *Log discards entries.
 type Log struct {
 	ws   workspace.Workspace

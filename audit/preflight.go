@@ -24,7 +24,8 @@ func (l *Log) Preflight() error { return l.preflight(nil) }
 // PreflightContext is [Log.Preflight] within the call ctx carries
 // ([securefile.WithCall]): the log's directory is the one checked once
 // per call for the workspace's files, and the kept descriptor is checked
-// against one fstatat of the log under it.
+// against one fstatat of the log under it — or, where change notification
+// covers the log's path and reports nothing on it, with no stat.
 func (l *Log) PreflightContext(ctx context.Context) error {
 	return l.preflight(securefile.CallFrom(ctx))
 }

@@ -15,12 +15,23 @@ const maxAppenders = 16
 // An appender is a descriptor opened by [OpenAppend] and kept open, with
 // the identity of the file it writes and the directory handle it was
 // checked under.
+//
+// Where change notification covers the path (see [Stamp]), the appender
+// keeps the Stamp taken before its last successful check: while it is
+// valid, nothing that check proved can have changed — no directory on the
+// path was replaced, moved or chmod-ed, the name was not deleted, renamed
+// or re-created, the file was not chmod/chown-ed, linked or unlinked — so
+// the descriptor still writes the regular, writable file at the path, and
+// neither [KeptReadyIn] nor [AppendKept] stats it. The file is watched as
+// watchAppend: its content changes (our own appends among them) do not
+// touch that Stamp. Otherwise the checks run as they always did.
 type appender struct {
 	mu     sync.Mutex // held while validating and writing, and to close
 	f      *os.File   // nil once closed
 	dir    *dirHandle
 	dev    uint64
 	ino    uint64
+	st     Stamp // under mu: taken before the last check that succeeded
 	closed bool
 }
 
@@ -55,7 +66,7 @@ func Keep(path string, f *os.File) {
 		return
 	}
 	a := &appender{f: f, dir: d, dev: id.dev, ino: id.ino}
-	if !a.valid(nil, path) {
+	if !a.check(nil, path) {
 		f.Close()
 		return
 	}
@@ -80,8 +91,10 @@ func Keep(path string, f *os.File) {
 // with [OpenAppend], whose checks and errors are the ones that count.
 func KeptReady(path string) bool { return KeptReadyIn(nil, path) }
 
-// KeptReadyIn is [KeptReady] within call: the directory's identity is the
-// one checked in call (shared with the other files of the directory), the
+// KeptReadyIn is [KeptReady] within call: with no system call (but the
+// call's one poll) while the appender's Stamp says nothing on the path
+// changed since its last check; else the directory's identity is the one
+// checked in call (shared with the other files of the directory), the
 // file is checked with one fstatat under the directory's descriptor.
 func KeptReadyIn(call *Call, path string) bool {
 	a := kept(path)
@@ -90,13 +103,21 @@ func KeptReadyIn(call *Call, path string) bool {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return !a.closed && a.valid(call, filepath.Clean(path))
+	if a.closed {
+		return false
+	}
+	if a.st.ValidIn(call) {
+		return true
+	}
+	return a.check(call, filepath.Clean(path))
 }
 
 // AppendKept writes line to path with one Write on the descriptor kept for
-// it, after checking with one lstat of path that the name still leads to
-// the very file the descriptor writes: a regular file, not a symlink, that
-// this user may write. ([KeptReady], the check before the call sends
+// it, after checking that the name still leads to the very file the
+// descriptor writes: a regular file, not a symlink, that this user may
+// write — by the appender's Stamp where change notification covers the
+// path (one poll of the reports, which sees a change made since the
+// preflight, and no stat), else with one lstat of path. ([KeptReady], the check before the call sends
 // anything, also checks the directory.) It returns false, having written nothing, when there is
 // no such descriptor or a check fails (the log was rotated, replaced,
 // removed, made read-only...): the caller then opens the file with
@@ -109,7 +130,13 @@ func AppendKept(path string, line []byte) (bool, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed || !a.same(path) {
+	if a.closed {
+		return false, nil
+	}
+	if a.st.n != nil {
+		notifier.poll() // the changes made during the call, since its preflight
+	}
+	if !a.st.Valid() && !a.same(path) {
 		return false, nil
 	}
 	_, err := a.f.Write(line)
@@ -122,9 +149,21 @@ func AppendKept(path string, line []byte) (bool, error) {
 // whatever happened to it since [KeptReady], the line goes to the file
 // that was checked — a write through a kept descriptor can never reach
 // another file, so a symlink planted meanwhile cannot redirect it.
+// Where notification covers the path, the Stamp taken before the lstat
+// is kept with a success. The caller holds a.mu.
 func (a *appender) same(path string) bool {
+	st := Stamp{}
+	if filepath.IsAbs(path) {
+		st = notifier.cover(filepath.Clean(path), watchAppend) // before the check it certifies
+	}
 	id, typ, err := lstatID(path)
-	return err == nil && typ.IsRegular() && id.dev == a.dev && id.ino == a.ino && writable(id)
+	ok := err == nil && typ.IsRegular() && id.dev == a.dev && id.ino == a.ino && writable(id)
+	if ok {
+		a.st = st
+	} else {
+		a.st = Stamp{}
+	}
+	return ok
 }
 
 func kept(path string) *appender {
@@ -134,6 +173,25 @@ func kept(path string) *appender {
 	appenders.mu.Lock()
 	defer appenders.mu.Unlock()
 	return appenders.m[filepath.Clean(path)]
+}
+
+// check is [appender.valid] under a Stamp: the Stamp taken before the
+// checks is kept when they succeed and the directory's own handle is
+// still vouched for by notification (else it was checked, not watched,
+// since the Stamp), the zero Stamp otherwise. The caller holds a.mu (or
+// owns a alone).
+func (a *appender) check(call *Call, path string) bool {
+	call.sync()
+	st := notifier.cover(path, watchAppend) // before the checks it certifies
+	if !a.valid(call, path) {
+		a.st = Stamp{}
+		return false
+	}
+	if !dirs.current(filepath.Dir(path), a.dir) {
+		st = Stamp{}
+	}
+	a.st = st
+	return true
 }
 
 // valid reports whether the directory handle is still the directory at

@@ -56,6 +56,41 @@ type Stamp struct {
 	sum  uint64
 	at   int64 // notifier.now when taken
 	gone bool  // a directory on the path (not the leaf) was missing
+	meta bool  // a watchAppend Stamp: the leaf's content changes (n.data) do not count
+}
+
+// A watchKind is what a watch reports about the object at its path.
+type watchKind uint8
+
+const (
+	// watchDir: a directory — its entries created, deleted, moved or
+	// their attributes changed; itself chmod-ed, deleted or moved.
+	watchDir watchKind = iota + 1
+	// watchFile: a file whose content counts (a snapshot): written,
+	// truncated, closed after a write (content), chmod/chown-ed, its link
+	// count changed, deleted or moved (identity).
+	watchFile
+	// watchAppend: a file appended to through a kept descriptor (the
+	// audit log), whose content does not count: only what changes what
+	// the appender's check proves (mode, owner, link count, deleted,
+	// moved). Our own appends raise no event on such a watch, so they do
+	// not invalidate the Stamp that spares the next call its stat.
+	watchAppend
+)
+
+// merge is the kind a node watched as have is to be watched as when want
+// is asked for, its inode unchanged: the kernel keeps one watch (one
+// mask) per inode, and a mask is never narrowed while a Stamp may rely on
+// it. A file both read as a snapshot and appended to is watched as
+// watchFile (its content events reach n.data, which a watchAppend Stamp
+// ignores); a directory asked for as a file, or the reverse, is watched
+// as asked (the dir mask is IN_ONLYDIR, so one of the two fails and
+// checks with stats).
+func merge(have, want watchKind) watchKind {
+	if (have == watchFile && want == watchAppend) || (have == watchAppend && want == watchFile) {
+		return watchFile
+	}
+	return want
 }
 
 // node is one path component.
@@ -63,14 +98,15 @@ type node struct {
 	parent   *node
 	name     string
 	path     string
-	gen      atomic.Uint64
+	gen      atomic.Uint64 // identity: anything but a change of content
+	data     atomic.Uint64 // content: the node's own watch saw it written
 	used     atomic.Uint64 // notifier.tick when last used
 	children map[string]*node
 
 	// Under notifier.mu:
-	state    uint8 // stNone, stWatched, stMissing, stFailed
-	isDir    bool  // the kind it was watched as
-	wd       int32 // stWatched: the watch descriptor
+	state    uint8     // stNone, stWatched, stMissing, stFailed
+	kind     watchKind // the kind it was watched as
+	wd       int32     // stWatched: the watch descriptor
 	keyGen   uint64
 	keyAnc   uint64 // the state holds while gen and the ancestors' sum are these
 	detached bool   // dropped from the tree (evicted)
@@ -88,11 +124,12 @@ var errMissing = errors.New("missing")
 
 // kernel is the system's change notification.
 type kernel interface {
-	// add watches path as a directory (dir) or a file, a symlink at path
-	// not followed: the watch descriptor, errMissing when nothing is
-	// there, another error when it cannot be watched reliably (not a
-	// directory, a file system whose reports are not relied on, limits).
-	add(path string, dir bool) (int32, error)
+	// add watches path as kind (the mask replacing any the inode had), a
+	// symlink at path not followed: the watch descriptor, errMissing when
+	// nothing is there, another error when it cannot be watched reliably
+	// (not a directory, a file system whose reports are not relied on,
+	// limits).
+	add(path string, kind watchKind) (int32, error)
 	// rm removes a watch.
 	rm(wd int32)
 	// ready reports whether events are queued and whether the mount
@@ -100,8 +137,10 @@ type kernel interface {
 	ready() (events, mounts bool, err error)
 	// drain reads every queued event, calling f for each: wd -1 is a
 	// queue overflow; name is "" for an event about the watched object
-	// itself; gone means the watch was removed by the kernel.
-	drain(f func(wd int32, name []byte, gone bool)) error
+	// itself; content means the event is only a change of the watched
+	// file's content (written, closed after a write); gone means the
+	// watch was removed by the kernel.
+	drain(f func(wd int32, name []byte, content, gone bool)) error
 	close()
 }
 
@@ -178,7 +217,7 @@ func (w *watcher) poll() {
 }
 
 // event applies one event. The caller holds w.mu.
-func (w *watcher) event(wd int32, name []byte, gone bool) {
+func (w *watcher) event(wd int32, name []byte, content, gone bool) {
 	if wd == -1 { // the queue overflowed: events were lost
 		w.epoch.Add(1)
 		return
@@ -193,6 +232,8 @@ func (w *watcher) event(wd int32, name []byte, gone bool) {
 			if c := n.children[string(name)]; c != nil {
 				c.gen.Add(1)
 			}
+		case content && !gone:
+			n.data.Add(1)
 		default:
 			n.gen.Add(1)
 			if gone && n.state == stWatched && n.wd == wd {
@@ -214,6 +255,9 @@ func (s Stamp) Valid() bool {
 		return false
 	}
 	sum := w.epoch.Load()
+	if !s.meta {
+		sum += s.n.data.Load()
+	}
 	for n := s.n; n != nil; n = n.parent {
 		sum += n.gen.Load()
 	}
@@ -224,11 +268,12 @@ func (s Stamp) Valid() bool {
 	return true
 }
 
-// cover puts watches on every directory of path and on path itself (a
-// directory when dir, else a file), and returns the Stamp of path now:
-// the zero Stamp where path cannot be watched reliably. It must be taken
-// before the check whose outcome the Stamp is to certify.
-func (w *watcher) cover(path string, dir bool) Stamp {
+// cover puts watches on every directory of path and on path itself (as
+// kind), and returns the Stamp of path now: the zero Stamp where path
+// cannot be watched reliably. It must be taken before the check whose
+// outcome the Stamp is to certify. A watchAppend Stamp does not count the
+// leaf's content changes.
+func (w *watcher) cover(path string, kind watchKind) Stamp {
 	if w.off.Load() || !filepath.IsAbs(path) {
 		return Stamp{}
 	}
@@ -244,7 +289,7 @@ func (w *watcher) cover(path string, dir bool) Stamp {
 	n := w.root
 	n.used.Store(tick)
 	missing, gone := false, false
-	if w.watch(n, true, anc) != stWatched {
+	if w.watch(n, watchDir, anc) != stWatched {
 		return Stamp{}
 	}
 	rest := strings.TrimPrefix(filepath.ToSlash(path), "/")
@@ -258,7 +303,10 @@ func (w *watcher) cover(path string, dir bool) Stamp {
 		anc += n.gen.Load()
 		c := w.child(n, name)
 		c.used.Store(tick)
-		isDir := dir || rest != ""
+		k := kind
+		if rest != "" {
+			k = watchDir
+		}
 		if missing {
 			// Below a missing directory: nothing to watch; its creation
 			// is reported by the watch above it.
@@ -266,7 +314,7 @@ func (w *watcher) cover(path string, dir bool) Stamp {
 			c.state, c.keyGen, c.keyAnc = stMissing, c.gen.Load(), anc
 			gone = gone || rest != ""
 		} else {
-			switch w.watch(c, isDir, anc) {
+			switch w.watch(c, k, anc) {
 			case stWatched:
 			case stMissing:
 				missing = true
@@ -277,7 +325,11 @@ func (w *watcher) cover(path string, dir bool) Stamp {
 		}
 		n = c
 	}
-	return Stamp{n: n, sum: anc + n.gen.Load(), at: w.now.Load(), gone: gone}
+	st := Stamp{n: n, sum: anc + n.gen.Load(), at: w.now.Load(), gone: gone, meta: kind == watchAppend}
+	if !st.meta {
+		st.sum += n.data.Load()
+	}
+	return st
 }
 
 // child returns n's child name, made if needed (evicting the least
@@ -334,21 +386,26 @@ func (w *watcher) evict() {
 	w.nodes--
 }
 
-// watch makes sure n is watched as a directory (dir) or a file, as the
-// inode at its path now, given the sum of its ancestors' generations anc:
-// a watch placed while its ancestors or n itself were as they are now is
-// kept, else it is placed again (the path may lead to another inode). It
-// returns the node's state. The caller holds w.mu.
-func (w *watcher) watch(n *node, dir bool, anc uint64) uint8 {
+// watch makes sure n is watched as kind (merged with the kind it is
+// watched as: [merge]), as the inode at its path now, given the sum of
+// its ancestors' generations anc: a watch placed while its ancestors or n
+// itself were as they are now, with a mask reporting what kind needs, is
+// kept, else it is placed again (the path may lead to another inode, or
+// the mask must widen). It returns the node's state. The caller holds
+// w.mu.
+func (w *watcher) watch(n *node, kind watchKind, anc uint64) uint8 {
 	g := n.gen.Load()
-	if n.state != stNone && n.keyGen == g && n.keyAnc == anc && n.isDir == dir {
+	if n.state != stNone {
+		kind = merge(n.kind, kind)
+	}
+	if n.state != stNone && n.keyGen == g && n.keyAnc == anc && n.kind == kind {
 		return n.state
 	}
-	wd, err := w.k.add(n.path, dir)
+	wd, err := w.k.add(n.path, kind)
 	if n.state == stWatched && (err != nil || wd != n.wd) {
 		w.detach(n)
 	}
-	n.isDir, n.keyGen, n.keyAnc = dir, g, anc
+	n.kind, n.keyGen, n.keyAnc = kind, g, anc
 	switch {
 	case err == nil:
 		if n.state != stWatched || n.wd != wd {
@@ -396,7 +453,11 @@ func (w *watcher) detach(n *node) {
 // a file system not relied on) is never valid: check with stats.
 func Watch(call *Call, path string, dir bool) Stamp {
 	call.sync()
-	return notifier.cover(path, dir)
+	kind := watchFile
+	if dir {
+		kind = watchDir
+	}
+	return notifier.cover(path, kind)
 }
 
 // ValidIn is [Stamp.Valid] in call: the reports queued before call

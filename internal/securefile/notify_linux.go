@@ -9,15 +9,34 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The events that change what a snapshot depends on. A file's own watch
-// sees a write through any of its names (a hard link in another
-// directory); a directory's watch sees its entries come and go and their
-// attributes change, and itself chmod-ed, deleted or moved.
+// The events that change what a snapshot or an appender's check depends
+// on. A file's own watch sees a write through any of its names (a hard
+// link in another directory); a directory's watch sees its entries come
+// and go and their attributes change, and itself chmod-ed, deleted or
+// moved. An appended file's watch (the audit log) leaves out the content
+// events: our own appends would raise one per line. Every mask is added
+// to the inode's (IN_MASK_ADD), never put in its place: the kernel keeps
+// one watch per inode, and a file reached by two paths (a hard link) or
+// both read and appended to must keep the events of each use.
 const (
-	fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW
-	dirMask  = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_ATTRIB |
-		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
+	contentMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE
+	appendMask  = unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW | unix.IN_MASK_ADD
+	fileMask    = contentMask | appendMask
+	dirMask     = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_ATTRIB |
+		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW | unix.IN_MASK_ADD
 )
+
+// maskOf is the inotify mask of a watch of kind.
+func maskOf(kind watchKind) uint32 {
+	switch kind {
+	case watchDir:
+		return dirMask
+	case watchAppend:
+		return appendMask
+	default:
+		return fileMask
+	}
+}
 
 // localFS lists the file systems whose inotify reports every change:
 // local ones, changed only through this kernel. NFS, CIFS, FUSE and
@@ -75,12 +94,8 @@ func openPlatformKernel() (kernel, error) {
 	return k, nil
 }
 
-func (k *inotifyKernel) add(path string, dir bool) (int32, error) {
-	mask := uint32(fileMask)
-	if dir {
-		mask = dirMask
-	}
-	wd, err := unix.InotifyAddWatch(k.ifd, path, mask)
+func (k *inotifyKernel) add(path string, kind watchKind) (int32, error) {
+	wd, err := unix.InotifyAddWatch(k.ifd, path, maskOf(kind))
 	if errors.Is(err, unix.ENOENT) {
 		return -1, errMissing
 	}
@@ -117,7 +132,7 @@ func (k *inotifyKernel) ready() (events, mounts bool, err error) {
 	}
 }
 
-func (k *inotifyKernel) drain(f func(wd int32, name []byte, gone bool)) error {
+func (k *inotifyKernel) drain(f func(wd int32, name []byte, content, gone bool)) error {
 	for {
 		n, err := unix.Read(k.ifd, k.buf[:])
 		if err == unix.EINTR {
@@ -144,9 +159,9 @@ func (k *inotifyKernel) drain(f func(wd int32, name []byte, gone bool)) error {
 			}
 			switch {
 			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
-				f(-1, nil, false)
+				f(-1, nil, false, false)
 			default:
-				f(ev.Wd, name, ev.Mask&unix.IN_IGNORED != 0)
+				f(ev.Wd, name, isContent(ev.Mask), ev.Mask&unix.IN_IGNORED != 0)
 			}
 			off = end
 		}
@@ -160,4 +175,10 @@ func (k *inotifyKernel) close() {
 		}
 	}
 	k.ifd, k.efd, k.mfd = -1, -1, -1
+}
+
+// isContent reports whether an event's mask is only a change of content
+// (a write, a close after a write): what a watchAppend Stamp ignores.
+func isContent(mask uint32) bool {
+	return mask&contentMask != 0 && mask&^(contentMask|unix.IN_ISDIR) == 0
 }

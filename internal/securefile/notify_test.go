@@ -195,10 +195,10 @@ type lossyKernel struct {
 	overflow bool
 }
 
-func (k lossyKernel) drain(f func(int32, []byte, bool)) error {
-	err := k.kernel.drain(func(int32, []byte, bool) {})
+func (k lossyKernel) drain(f func(int32, []byte, bool, bool)) error {
+	err := k.kernel.drain(func(int32, []byte, bool, bool) {})
 	if k.overflow {
-		f(-1, nil, false)
+		f(-1, nil, false, false)
 	}
 	return err
 }

@@ -133,7 +133,7 @@ func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	c.mu.Lock()
 	old := c.entries[path]
 	c.mu.Unlock()
-	st := notifier.cover(path, false) // before the checks it certifies
+	st := notifier.cover(path, watchFile) // before the checks it certifies
 
 	d, dirErr := call.dir(dir)
 	if dirErr != nil {
@@ -345,7 +345,7 @@ func (t *dirTable) get(dir string) (*dirHandle, error) {
 		return d, nil
 	}
 	t.mu.Unlock()
-	st := notifier.cover(dir, true) // before the check it certifies
+	st := notifier.cover(dir, watchDir) // before the check it certifies
 	id, typ, err := lstatID(dir)
 	if err != nil {
 		t.forget(dir)
