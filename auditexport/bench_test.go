@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
@@ -50,7 +51,7 @@ func benchAppend(b *testing.B, export bool, every time.Duration) {
 		defer tick.Stop()
 	}
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	for b.Loop() {
 		if tick != nil {
 			<-tick.C
@@ -67,5 +68,5 @@ func benchAppend(b *testing.B, export bool, every time.Duration) {
 			b.Fatalf("stats %+v: records lost in the benchmark", st)
 		}
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }

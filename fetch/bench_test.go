@@ -20,6 +20,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/policy"
@@ -30,7 +31,7 @@ import (
 )
 
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkPrepareCall measures PrepareCall alone (budget: public 1 µs,
@@ -49,7 +50,7 @@ func BenchmarkPrepareCall(b *testing.B) {
 			ctx := context.Background()
 			id := uuid.New()
 			b.ReportAllocs()
-			start := cpuNow()
+			start := testcpu.Now()
 			for b.Loop() {
 				if _, _, err := f.PrepareCall(ctx, id, c.args); err != nil {
 					b.Fatal(err)
@@ -87,7 +88,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 		client := &http.Client{Transport: &http.Transport{}}
 		defer client.CloseIdleConnections()
 		b.ReportAllocs()
-		start := cpuNow()
+		start := testcpu.Now()
 		defer reportCPU(b, start)
 		for b.Loop() {
 			resp, err := client.Get(srv.URL + "/page")
@@ -115,7 +116,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 			// the run dials under the admission it hands over.
 			admitted := admissionsOf(b, ctx, f, args)
 			b.ReportAllocs()
-			start := cpuNow()
+			start := testcpu.Now()
 			defer reportCPU(b, start)
 			for b.Loop() {
 				id := uuid.New()
@@ -159,7 +160,7 @@ func benchFull(b *testing.B, url string, port uint16, format string) {
 	args := `{"url": "` + url + `/page", "format": "` + format + `", "max_length": 1000000}`
 	ctx := context.Background()
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	defer reportCPU(b, start)
 	for b.Loop() {
 		// One call, as the MCP server makes it: the scope and broker.Call

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/policy"
@@ -83,13 +84,13 @@ func BenchmarkDecideLayers(b *testing.B) {
 			time.Sleep(securefile.RacyWindow + 100*time.Millisecond)
 			a := policy.Args{Origin: origin(b, "https://target.example/"), Workspace: ws, Profile: risk.Standard, Layers: l.Layers}
 			b.ReportAllocs()
-			start, checks := cpuNow(), securefile.Checks()
+			start, checks := testcpu.Now(), securefile.Checks()
 			for b.Loop() {
 				if d := policy.Decide(context.Background(), a); d.Result != policy.Allow || d.Layer != policy.LayerWorkspace {
 					b.Fatal(d)
 				}
 			}
-			b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 			// The identity checks (stats) per decision: 0 where change
 			// notification vouches for the files, ~11 where they are
 			// checked with stats.

@@ -20,6 +20,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/loopback"
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/risk"
@@ -107,7 +108,7 @@ func BenchmarkExchange(b *testing.B) {
 			var once sync.Once
 			var wg sync.WaitGroup
 			b.ResetTimer()
-			start := cpuNow()
+			start := testcpu.Now()
 			for range clients {
 				wg.Add(1)
 				go func() {
@@ -121,7 +122,7 @@ func BenchmarkExchange(b *testing.B) {
 				}()
 			}
 			wg.Wait()
-			b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 			if n := failed.Load(); n > 0 {
 				b.Fatalf("%d of %d exchanges failed; the first: %v", n, b.N, first)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
@@ -52,7 +53,7 @@ func BenchmarkPlainRoundTrip(b *testing.B) {
 	defer c.CloseIdleConnections()
 	u := base + "/search?q=go+generics&format=json&pageno=1"
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	for b.Loop() {
 		resp, err := c.Get(u)
 		if err != nil {
@@ -61,7 +62,7 @@ func BenchmarkPlainRoundTrip(b *testing.B) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkSearchTool is the tool alone on the same backend, under an
@@ -76,7 +77,7 @@ func BenchmarkSearchTool(b *testing.B) {
 	// The broker's part: local mode's admission of the backend, bound.
 	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.MustTarget("127.0.0.1", port), LoopbackPort: port}}, nil)
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	for b.Loop() {
 		id := uuid.New()
 		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
@@ -88,7 +89,7 @@ func BenchmarkSearchTool(b *testing.B) {
 			b.Fatal(res.Message)
 		}
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkSearchCall is a whole call through the broker: the tool plus
@@ -105,13 +106,13 @@ func BenchmarkSearchCall(b *testing.B) {
 	br := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive, Layers: l.Layers}, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
 	ctx := context.Background()
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	for b.Loop() {
 		if res := br.Call(ctx, s, `{"query": "go generics"}`); res.IsError {
 			b.Fatal(res.Message)
 		}
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // benchPublic is a Brave-shaped backend at search.example.com, a loopback
@@ -145,7 +146,7 @@ func BenchmarkPlainRoundTripTLS(b *testing.B) {
 	req, _ := http.NewRequest(http.MethodGet, "https://search.example.com/res/v1/web/search?q=go+generics&count=10", nil)
 	req.Header.Set("X-Subscription-Token", braveKey)
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	for b.Loop() {
 		resp, err := c.Do(req)
 		if err != nil {
@@ -154,7 +155,7 @@ func BenchmarkPlainRoundTripTLS(b *testing.B) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkSearchToolPublic is the tool on that public backend through
@@ -168,7 +169,7 @@ func BenchmarkSearchToolPublic(b *testing.B) {
 	// The broker's part: the public backend's admission, bound.
 	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.MustTarget("search.example.com", 443)}}, nil)
 	b.ReportAllocs()
-	start := cpuNow()
+	start := testcpu.Now()
 	for b.Loop() {
 		id := uuid.New()
 		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
@@ -179,5 +180,5 @@ func BenchmarkSearchToolPublic(b *testing.B) {
 			b.Fatal(res.Message)
 		}
 	}
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }

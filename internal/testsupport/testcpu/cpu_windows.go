@@ -1,15 +1,14 @@
 //go:build windows
 
-package search_test
+package testcpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuNow returns the process's user+system CPU time (GetProcessTimes).
-// See the Unix version.
-func cpuNow() time.Duration {
+// Now returns the process's user+system CPU time (GetProcessTimes).
+func Now() time.Duration {
 	var creation, exit, kernel, user syscall.Filetime
 	h, _ := syscall.GetCurrentProcess()
 	_ = syscall.GetProcessTimes(h, &creation, &exit, &kernel, &user)
