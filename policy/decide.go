@@ -438,7 +438,7 @@ func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules
 		if a.LoadRules != nil {
 			return a.LoadRules(a.Workspace)
 		}
-		return rules.LoadContext(ctx, a.Workspace)
+		return rules.LoadPathContext(ctx, l.file) // rules.RulesPath(a.Workspace), looked up once
 	case LayerUser:
 		if l.err != nil {
 			return nil, l.err
