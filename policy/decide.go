@@ -247,11 +247,11 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		if set == nil {
 			continue
 		}
-		m, ok := set.Decide(need)
+		m, text, ok := set.DecideText(need)
 		if !ok {
 			// The open-web rule is the layer's least specific allow,
 			// after every deny of every layer (the loop goes on).
-			pr, has := set.PublicHTTPS()
+			pr, prText, has := set.PublicHTTPSText()
 			if !has || !publicHTTPSApplies(a, o, d) {
 				step(tr, l.layer, "rules", l.file, "no rule covers the target")
 				continue
@@ -263,9 +263,8 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 				step(tr, l.layer, "rules", l.file, "allow *:443 ignored: the managed policy forbids it (allow_public_https: false)")
 				continue
 			}
-			m, ok = rules.Match{Decision: rules.Allow, Rule: pr}, true
+			m, text = rules.Match{Decision: rules.Allow, Rule: pr}, prText
 		}
-		text := m.Rule.String()
 		step(tr, l.layer, "rules", l.file, text)
 		if m.Decision == rules.Deny {
 			return deny(d, l.layer, l.file, text, audit.ByRule, refusal.Newf(refusal.DeniedByRule,
@@ -439,7 +438,7 @@ func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules
 		if a.LoadRules != nil {
 			return a.LoadRules(a.Workspace)
 		}
-		return rules.LoadContext(ctx, a.Workspace)
+		return rules.LoadPathContext(ctx, l.file) // rules.RulesPath(a.Workspace), looked up once
 	case LayerUser:
 		if l.err != nil {
 			return nil, l.err

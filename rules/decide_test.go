@@ -93,7 +93,37 @@ func TestDecide(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("Decide(%s:%d) = %q, %v; want %q", tc.host, tc.port, got, ok, tc.want)
 			}
+			// DecideText: the same match, with the text written at parse time.
+			tm, text, tok := s.DecideText(capability.Network(capability.MustTarget(tc.host, tc.port)))
+			if tm != m || tok != ok || text != got {
+				t.Errorf("DecideText(%s:%d) = %v, %q, %v; want %v, %q, %v", tc.host, tc.port, tm, text, tok, m, got, ok)
+			}
 		})
+	}
+}
+
+func TestPublicHTTPSText(t *testing.T) {
+	tests := []struct {
+		name  string
+		rules []rules.Rule
+		want  string
+	}{
+		{"none", []rules.Rule{rule(rules.Allow, "example.com", 443)}, ""},
+		{"open web", []rules.Rule{rule(rules.Allow, "example.com", 443), rule(rules.Allow, rules.PublicHTTPSHost, 443)}, "allow *:443"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustSet(t, tc.rules...)
+			r, text, ok := s.PublicHTTPSText()
+			pr, pok := s.PublicHTTPS()
+			if r != pr || ok != pok || ok != (tc.want != "") || text != tc.want || (ok && r.String() != text) {
+				t.Errorf("PublicHTTPSText() = %v, %q, %v (PublicHTTPS %v, %v); want %q", r, text, ok, pr, pok, tc.want)
+			}
+		})
+	}
+	var s *rules.Set
+	if _, text, ok := s.PublicHTTPSText(); ok || text != "" {
+		t.Errorf("nil set: PublicHTTPSText() = %q, %v; want none", text, ok)
 	}
 }
 

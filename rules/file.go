@@ -61,6 +61,12 @@ func LoadContext(ctx context.Context, ws workspace.Workspace) (*Set, error) {
 	return workspaceRules.LoadIn(securefile.CallFrom(ctx), RulesPath(ws))
 }
 
+// LoadPathContext is [LoadContext] for path, the workspace's [RulesPath]
+// the caller already holds (Decide looks it up once per decision).
+func LoadPathContext(ctx context.Context, path string) (*Set, error) {
+	return workspaceRules.LoadIn(securefile.CallFrom(ctx), path)
+}
+
 // workspaceRules and userRules hold the last parse of each rules file
 // read, validated by a stat on every call. A Set is never modified, so
 // callers share it.

@@ -153,17 +153,18 @@ type key struct {
 // slot holds the rules saved for one key: normally one, but a hand-edited
 // file may hold both an allow and a deny for the same target.
 type slot struct {
-	allow, deny *Rule
+	allow, deny int32 // 1 + the rule's index in Set.rules; 0: none
 }
 
 // Set is a loaded, immutable rule set. Lookups cost O(labels of the host),
 // independent of the number of rules. The zero value and nil are empty
 // sets. A Set is safe for concurrent use.
 type Set struct {
-	rules  []Rule // normalised, sorted
+	rules  []Rule   // normalised, sorted
+	texts  []string // texts[i] is rules[i].String(), written once here
 	exact  map[key]slot
 	wild   map[key]slot
-	public *Rule // the open-web rule, if present; never in exact or wild
+	public int32 // 1 + the open-web rule's index, if present; never in exact or wild
 }
 
 // Match is the outcome of [Set.Decide]: the decision and the rule that
@@ -196,14 +197,16 @@ func NewSet(rules ...Rule) (*Set, error) {
 	slices.SortStableFunc(ps, func(a, b parsed) int { return compareRules(a.r, b.r) })
 	s := &Set{
 		rules: make([]Rule, len(ps)),
+		texts: make([]string, len(ps)),
 		exact: make(map[key]slot),
 		wild:  make(map[key]slot),
 	}
 	for i, x := range ps {
 		s.rules[i] = x.r
-		r := &s.rules[i]
+		s.texts[i] = x.r.String()
+		r, ref := &s.rules[i], int32(i+1)
 		if r.IsPublicHTTPS() {
-			s.public = r
+			s.public = ref
 			continue
 		}
 		m := s.exact
@@ -213,9 +216,9 @@ func NewSet(rules ...Rule) (*Set, error) {
 		k := key{r.Capability, x.p.Host, r.Target.Port}
 		sl := m[k]
 		if r.Decision == Deny {
-			sl.deny = r
+			sl.deny = ref
 		} else {
-			sl.allow = r
+			sl.allow = ref
 		}
 		m[k] = sl
 	}
@@ -244,10 +247,17 @@ func (s *Set) Rules() []Rule {
 // (https or a tunnel, port 443, not a local host, no deny rule, not
 // forbidden by a managed policy) is the policy's decision.
 func (s *Set) PublicHTTPS() (Rule, bool) {
-	if s == nil || s.public == nil {
-		return Rule{}, false
+	r, _, ok := s.PublicHTTPSText()
+	return r, ok
+}
+
+// PublicHTTPSText is [Set.PublicHTTPS] with the rule's text
+// ([Rule.String]), written once when the set was built.
+func (s *Set) PublicHTTPSText() (Rule, string, bool) {
+	if s == nil || s.public == 0 {
+		return Rule{}, "", false
 	}
-	return *s.public, true
+	return s.rules[s.public-1], s.texts[s.public-1], true
 }
 
 // Decide returns the saved decision for req, and false when no rule
@@ -264,17 +274,25 @@ func (s *Set) PublicHTTPS() (Rule, bool) {
 // "EXAMPLE.com." or "bücher.example" arrive as the rules' own spelling and
 // cannot slip past a deny rule.
 func (s *Set) Decide(req capability.Requirement) (Match, bool) {
+	m, _, ok := s.DecideText(req)
+	return m, ok
+}
+
+// DecideText is [Set.Decide] with the deciding rule's text
+// ([Rule.String]), written once when the set was built, so that a
+// decision naming its rule allocates nothing.
+func (s *Set) DecideText(req capability.Requirement) (Match, string, bool) {
 	if s == nil || len(s.rules) == 0 {
-		return Match{}, false
+		return Match{}, "", false
 	}
 	host := req.Target.Host()
-	var allow *Rule
+	var allow int32
 	// Candidates in order of specificity: the exact host, then the
 	// wildcards for each proper suffix, longest first. The first deny is
 	// the most specific deny, and deny wins, so it decides at once.
 	if sl, ok := s.exact[key{req.Kind, host, req.Target.Port()}]; ok {
-		if sl.deny != nil {
-			return Match{Deny, *sl.deny}, true
+		if sl.deny != 0 {
+			return Match{Deny, s.rules[sl.deny-1]}, s.texts[sl.deny-1], true
 		}
 		allow = sl.allow
 	}
@@ -287,20 +305,19 @@ func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 			if !ok {
 				continue
 			}
-			if sl.deny != nil {
-				return Match{Deny, *sl.deny}, true
+			if sl.deny != 0 {
+				return Match{Deny, s.rules[sl.deny-1]}, s.texts[sl.deny-1], true
 			}
-			if allow == nil {
+			if allow == 0 {
 				allow = sl.allow
 			}
 		}
 	}
-	if allow != nil {
-		return Match{Allow, *allow}, true
+	if allow != 0 {
+		return Match{Allow, s.rules[allow-1]}, s.texts[allow-1], true
 	}
-	return Match{}, false
+	return Match{}, "", false
 }
-
 
 // invalid returns the rules_invalid refusal for the file at path.
 func invalid(path string, format string, args ...any) *refusal.Error {

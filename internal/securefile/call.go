@@ -121,13 +121,25 @@ func (c *Call) dir(dir string) (*dirHandle, error) {
 	return d, err
 }
 
+// file returns the snapshot of path c kept for cache, if any; if none, it
+// drains the change reports once per call (sync's work, under the same
+// lock), so that the caller may trust a Stamp. A nil Call keeps nothing
+// and polls every time.
 func (c *Call) file(cache any, path string) (any, bool) {
+	if c == nil {
+		notifier.poll()
+		return nil, false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.files {
 		if e.cache == cache && e.path == path {
 			return e.s, true
 		}
+	}
+	if !c.polled {
+		notifier.poll()
+		c.polled = true
 	}
 	return nil, false
 }

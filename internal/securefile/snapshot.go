@@ -109,13 +109,10 @@ func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 	if !clean {
 		path = filepath.Clean(path)
 	}
-	if call != nil {
-		if s, ok := call.file(c, path); ok {
-			sn := s.(*snap[T])
-			return sn.val, sn.err
-		}
+	if s, ok := call.file(c, path); ok { // else the call's reports are drained
+		sn := s.(*snap[T])
+		return sn.val, sn.err
 	}
-	call.sync()
 	s := old
 	if s == nil || !s.st.Valid() {
 		s = c.load(call, path) // something on the path changed, or no Stamp vouches
