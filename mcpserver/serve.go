@@ -74,6 +74,12 @@ func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) e
 	if opts.Stdout != nil {
 		out = opts.Stdout
 	}
+	// A pipe or socket is read through the poller, not by a thread parked
+	// in read(2) between calls.
+	if f, ok := in.(*os.File); ok {
+		outFile, _ := out.(*os.File)
+		in = pollableInput(f, outFile, os.Stderr)
+	}
 	// The guard answers lines the SDK cannot decode, so that the session
 	// survives them, and decodes the others once, for the SDK (no second
 	// decoder reads the line again); a result is written without being
