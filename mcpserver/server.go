@@ -89,6 +89,8 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 	if err := s.addSearch(ms); err != nil {
 		return nil, err
 	}
+	// Last, so outermost: it sees each result as the SDK would encode it.
+	ms.AddReceivingMiddleware(encodeOnce)
 	return ms, nil
 }
 
