@@ -1,11 +1,18 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"github.com/ocfetch/ocfetch/scope"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,6 +20,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/risk"
 )
@@ -139,4 +147,78 @@ func ocfetchBinaryB(b *testing.B) string {
 		b.Fatal(binErr)
 	}
 	return binPath
+}
+
+// BenchmarkStdioCall measures one tools/call as bench/mcpstdio makes it:
+// a raw 10 KB HTML page on loopback (a new URL each call), fetched through
+// Serve's stdio transport over OS pipes, by the lines the MCP TypeScript
+// SDK client sends (protocol 2025-11-25, no _meta), each response read as
+// one line. cpu-ns/op is the whole process's: server, page server and this
+// client.
+//
+//	go test -run '^$' -bench BenchmarkStdioCall -benchmem ./mcpserver
+func BenchmarkStdioCall(b *testing.B) {
+	var page strings.Builder
+	page.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
+	for page.Len() < 10*1024-200 {
+		page.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
+	}
+	page.WriteString("</main></body></html>")
+	body := page.String()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port, _ := strconv.ParseUint(u.Port(), 10, 16)
+	ws := localWorkspace(b, uint16(port), u.Host)
+
+	c2sR, c2sW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s2cR, s2cW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s2cR.Close()
+	done := make(chan error, 1)
+	go func() {
+		err := Serve(context.Background(), &Options{Root: ws.Root, Stdin: c2sR, Stdout: s2cW})
+		s2cW.Close()
+		done <- err
+	}()
+	out := bufio.NewReaderSize(s2cR, 64<<10)
+	roundTrip := func(line string) []byte {
+		if _, err := c2sW.WriteString(line + "\n"); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := out.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return resp
+	}
+	roundTrip(`{"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0.0.0"}},"jsonrpc":"2.0","id":0}`)
+	if _, err := c2sW.WriteString(`{"method":"notifications/initialized","jsonrpc":"2.0"}` + "\n"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	id := 0
+	start := testcpu.Now()
+	for b.Loop() {
+		id++
+		resp := roundTrip(fmt.Sprintf(`{"method":"tools/call","params":{"name":"fetch","arguments":{"url":"%s/page?call=%d","format":"raw"}},"jsonrpc":"2.0","id":%d}`, srv.URL, id, id))
+		if !bytes.Contains(resp, []byte("The quick brown fox")) || bytes.Contains(resp, []byte(`"isError":true`)) {
+			b.Fatalf("response %.300s", resp)
+		}
+	}
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	b.StopTimer()
+	c2sW.Close()
+	if err := <-done; err != nil {
+		b.Errorf("Serve: %v", err)
+	}
 }
