@@ -96,7 +96,7 @@
 // [MaxLineBytes] gets invalid request (-32600), with the message's id when
 // it can be read and null otherwise, and the session serves on; responses
 // already due are written. Each line is decoded once, by the guard, for
-// the SDK. Streamable HTTP binds loopback only
+// the SDK, and each tool result encoded once. Streamable HTTP binds loopback only
 // ([ErrNotLoopback]) and keeps the SDK's DNS-rebinding
 // protection, plus net/http's cross-origin protection, so a web page cannot
 // drive the server.
