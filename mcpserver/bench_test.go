@@ -91,20 +91,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	})
 
 	b.Run("mcp-stdio", func(b *testing.B) {
-		c2sR, c2sW, err := os.Pipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		s2cR, s2cW, err := os.Pipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			err := Serve(ctx, &Options{Root: ws.Root, Stdin: c2sR, Stdout: s2cW})
-			s2cW.Close()
-			done <- err
-		}()
+		c2sW, s2cR, done := serveOverPipes(b, &Options{Root: ws.Root})
 		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
 		cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2cR, Writer: c2sW}, nil)
 		if err != nil {
@@ -175,21 +162,8 @@ func BenchmarkStdioCall(b *testing.B) {
 	port, _ := strconv.ParseUint(u.Port(), 10, 16)
 	ws := localWorkspace(b, uint16(port), u.Host)
 
-	c2sR, c2sW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s2cR, s2cW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	c2sW, s2cR, done := serveOverPipes(b, &Options{Root: ws.Root})
 	defer s2cR.Close()
-	done := make(chan error, 1)
-	go func() {
-		err := Serve(context.Background(), &Options{Root: ws.Root, Stdin: c2sR, Stdout: s2cW})
-		s2cW.Close()
-		done <- err
-	}()
 	out := bufio.NewReaderSize(s2cR, 64<<10)
 	roundTrip := func(line string) []byte {
 		if _, err := c2sW.WriteString(line + "\n"); err != nil {
@@ -221,4 +195,26 @@ func BenchmarkStdioCall(b *testing.B) {
 	if err := <-done; err != nil {
 		b.Errorf("Serve: %v", err)
 	}
+}
+
+// serveOverPipes runs Serve(opts) on OS pipes and returns the client's
+// ends; done receives Serve's error once the client closes toServer.
+func serveOverPipes(b *testing.B, opts *Options) (toServer, fromServer *os.File, done <-chan error) {
+	b.Helper()
+	c2sR, c2sW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s2cR, s2cW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts.Stdin, opts.Stdout = c2sR, s2cW
+	errc := make(chan error, 1)
+	go func() {
+		err := Serve(context.Background(), opts)
+		s2cW.Close()
+		errc <- err
+	}()
+	return c2sW, s2cR, errc
 }
