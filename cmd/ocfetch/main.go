@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "github.com/ocfetch/ocfetch/internal/prefault" // one-shot commands start with their pages mapped
 	"github.com/ocfetch/ocfetch/internal/reexec"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
