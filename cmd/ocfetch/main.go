@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	_ "github.com/ocfetch/ocfetch/internal/prefault" // one-shot commands start with their pages mapped
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	_ "github.com/ocfetch/ocfetch/internal/startpages" // one-shot commands start with their pages mapped
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 )

@@ -9,29 +9,29 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocfetch/ocfetch/internal/prefault"
+	"github.com/ocfetch/ocfetch/internal/startpages"
 )
 
-// TestPrefaultKnowsTheLongRunningCommands: internal/prefault leaves the
-// commands that serve until stopped alone by name; a renamed command would
-// be prefaulted silently.
-func TestPrefaultKnowsTheLongRunningCommands(t *testing.T) {
+// TestStartPagesKnowsTheLongRunningCommands: internal/startpages tells the
+// commands that serve until stopped by name; a renamed command would be
+// prefaulted silently.
+func TestStartPagesKnowsTheLongRunningCommands(t *testing.T) {
 	var names []string
 	for _, c := range subcommands {
 		names = append(names, c.name)
 	}
-	for _, name := range prefault.LongRunning {
+	for _, name := range startpages.LongRunning {
 		if !slices.Contains(names, name) {
-			t.Errorf("prefault.LongRunning names %q, which is not an ocfetch command", name)
+			t.Errorf("startpages.LongRunning names %q, which is not an ocfetch command", name)
 		}
 	}
 }
 
-// TestPrefaultInitialisesEarly: prefault helps only if it runs before the
-// dependencies whose initialisation touches most pages. The package
+// TestStartPagesInitialisesEarly: prefaulting helps only if it runs
+// before the dependencies whose initialisation touches most pages. The package
 // initialisation order of this binary (the ocfetch command and its tests)
 // is read from the runtime's init trace.
-func TestPrefaultInitialisesEarly(t *testing.T) {
+func TestStartPagesInitialisesEarly(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
@@ -46,7 +46,7 @@ func TestPrefaultInitialisesEarly(t *testing.T) {
 			order[f[1]] = len(order)
 		}
 	}
-	const self = "github.com/ocfetch/ocfetch/internal/prefault"
+	const self = "github.com/ocfetch/ocfetch/internal/startpages"
 	at, ok := order[self]
 	if !ok {
 		t.Fatalf("no init of %s in the trace:\n%s", self, stderr.Bytes())

@@ -1,4 +1,4 @@
-package prefault
+package startpages
 
 import (
 	"syscall"
@@ -11,8 +11,28 @@ const (
 	madvPopulateWrite = 23
 )
 
-// buf holds /proc/self/maps and /proc/self/cmdline while init reads them:
-// a static buffer, so reading allocates nothing on the heap being
+// Release drops the page-table entries of the binary's read-only
+// mappings, so that the server's resident set holds the code and data it
+// runs from now on, not its start-up's (see the package documentation).
+// A server calls it once, when it starts serving. A mapping that holds a
+// private copy of any page is left alone: the dynamic loader's
+// relocations in a read-only-after-relocation segment (a PIE or cgo
+// build), a debugger's breakpoint, a uprobe — dropping it would bring
+// back the file's bytes.
+func Release() {
+	b := make([]byte, smapsBytes)
+	for _, r := range releasable(readFileInto(b, "/proc/self/smaps")) {
+		syscall.Syscall(syscall.SYS_MADVISE, r.start, r.end-r.start, syscall.MADV_DONTNEED)
+	}
+}
+
+// smapsBytes bounds what Release reads of /proc/self/smaps (some 25 lines
+// a mapping): the executable's mappings come first in a static or PIE
+// binary's, and a mapping cut off is not released.
+const smapsBytes = 256 << 10
+
+// buf holds /proc/self/cmdline and /proc/self/maps while init reads them:
+// a static buffer, so that reading allocates nothing on the heap being
 // prefaulted. A maps file longer than this (a static binary's has about
 // 25 lines) is read in part, which only prefaults less.
 var buf [16 << 10]byte
@@ -21,15 +41,16 @@ var buf [16 << 10]byte
 // the heap.
 var heapProbe *[16]byte
 
+// init prefaults a one-shot command (see the package documentation).
 func init() {
 	if _, child := syscall.Getenv(ReexecEnv); child {
 		return
 	}
-	if !oneShot(commandLine(readFile("/proc/self/cmdline"))) {
+	if !oneShot(commandLine(readFileInto(buf[:], "/proc/self/cmdline"))) {
 		return
 	}
 	heapProbe = new([16]byte)
-	for _, r := range regions(readFile("/proc/self/maps"), uintptr(unsafe.Pointer(heapProbe))) {
+	for _, r := range regions(readFileInto(buf[:], "/proc/self/maps"), uintptr(unsafe.Pointer(heapProbe))) {
 		populate(r) // a hint: an error (an older kernel) changes nothing
 	}
 }
@@ -47,8 +68,9 @@ func populate(r region) error {
 	return nil
 }
 
-// readFile reads name into buf and returns what it read; nil on error.
-func readFile(name string) []byte {
+// readFileInto reads name into buf and returns what it read (nil on an
+// error; at most len(buf) bytes).
+func readFileInto(buf []byte, name string) []byte {
 	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil

@@ -1,4 +1,4 @@
-package prefault
+package startpages
 
 // A region is a range of the process's address space and how to populate
 // it: write (private anonymous memory, the heap) or read (the binary's
@@ -26,11 +26,12 @@ func oneShot(args []string) bool {
 	return true
 }
 
-// regions reads the text of /proc/self/maps and returns what to populate:
-// every read-only mapping of the executable (the file named by the first
-// mapping that names a file: the kernel maps the executable first) and
-// the start of the mapping that holds heap, at most [HeapBytes] of it. A
-// line it cannot read is skipped; a truncated last line is ignored.
+// regions reads the text of /proc/self/maps and returns every read-only
+// mapping of the executable (the file named by the first mapping that
+// names a file: the kernel maps the executable first) and, unless heap is
+// 0, the start of the anonymous mapping that holds heap, at most
+// [HeapBytes] of it. A line it cannot read is skipped; a truncated last
+// line is ignored.
 func regions(maps []byte, heap uintptr) []region {
 	var out []region
 	var exe []byte
@@ -50,7 +51,7 @@ func regions(maps []byte, heap uintptr) []region {
 		switch {
 		case exe != nil && string(m.path) == string(exe) && m.perms[0] == 'r' && m.perms[1] == '-':
 			out = append(out, region{start: m.start, end: m.end})
-		case heap >= m.start && heap < m.end && m.perms[0] == 'r' && m.perms[1] == 'w' && len(m.path) == 0:
+		case heap != 0 && heap >= m.start && heap < m.end && m.perms[0] == 'r' && m.perms[1] == 'w' && len(m.path) == 0:
 			end := m.end
 			if end-m.start > HeapBytes {
 				end = m.start + HeapBytes
@@ -141,4 +142,60 @@ func skipField(b []byte) ([]byte, bool) {
 		i++
 	}
 	return b[i:], true
+}
+
+// releasable reads the text of /proc/self/smaps and returns the
+// executable's read-only mappings (as [regions] finds them) whose
+// Anonymous field is 0 kB: none of their pages is a private copy. A
+// mapping whose Anonymous line is missing or unreadable is not
+// returned.
+func releasable(smaps []byte) []region {
+	var out []region
+	var exe []byte
+	var cur mapping
+	candidate := false
+	for len(smaps) > 0 {
+		line, rest, complete := cutLine(smaps)
+		smaps = rest
+		if !complete {
+			break
+		}
+		if m, ok := parseMapping(line); ok {
+			cur = m
+			if exe == nil && len(m.path) > 0 && m.path[0] == '/' {
+				exe = m.path
+			}
+			candidate = exe != nil && string(m.path) == string(exe) && m.perms[0] == 'r' && m.perms[1] == '-'
+			continue
+		}
+		const field = "Anonymous:"
+		if !candidate || len(line) < len(field) || string(line[:len(field)]) != field {
+			continue
+		}
+		candidate = false
+		if kb, ok := kilobytes(line[len(field):]); ok && kb == 0 {
+			out = append(out, region{start: cur.start, end: cur.end})
+		}
+	}
+	return out
+}
+
+// kilobytes reads an smaps value, "   123 kB".
+func kilobytes(b []byte) (int, bool) {
+	i := 0
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	n, digits := 0, 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if digits == 12 {
+			return 0, false
+		}
+		n = n*10 + int(b[i]-'0')
+		digits++
+	}
+	if digits == 0 || string(b[i:]) != " kB" {
+		return 0, false
+	}
+	return n, true
 }

@@ -1,9 +1,7 @@
-package prefault
+package startpages
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
@@ -93,6 +91,10 @@ func TestRegions(t *testing.T) {
 			{0x55d0c0958000, 0x55d0c1420000, false},
 			{0xc000000000, 0xc000100000, true},
 		}},
+		{"heap 0: the read-only mappings only (Release)", staticMaps, 0, []region{
+			{0x400000, 0xd58000, false},
+			{0xd58000, 0x1820000, false},
+		}},
 		{"heap not found", staticMaps, 0x10, []region{
 			{0x400000, 0xd58000, false},
 			{0xd58000, 0x1820000, false},
@@ -131,7 +133,7 @@ func FuzzRegions(f *testing.F) {
 			if r.write && r.end-r.start > HeapBytes {
 				t.Fatalf("heap region %+v larger than HeapBytes", r)
 			}
-			if r.write && uintptr(heap) < r.start {
+			if r.write && (heap == 0 || uintptr(heap) < r.start) {
 				t.Fatalf("heap region %+v starts after the heap address %x", r, heap)
 			}
 		}
@@ -206,21 +208,18 @@ func residentPages(t *testing.T, start uintptr, size int) int {
 	return n
 }
 
-// residentKB is the Rss of the mapping that starts at start.
+// residentKB is the Rss of the mapping that starts at start, from
+// /proc/self/smaps.
 func residentKB(t *testing.T, start uintptr) int {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
+	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	head := fmt.Sprintf("%x-", start)
 	in := false
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		line := s.Text()
-		if first, _, _ := strings.Cut(line, " "); strings.Contains(first, "-") && !strings.HasSuffix(first, ":") {
-			in = strings.HasPrefix(line, head) // a mapping's first line
+	for _, line := range strings.Split(string(smaps), "\n") {
+		if m, ok := parseMapping([]byte(line)); ok { // a mapping's first line
+			in = m.start == start
 			continue
 		}
 		if in && strings.HasPrefix(line, "Rss:") {
@@ -233,6 +232,113 @@ func residentKB(t *testing.T, start uintptr) int {
 	}
 	t.Fatalf("no mapping starts at %x", start)
 	return 0
+}
+
+const dynamicSmaps = `55d0c0000000-55d0c0958000 r-xp 00000000 fe:00 99                         /opt/ocfetch
+Size:               9568 kB
+Rss:                4096 kB
+Anonymous:             0 kB
+VmFlags: rd ex mr mw me
+55d0c0958000-55d0c1400000 r--p 00958000 fe:00 99                         /opt/ocfetch
+Size:              10912 kB
+Anonymous:             0 kB
+55d0c1400000-55d0c1420000 r--p 01400000 fe:00 99                         /opt/ocfetch
+Size:                128 kB
+Anonymous:           128 kB
+55d0c1420000-55d0c155c000 rw-p 01420000 fe:00 99                         /opt/ocfetch
+Anonymous:             8 kB
+55d0c155c000-55d0c1560000 r--p 0155c000 fe:00 99                         /opt/ocfetch
+Anonymous:            x kB
+55d0c1560000-55d0c1570000 r--p 01560000 fe:00 99                         /opt/ocfetch
+Rss:                  64 kB
+7f0000000000-7f0000028000 r--p 00000000 fe:00 77                         /usr/lib/x86_64-linux-gnu/libc.so.6
+Anonymous:             0 kB
+`
+
+func TestReleasable(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		smaps string
+		want  []region
+	}{
+		{"only read-only mappings of the binary without a private page", dynamicSmaps, []region{
+			{0x55d0c0000000, 0x55d0c0958000, false},
+			{0x55d0c0958000, 0x55d0c1400000, false},
+		}},
+		{"a cut-off mapping is not released", dynamicSmaps[:strings.Index(dynamicSmaps, "Anonymous")+12], nil},
+		{"empty", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := releasable([]byte(tc.smaps)); !slices.Equal(got, tc.want) {
+				t.Errorf("releasable = %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKilobytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"             0 kB", 0, true},
+		{" 128 kB", 128, true},
+		{"128 kB", 128, true},
+		{"   kB", 0, false},
+		{" 12x kB", 0, false},
+		{" 12 KB", 0, false},
+		{" 12 kB trailing", 0, false},
+		{" 9999999999999 kB", 0, false},
+	} {
+		got, ok := kilobytes([]byte(tc.in))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("kilobytes(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzReleasable(f *testing.F) {
+	f.Add([]byte(dynamicSmaps))
+	f.Add([]byte(staticMaps))
+	f.Fuzz(func(t *testing.T, smaps []byte) {
+		readOnly := regions(smaps, 0)
+		for _, r := range releasable(smaps) {
+			if !slices.Contains(readOnly, r) {
+				t.Fatalf("released %+v, not a read-only mapping of the executable %+v", r, readOnly)
+			}
+		}
+	})
+}
+
+// TestReleaseUnmapsTheBinary: the test binary is a one-shot command, so
+// its init mapped all of its read-only segments; after Release, what is
+// resident is what ran since (reading smaps, mostly), far below.
+func TestReleaseUnmapsTheBinary(t *testing.T) {
+	exe := releasable(readFileInto(make([]byte, smapsBytes), "/proc/self/smaps"))
+	if len(exe) == 0 {
+		t.Fatal("no releasable mapping of the executable in /proc/self/smaps")
+	}
+	size := 0
+	for _, r := range exe {
+		size += int(r.end-r.start) >> 10
+	}
+	resident := func() (kb int) {
+		for _, r := range exe {
+			kb += residentKB(t, r.start)
+		}
+		return kb
+	}
+	before := resident()
+	Release()
+	after := resident()
+	t.Logf("the binary's read-only mappings: %d kB, resident %d kB before Release, %d kB after", size, before, after)
+	if before < size*9/10 {
+		t.Fatalf("only %d of %d kB resident before Release: init did not prefault the read-only segments", before, size)
+	}
+	if after > size*3/4 {
+		t.Fatalf("Release left %d of %d kB resident", after, size)
+	}
 }
 
 // TestImportsStayMinimal: the package is initialised early only while it
