@@ -10,6 +10,8 @@
 # package initialisation of the binary (GODEBUG=inittrace=1): the total
 # over 21 runs (median clock; bytes and allocations are the same every
 # run) and the packages that allocate most.
+# BASE=REV also builds git revision REV the same way, as "ocfetch-base",
+# and times it side by side (before/after in one run).
 # Usage: bench/coldstart/run.sh [-n ROUNDS] [-limit DUR]   (default 200 rounds, at most 90 s)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,6 +21,12 @@ ldflags="-s -w -X main.version=bench -X main.commit=$(git -C "$repo" rev-parse H
 bins="$tmp/ocfetch"
 (cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/ocfetch" ./cmd/ocfetch &&
 	go build -o "$tmp/coldstart" ./bench/coldstart)
+if [ -n "${BASE:-}" ]; then
+	mkdir "$tmp/base"
+	git -C "$repo" archive "$BASE" | tar -x -C "$tmp/base"
+	(cd "$tmp/base" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/ocfetch-base" ./cmd/ocfetch)
+	bins="$bins,$tmp/ocfetch-base"
+fi
 if [ "${DYNAMIC:-0}" = 1 ]; then
 	(cd "$repo" && go build -trimpath -ldflags "$ldflags" -o "$tmp/ocfetch-dynamic" ./cmd/ocfetch)
 	bins="$bins,$tmp/ocfetch-dynamic"

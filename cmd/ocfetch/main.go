@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	_ "github.com/ocfetch/ocfetch/internal/startpages" // one-shot commands start with their pages mapped
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 )

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/startpages"
 	"github.com/ocfetch/ocfetch/mcpserver"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
@@ -217,6 +218,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 			fmt.Fprint(a.stderr, mcpClientSnippet(url, path))
 		}
 	}
+	startpages.Release() // a server: its start-up pages go
 	err = mcpserver.Serve(ctx, opts)
 	switch {
 	case err == nil:

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/loopback"
+	"github.com/ocfetch/ocfetch/internal/startpages"
 	"github.com/ocfetch/ocfetch/proxy"
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -145,6 +148,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	}
 	defer stopMetrics()
 
+	serverMemory()
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
 	select {
@@ -161,6 +165,18 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	<-errc
 	fmt.Fprintln(a.stderr, "ocfetch proxy: stopped")
 	return nil
+}
+
+// serverMemory sets the proxy's memory use once it is about to serve: the
+// binary's start-up pages go (startpages.Release), and the heap is kept
+// at 1.5× the live data instead of Go's default 2× (GOGC=50), unless the
+// environment sets GOGC. The proxy is a daemon beside the agents it
+// serves, and its CPU per request has the room: docs/PERFORMANCE.md.
+func serverMemory() {
+	startpages.Release()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(50)
+	}
 }
 
 // serveMetrics serves the proxy's /metrics on the loopback addr (none when
