@@ -171,9 +171,18 @@ func New(o *Options) (*Exporter, error) {
 		sdklog.WithExportInterval(interval),
 		sdklog.WithExportTimeout(timeout),
 	)
-	x.provider = sdklog.NewLoggerProvider(
-		sdklog.WithResource(resource.NewSchemaless(resourceAttrs(o.Resource)...)),
-		sdklog.WithProcessor(batch),
+	x.provider = newProvider(o.Resource, batch)
+	x.logger = x.provider.Logger(ScopeName)
+	return x, nil
+}
+
+// newProvider is the LoggerProvider of an Exporter, records handed to
+// proc: the resource of resourceAttrs(res), every setting given so that
+// no OTEL_* variable changes a record.
+func newProvider(res map[string]string, proc sdklog.Processor) *sdklog.LoggerProvider {
+	return sdklog.NewLoggerProvider(
+		sdklog.WithResource(resource.NewSchemaless(resourceAttrs(res)...)),
+		sdklog.WithProcessor(proc),
 		// record's keys are distinct by construction: the SDK's
 		// per-record de-duplication (a map per record) is skipped.
 		sdklog.WithAllowKeyDuplication(),
@@ -181,8 +190,6 @@ func New(o *Options) (*Exporter, error) {
 		sdklog.WithAttributeCountLimit(-1),
 		sdklog.WithAttributeValueLengthLimit(-1),
 	)
-	x.logger = x.provider.Logger(ScopeName)
-	return x, nil
 }
 
 // ParseEndpoint checks a collector URL and returns the logs URL.

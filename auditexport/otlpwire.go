@@ -3,7 +3,9 @@ package auditexport
 import (
 	"errors"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
@@ -173,7 +175,7 @@ func appendKeyValue(b []byte, num protowire.Number, kv attribute.KeyValue) []byt
 func appendValue(b []byte, v attribute.Value) []byte {
 	switch v.Type() {
 	case attribute.STRING:
-		return protowire.AppendString(protowire.AppendTag(b, anyString, protowire.BytesType), v.AsString())
+		return appendStringValue(b, v.AsString())
 	case attribute.INT64:
 		return appendInt(b, v.AsInt64())
 	case attribute.BOOL:
@@ -211,7 +213,7 @@ func appendValue(b []byte, v attribute.Value) []byte {
 		for _, x := range v.AsStringSlice() {
 			var e int
 			b, e = openMessage(b, listValues)
-			b = protowire.AppendString(protowire.AppendTag(b, anyString, protowire.BytesType), x)
+			b = appendStringValue(b, x)
 			b = closeMessage(b, e)
 		}
 		return closeMessage(b, a)
@@ -232,7 +234,7 @@ func appendValue(b []byte, v attribute.Value) []byte {
 	case attribute.EMPTY:
 		return b
 	default:
-		return protowire.AppendString(protowire.AppendTag(b, anyString, protowire.BytesType), "INVALID")
+		return appendStringValue(b, "INVALID")
 	}
 }
 
@@ -250,12 +252,29 @@ func appendDouble(b []byte, x float64) []byte {
 	return protowire.AppendFixed64(protowire.AppendTag(b, anyDouble, protowire.Fixed64Type), math.Float64bits(x))
 }
 
+// appendStringValue appends an AnyValue's string_value, written even
+// when empty.
+func appendStringValue(b []byte, s string) []byte {
+	return appendUTF8(protowire.AppendTag(b, anyString, protowire.BytesType), s)
+}
+
 // appendString appends a string field, omitted when empty (proto3).
 func appendString(b []byte, num protowire.Number, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), s)
+	return appendUTF8(protowire.AppendTag(b, num, protowire.BytesType), s)
+}
+
+// appendUTF8 appends s as a protobuf string: length, then the bytes,
+// invalid UTF-8 replaced by U+FFFD. A proto3 string must be UTF-8 (the
+// official decoders refuse the whole request otherwise), so one bad
+// string would cost its whole batch.
+func appendUTF8(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return protowire.AppendString(b, s)
 }
 
 // appendFixed64 appends a fixed64 field, omitted when 0 (proto3).
