@@ -22,6 +22,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 )
 
 // capture is a Processor that keeps what the SDK hands it.
@@ -378,8 +379,10 @@ func BenchmarkEncode(b *testing.B) {
 	recs := sdkRecords(b, entries...)
 	var buf []byte
 	b.ReportAllocs()
+	start := testcpu.Now()
 	for b.Loop() {
 		buf = appendRequest(buf[:0], recs)
 	}
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(len(buf))/256, "bytes/record")
 }
