@@ -185,46 +185,15 @@ func appendValue(b []byte, v attribute.Value) []byte {
 	case attribute.BYTESLICE:
 		return protowire.AppendBytes(protowire.AppendTag(b, anyBytes, protowire.BytesType), v.AsByteSlice())
 	case attribute.BOOLSLICE:
-		b, a := openArray(b)
-		for _, x := range v.AsBoolSlice() {
-			var e int
-			b, e = openMessage(b, listValues)
-			b = closeMessage(appendBool(b, x), e)
-		}
-		return closeMessage(b, a)
+		return appendArray(b, v.AsBoolSlice(), appendBool)
 	case attribute.INT64SLICE:
-		b, a := openArray(b)
-		for _, x := range v.AsInt64Slice() {
-			var e int
-			b, e = openMessage(b, listValues)
-			b = closeMessage(appendInt(b, x), e)
-		}
-		return closeMessage(b, a)
+		return appendArray(b, v.AsInt64Slice(), appendInt)
 	case attribute.FLOAT64SLICE:
-		b, a := openArray(b)
-		for _, x := range v.AsFloat64Slice() {
-			var e int
-			b, e = openMessage(b, listValues)
-			b = closeMessage(appendDouble(b, x), e)
-		}
-		return closeMessage(b, a)
+		return appendArray(b, v.AsFloat64Slice(), appendDouble)
 	case attribute.STRINGSLICE:
-		b, a := openArray(b)
-		for _, x := range v.AsStringSlice() {
-			var e int
-			b, e = openMessage(b, listValues)
-			b = appendStringValue(b, x)
-			b = closeMessage(b, e)
-		}
-		return closeMessage(b, a)
+		return appendArray(b, v.AsStringSlice(), appendStringValue)
 	case attribute.SLICE:
-		b, a := openArray(b)
-		for _, x := range v.AsSlice() {
-			var e int
-			b, e = openMessage(b, listValues)
-			b = closeMessage(appendValue(b, x), e)
-		}
-		return closeMessage(b, a)
+		return appendArray(b, v.AsSlice(), appendValue)
 	case attribute.MAP:
 		b, m := openMessage(b, anyKVList)
 		for _, kv := range v.AsMap() {
@@ -238,7 +207,17 @@ func appendValue(b []byte, v attribute.Value) []byte {
 	}
 }
 
-func openArray(b []byte) ([]byte, int) { return openMessage(b, anyArray) }
+// appendArray appends the AnyValue's array_value of xs, each element
+// an AnyValue whose fields appendElem writes.
+func appendArray[T any](b []byte, xs []T, appendElem func([]byte, T) []byte) []byte {
+	b, a := openMessage(b, anyArray)
+	for _, x := range xs {
+		var e int
+		b, e = openMessage(b, listValues)
+		b = closeMessage(appendElem(b, x), e)
+	}
+	return closeMessage(b, a)
+}
 
 func appendInt(b []byte, x int64) []byte {
 	return protowire.AppendVarint(protowire.AppendTag(b, anyInt, protowire.VarintType), uint64(x))
