@@ -1,7 +1,14 @@
 // Package auditexport copies ocfetch's audit lines to an organisation's
 // OpenTelemetry collector: each line an OTLP log record (OTLP/HTTP,
-// protobuf encoding, POST /v1/logs), batched, from a bounded queue, sent by
-// the official OpenTelemetry Go logs SDK and its otlploghttp exporter.
+// protobuf encoding, POST /v1/logs), batched, from a bounded queue, by
+// the official OpenTelemetry Go logs SDK (go.opentelemetry.io/otel/sdk/log:
+// a LoggerProvider with a BatchProcessor) in front of an exporter of this
+// package's: it writes each batch as an ExportLogsServiceRequest itself
+// (protowire, no generated protobuf code, no gRPC in the binary) into a
+// reused buffer, POSTs it with a bounded http.Client, and reads the
+// answer by the OTLP/HTTP rules (2xx is success less the records its
+// partial_success rejects; any other status fails the batch, not
+// retried).
 // Exporting never blocks a call and never fails one: a full queue drops
 // the record and counts it ([Exporter.Stats]); the workspace's audit.jsonl
 // stays the record of truth.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	otellog "go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -80,14 +79,18 @@ type Stats struct {
 	// Dropped records never left: the queue was full, or the exporter
 	// was shut down.
 	Dropped int64
-	// Failed records were sent in a request that failed (network, non-2xx).
+	// Failed records were sent in a request that failed (network,
+	// non-2xx), or the collector's 2xx answer rejected them
+	// (partial_success).
 	Failed int64
 }
 
 // Exporter sends audit lines to an OpenTelemetry collector as OTLP log
 // records over HTTP (protobuf encoding), through the OpenTelemetry Go
-// logs SDK: a LoggerProvider with a BatchProcessor in front of the
-// otlploghttp exporter. [Exporter.Export] never blocks and never fails a
+// logs SDK: a LoggerProvider with a BatchProcessor in front of an
+// exporter of this package's, which writes each batch as an
+// ExportLogsServiceRequest itself (no generated protobuf code, no gRPC
+// in the binary) and POSTs it. [Exporter.Export] never blocks and never fails a
 // call: the local JSONL file stays the record of truth, the export is a
 // copy. Its methods are safe for concurrent use.
 //
@@ -161,35 +164,32 @@ func New(o *Options) (*Exporter, error) {
 		capacity: int64(orDefault(o.QueueSize, DefaultQueueSize)),
 		log:      diag.For(o.Logger, diag.DomainAudit),
 	}
-	otlp, err := otlploghttp.New(context.Background(),
-		otlploghttp.WithEndpointURL(u),
-		otlploghttp.WithHTTPClient(client),
-		// Set, even empty, so OTEL_EXPORTER_OTLP_HEADERS adds nothing.
-		otlploghttp.WithHeaders(map[string]string{}),
-		otlploghttp.WithCompression(otlploghttp.NoCompression),
-		otlploghttp.WithTimeout(timeout),
-		// Not retried: the JSONL file has every line, and a retry would
-		// hold the batch (and Shutdown) for up to a minute.
-		otlploghttp.WithRetry(otlploghttp.RetryConfig{Enabled: false}),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEndpoint, err)
-	}
-	batch := sdklog.NewBatchProcessor(&settling{inner: otlp, x: x},
+	send := &sender{url: u, client: client, x: x, own: o.Client == nil}
+	batch := sdklog.NewBatchProcessor(send,
 		sdklog.WithMaxQueueSize(int(x.capacity)),
 		sdklog.WithExportMaxBatchSize(orDefault(o.BatchSize, DefaultBatchSize)),
 		sdklog.WithExportInterval(interval),
 		sdklog.WithExportTimeout(timeout),
 	)
-	x.provider = sdklog.NewLoggerProvider(
-		sdklog.WithResource(resource.NewSchemaless(resourceAttrs(o.Resource)...)),
-		sdklog.WithProcessor(batch),
+	x.provider = newProvider(o.Resource, batch)
+	x.logger = x.provider.Logger(ScopeName)
+	return x, nil
+}
+
+// newProvider is the LoggerProvider of an Exporter, records handed to
+// proc: the resource of resourceAttrs(res), every setting given so that
+// no OTEL_* variable changes a record.
+func newProvider(res map[string]string, proc sdklog.Processor) *sdklog.LoggerProvider {
+	return sdklog.NewLoggerProvider(
+		sdklog.WithResource(resource.NewSchemaless(resourceAttrs(res)...)),
+		sdklog.WithProcessor(proc),
 		// record's keys are distinct by construction: the SDK's
 		// per-record de-duplication (a map per record) is skipped.
 		sdklog.WithAllowKeyDuplication(),
+		// Set, so OTEL_LOGRECORD_ATTRIBUTE_* cannot cut a record.
+		sdklog.WithAttributeCountLimit(-1),
+		sdklog.WithAttributeValueLengthLimit(-1),
 	)
-	x.logger = x.provider.Logger(ScopeName)
-	return x, nil
 }
 
 // ParseEndpoint checks a collector URL and returns the logs URL.
@@ -275,57 +275,54 @@ func (x *Exporter) Shutdown(ctx context.Context) error {
 	return x.err
 }
 
-// settle counts a batch the SDK exported, or failed to.
-func (x *Exporter) settle(ctx context.Context, n int, err error) {
+// settle counts a batch the sender sent, or failed to: on a 2xx answer
+// the records are exported, less those its partial_success rejected
+// (failed).
+func (x *Exporter) settle(ctx context.Context, n int, ps partialSuccess, err error) {
 	x.acct.Lock()
 	defer x.acct.Unlock()
 	if x.final {
 		return
 	}
 	x.pending.Add(-int64(n))
-	if err != nil {
+	switch {
+	case errors.Is(err, errResponse):
+		// A 2xx answer: the records arrived, whatever the body says.
+		x.exported.Add(int64(n))
+		x.log.Log(ctx, diag.L1, "audit export: the collector's answer is not an ExportLogsServiceResponse", "records", n)
+	case err != nil:
 		x.failed.Add(int64(n))
 		x.log.Log(ctx, diag.L1, "audit export failed", "records", n, "err", cause(err))
-		return
+	default:
+		rejected := min(max(ps.Rejected, 0), int64(n))
+		x.exported.Add(int64(n) - rejected)
+		x.failed.Add(rejected)
+		if rejected > 0 || ps.Message != "" {
+			// The collector's message is not printed, as no answer's body
+			// is: whether it gave one is said.
+			x.log.Log(ctx, diag.L1, "audit export partial success", "records", n, "rejected", rejected, "message", ps.Message != "")
+		}
 	}
-	x.exported.Add(int64(n))
 }
 
 // cause names an export failure without the collector's URL or the body
-// of its answer (the otlploghttp error carries both).
+// of its answer.
 func cause(err error) string {
 	var ne net.Error
+	var st errStatus
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return "timeout"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
+	case errors.As(err, &st):
+		return st.Error()
 	case errors.As(err, &ne):
 		return "collector unreachable"
 	default:
-		return "collector refused the records"
+		return "request failed"
 	}
 }
-
-// settling is the otlploghttp exporter as the BatchProcessor sees it:
-// each result is counted ([Exporter.settle]) and not passed on, so the
-// SDK has nothing to hand to the process-wide OpenTelemetry error
-// handler (which would print the collector's URL and answer on stderr).
-type settling struct {
-	inner sdklog.Exporter
-	x     *Exporter
-}
-
-func (s *settling) Export(ctx context.Context, records []sdklog.Record) error {
-	if len(records) == 0 {
-		return nil
-	}
-	s.x.settle(ctx, len(records), s.inner.Export(ctx, records))
-	return nil
-}
-
-func (s *settling) Shutdown(ctx context.Context) error   { return s.inner.Shutdown(ctx) }
-func (s *settling) ForceFlush(ctx context.Context) error { return s.inner.ForceFlush(ctx) }
 
 // resourceAttrs returns the resource attributes: service.name "ocfetch"
 // and host.name unless given, then attrs, sorted by key.
@@ -356,8 +353,8 @@ func resourceAttrs(attrs map[string]string) []attribute.KeyValue {
 // server.port, http.response.status_code).
 func record(e audit.Entry) otellog.Record {
 	var r otellog.Record
+	// The observed timestamp is the SDK's: the time of Emit.
 	r.SetTimestamp(e.Time)
-	r.SetObservedTimestamp(time.Now())
 	r.SetEventName(EventName)
 	if e.Decision != audit.DecisionAllow || e.Outcome != audit.OutcomeOK {
 		r.SetSeverity(otellog.SeverityWarn)

@@ -3,9 +3,11 @@ package auditexport
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +25,7 @@ import (
 
 // receiver is a loopback OTLP/HTTP logs endpoint: it decodes every
 // request as the official ExportLogsServiceRequest (protobuf, the
-// encoding otlploghttp sends) and answers an empty ExportLogsServiceResponse.
+// encoding the exporter sends) and answers an empty ExportLogsServiceResponse.
 type receiver struct {
 	mu       sync.Mutex
 	requests int
@@ -262,6 +264,9 @@ func TestEnvironmentDoesNotRedirect(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_LOGS_HEADERS":  "x-from-env=2",
 		"OTEL_BLRP_MAX_QUEUE_SIZE":         "1",
 		"OTEL_RESOURCE_ATTRIBUTES":         "service.name=other",
+		// Nor can the SDK's limits cut a record.
+		"OTEL_LOGRECORD_ATTRIBUTE_COUNT_LIMIT":        "1",
+		"OTEL_LOGRECORD_ATTRIBUTE_VALUE_LENGTH_LIMIT": "2",
 	} {
 		t.Setenv(k, v)
 	}
@@ -285,5 +290,106 @@ func TestEnvironmentDoesNotRedirect(t *testing.T) {
 	}
 	if len(leaked) != 0 || rcv.resource["service.name"] != "ocfetch" {
 		t.Errorf("headers from the environment %v, resource %v", leaked, rcv.resource)
+	}
+	if got := rcv.got(); len(got) > 0 {
+		if a := attrs(got[0]); len(a) != 13 || a["ocfetch.summary"] != "GET example.com" {
+			t.Errorf("attributes %v; want all 13, uncut", a)
+		}
+	}
+}
+
+// syncBuffer is a log destination safe for the sender's goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// TestCollectorAnswers: the collector's answer is read by the OTLP/HTTP
+// rules. A 2xx is success, less the records its partial_success rejects
+// (counted failed); any other status fails the batch and is named by the
+// status in the log line, which holds neither the collector's URL nor its
+// answer's body; a 2xx whose body is not a response still delivered.
+func TestCollectorAnswers(t *testing.T) {
+	response := func(ps *collogsv1.ExportLogsPartialSuccess) []byte {
+		b, err := proto.Marshal(&collogsv1.ExportLogsServiceResponse{PartialSuccess: ps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name   string
+		status int
+		ctype  string
+		body   []byte
+		want   Stats
+		log    string
+	}{
+		{name: "partial success", status: 200, ctype: "application/x-protobuf",
+			body: response(&collogsv1.ExportLogsPartialSuccess{RejectedLogRecords: 2, ErrorMessage: "secret-answer"}),
+			want: Stats{Exported: 3, Failed: 2}, log: "rejected=2"},
+		{name: "warning", status: 200, ctype: "application/x-protobuf; charset=binary",
+			body: response(&collogsv1.ExportLogsPartialSuccess{ErrorMessage: "secret-answer"}),
+			want: Stats{Exported: 5}, log: "rejected=0 message=true"},
+		{name: "rejects more than sent", status: 200, ctype: "application/x-protobuf",
+			body: response(&collogsv1.ExportLogsPartialSuccess{RejectedLogRecords: 99}),
+			want: Stats{Failed: 5}, log: "rejected=5"},
+		{name: "202, JSON", status: 202, ctype: "application/json", body: []byte(`{"partialSuccess":{"rejectedLogRecords":"5"}}`),
+			want: Stats{Exported: 5}},
+		{name: "400", status: 400, ctype: "text/plain", body: []byte("secret-answer"),
+			want: Stats{Failed: 5}, log: `err="collector answered 400 Bad Request"`},
+		{name: "413", status: 413, body: response(nil), want: Stats{Failed: 5}, log: "collector answered 413"},
+		{name: "500", status: 500, want: Stats{Failed: 5}, log: "collector answered 500 Internal Server Error"},
+		{name: "not a response", status: 200, ctype: "application/x-protobuf", body: []byte("secret-answer"),
+			want: Stats{Exported: 5}, log: "not an ExportLogsServiceResponse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if tc.ctype != "" {
+					w.Header().Set("Content-Type", tc.ctype)
+				}
+				w.WriteHeader(tc.status)
+				w.Write(tc.body)
+			}))
+			defer srv.Close()
+			var logs syncBuffer
+			x, err := New(&Options{Endpoint: srv.URL + "/secret-path", BatchSize: 5, Interval: time.Hour,
+				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				x.Export(entry(i))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := x.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := x.Stats(); got != tc.want {
+				t.Errorf("stats = %+v; want %+v", got, tc.want)
+			}
+			out := logs.String()
+			if !strings.Contains(out, tc.log) || (tc.log == "") != (out == "") {
+				t.Errorf("log = %q; want a line with %q", out, tc.log)
+			}
+			if strings.Contains(out, "secret") || strings.Contains(out, "127.0.0.1") {
+				t.Errorf("log = %q: it holds the collector's URL or answer", out)
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ func TestAuditExportFromUserConfig(t *testing.T) {
 		records []string
 	)
 	// The collector decodes the official ExportLogsServiceRequest
-	// (protobuf, what otlploghttp sends); each record is kept as its
+	// (protobuf, what auditexport sends); each record is kept as its
 	// protojson text.
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

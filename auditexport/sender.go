@@ -1,0 +1,164 @@
+package auditexport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+)
+
+// maxResponse bounds the collector's answer read: an
+// ExportLogsServiceResponse is a count and a message.
+const maxResponse = 64 << 10
+
+// userAgent names the sender to the collector.
+const userAgent = "ocfetch-audit-export (OTLP/HTTP protobuf)"
+
+// errStatus is a collector's answer other than 2xx.
+type errStatus struct{ code int }
+
+func (e errStatus) Error() string {
+	return fmt.Sprintf("collector answered %d %s", e.code, http.StatusText(e.code))
+}
+
+// sender is the exporter the SDK's BatchProcessor hands each batch to:
+// it writes the batch as one OTLP/HTTP request (protobuf,
+// ExportLogsServiceRequest, POST to the logs URL) into a buffer it
+// reuses, sends it with client, and reads the answer by the OTLP/HTTP
+// rules: 2xx is success, less the records a partial_success rejects;
+// anything else fails the whole batch. Each result is counted
+// ([Exporter.settle]) and not returned, so the SDK has nothing to hand
+// to the process-wide OpenTelemetry error handler. A failed request is
+// not retried: the JSONL file has every line, and a retry would hold the
+// batch (and Shutdown) for its backoff.
+type sender struct {
+	url    string
+	client *http.Client
+	x      *Exporter
+	// own: client is the sender's, so Shutdown closes its idle
+	// connections.
+	own bool
+
+	// mu guards buf, the request body of one batch, reused: the SDK
+	// never calls Export concurrently, mu only keeps that promise
+	// checked.
+	mu  sync.Mutex
+	buf []byte
+}
+
+var _ sdklog.Exporter = (*sender)(nil)
+
+// Export sends records and counts the result.
+func (s *sender) Export(ctx context.Context, records []sdklog.Record) error {
+	if len(records) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = appendRequest(s.buf[:0], records)
+	ps, err := s.post(ctx, s.buf)
+	s.x.settle(ctx, len(records), ps, err)
+	return nil
+}
+
+// post sends one encoded request and reads its answer. The body reader
+// is detached before post returns, so the transport (which may still
+// hold it, for a request whose answer came before its body was sent) can
+// never read buf once it is being reused. Errors carry neither the URL
+// nor the answer's body.
+func (s *sender) post(ctx context.Context, body []byte) (partialSuccess, error) {
+	g := &detachable{}
+	defer g.detach()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, g.reader(body))
+	if err != nil {
+		return partialSuccess{}, err
+	}
+	req.ContentLength = int64(len(body))
+	// Redirects (307, 308) send the body again.
+	req.GetBody = func() (io.ReadCloser, error) { return g.reader(body), nil }
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("User-Agent", userAgent)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return partialSuccess{}, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return partialSuccess{}, errStatus{resp.StatusCode}
+	}
+	if err != nil || len(answer) == 0 || !isProtobuf(resp.Header.Get("Content-Type")) {
+		// The records were accepted; an answer cut short or in another
+		// encoding says nothing more.
+		return partialSuccess{}, nil
+	}
+	return parseResponse(answer)
+}
+
+// isProtobuf reports whether a Content-Type is OTLP's protobuf one.
+func isProtobuf(ctype string) bool {
+	if i := strings.IndexByte(ctype, ';'); i >= 0 {
+		ctype = ctype[:i]
+	}
+	return strings.EqualFold(strings.TrimSpace(ctype), "application/x-protobuf")
+}
+
+func (s *sender) Shutdown(context.Context) error {
+	if s.own {
+		s.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// ForceFlush does nothing: the sender holds no records between batches.
+func (s *sender) ForceFlush(context.Context) error { return nil }
+
+// detachable hands out readers over one request's body until detach,
+// after which they read nothing.
+type detachable struct {
+	mu       sync.Mutex
+	detached bool
+}
+
+func (g *detachable) reader(b []byte) io.ReadCloser { return &bodyReader{g: g, b: b} }
+
+func (g *detachable) detach() {
+	g.mu.Lock()
+	g.detached = true
+	g.mu.Unlock()
+}
+
+type bodyReader struct {
+	g *detachable
+	b []byte
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	if r.g.detached {
+		return 0, errDetached
+	}
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+func (r *bodyReader) Close() error { return nil }
+
+// errDetached is what a transport reads from a request body after its
+// export has ended.
+var errDetached = errors.New("audit export request already ended")
