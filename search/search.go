@@ -54,6 +54,7 @@ type Options struct {
 // results' URLs (each later fetch is decided on its own). A Search is
 // safe for concurrent use.
 type Search struct {
+	// client is New's client with no cookie jar and no redirects.
 	client  *http.Client
 	backend Backend
 	opts    Options
@@ -72,7 +73,16 @@ var _ tool.Tool = (*Search)(nil)
 // tool whose every run fails closed (internal_error, search_not_configured).
 // opts may be nil.
 func New(client *http.Client, backend Backend, opts *Options) *Search {
-	s := &Search{client: client, backend: backend}
+	s := &Search{backend: backend}
+	if client != nil {
+		// A copy, made once: the same transport (connections, guard,
+		// TLS), without a cookie jar, and redirects are not followed (a
+		// key must not travel on).
+		c := *client
+		c.Jar = nil
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		s.client = &c
+	}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -221,17 +231,18 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	req = req.WithContext(ctx)
 	req.Header.Set("User-Agent", s.opts.UserAgent)
 
-	client := *s.client
-	client.Jar = nil
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
 	start := time.Now()
-	resp, err := client.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, s.requestError(ctx, err)
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp.Body, resp.ContentLength, s.opts.MaxResponseBytes)
+	buf := answerBuf()
+	defer releaseAnswerBuf(buf)
+	body, err := readBody(*buf, resp.Body, resp.ContentLength, s.opts.MaxResponseBytes)
+	if body != nil {
+		*buf = body // grown, kept for the next call
+	}
 	if err != nil {
 		if err == errTooLarge {
 			return nil, refusal.Newf(refusal.ResponseTooLarge, "%s: the answer is larger than %d bytes", s.who(), s.opts.MaxResponseBytes).
