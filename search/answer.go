@@ -28,8 +28,9 @@ type answerShape struct {
 // answerDoc bounds an answer's nesting (the documented answers nest 6
 // deep) and checks the rest: valid UTF-8, one JSON value, no duplicate
 // key. Keys are unrestricted: an answer has many members the tool does
-// not read.
-var answerDoc = strictjson.Walker{MaxDepth: 64}
+// not read. The hits' texts share one copy of the answer (Substrings),
+// which lives as long as the call's result, not longer.
+var answerDoc = strictjson.Walker{MaxDepth: 64, Substrings: true}
 
 // parse reads body in one strict pass ([strictjson.Walker.Walk]): it must
 // be valid UTF-8 holding one JSON object without a duplicate key, nested

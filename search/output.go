@@ -64,12 +64,24 @@ func webURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
 }
 
+// cut returns s cut to n runes, then "…". s is valid UTF-8 (safetext.Line
+// has run on it).
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n { // n bytes are at most n runes
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	i := 0
+	for range n {
+		if i >= len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
 }
 
 // Render is the text a model reads: one numbered entry per result, its

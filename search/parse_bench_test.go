@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 )
 
 // benchAnswer is a backend's answer of n results shaped like the fake
@@ -34,11 +36,13 @@ func BenchmarkParse(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
+			start := testcpu.Now()
 			for b.Loop() {
 				if _, err := be.Parse(body); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -49,16 +53,20 @@ func BenchmarkCleanRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	start := testcpu.Now()
 	for b.Loop() {
 		out := Output{Backend: "searxng", Host: "127.0.0.1"}
 		out.Results, out.Dropped = clean(hits, DefaultResults)
 		out.Count = len(out.Results)
 		_ = Render(out)
 	}
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 func BenchmarkDecodeArgs(b *testing.B) {
 	b.ReportAllocs()
+	start := testcpu.Now()
+	defer func() { b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		if _, err := decodeArgs(`{"query": "go generics"}`); err != nil {
 			b.Fatal(err)

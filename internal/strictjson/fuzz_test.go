@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +43,13 @@ func FuzzWalk(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Substrings changes where keys and texts are stored, nothing a
+		// visitor sees.
+		tr, trErr := trace(&Walker{MaxDepth: math.MaxInt}, data)
+		trSub, errSub := trace(&Walker{MaxDepth: math.MaxInt, Substrings: true}, data)
+		if fmt.Sprint(trErr) != fmt.Sprint(errSub) || !slices.Equal(tr, trSub) {
+			t.Fatalf("Substrings walk of %q: %q, %v; without: %q, %v", data, trSub, errSub, tr, trErr)
+		}
 		w := &Walker{MaxDepth: math.MaxInt}
 		counts := map[Kind]int{}
 		err := w.Walk(data, func(p Path, v Value) error {
@@ -128,6 +137,17 @@ func FuzzWalk(f *testing.F) {
 			}
 		}
 	})
+}
+
+// trace is what a visitor sees of a walk: each value's path, kind, raw
+// literal and text.
+func trace(w *Walker, data []byte) ([]string, error) {
+	var tr []string
+	err := w.Walk(data, func(p Path, v Value) error {
+		tr = append(tr, fmt.Sprintf("%s %v %q %q", p, v.Kind, v.Raw, v.Text()))
+		return nil
+	})
+	return tr, err
 }
 
 func countKinds(v any, counts map[Kind]int) {

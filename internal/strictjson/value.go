@@ -53,7 +53,8 @@ type Value struct {
 	// Offset is the byte offset of the value's first byte.
 	Offset int
 
-	escaped bool // a String with a backslash in it
+	escaped bool   // a String with a backslash in it
+	text    string // an unescaped String's text, with Walker.Substrings
 }
 
 // Text returns a String value's decoded text and "" for any other kind.
@@ -62,6 +63,9 @@ func (v Value) Text() string {
 		return ""
 	}
 	if !v.escaped {
+		if v.text != "" {
+			return v.text
+		}
 		return string(v.Raw[1 : len(v.Raw)-1])
 	}
 	var s string
