@@ -32,9 +32,10 @@ const (
 // clean makes hits safe to show (safetext.Line on every field, bounded
 // lengths), drops those without an absolute http(s) URL, keeps at most
 // count, and numbers them from 1. dropped counts the hits left out for
-// their URL.
+// their URL. out is written over hits' storage (the i-th hit kept is
+// written once hits[i] has been read): hits is the parse's own.
 func clean(hits []Hit, count int) (out []Hit, dropped int) {
-	out = make([]Hit, 0, min(len(hits), count))
+	out = hits[:0]
 	for _, h := range hits {
 		if len(out) == count {
 			break
@@ -57,7 +58,7 @@ func clean(hits []Hit, count int) (out []Hit, dropped int) {
 // webURL reports whether s is an absolute http or https URL with a host,
 // short enough to show.
 func webURL(s string) bool {
-	if s == "" || len(s) > maxURLBytes || strings.ContainsAny(s, " \t") {
+	if s == "" || len(s) > maxURLBytes || strings.IndexByte(s, ' ') >= 0 || strings.IndexByte(s, '\t') >= 0 {
 		return false
 	}
 	u, err := url.Parse(s)
