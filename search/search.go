@@ -62,7 +62,9 @@ type Search struct {
 	// originErr is set when the backend's endpoint has no usable origin:
 	// every call is then refused at PrepareCall.
 	originErr error
-	log       *slog.Logger
+	// summary is AuditSummary's answer, made once.
+	summary string
+	log     *slog.Logger
 }
 
 var _ tool.Tool = (*Search)(nil)
@@ -96,12 +98,14 @@ func New(client *http.Client, backend Backend, opts *Options) *Search {
 		s.opts.UserAgent = DefaultUserAgent
 	}
 	s.log = diag.For(s.opts.Logger, diag.DomainSearch)
+	s.summary = "SEARCH <no backend>"
 	if backend == nil {
 		s.originErr = notConfigured()
 	} else if o, err := capability.OriginOf(backend.Endpoint()); err != nil {
 		s.originErr = refusal.New(refusal.SearchNotConfigured, "the search backend's URL has no usable origin")
 	} else {
 		s.origin = o
+		s.summary = backend.Method() + " " + o.Target.Host()
 	}
 	return s
 }
@@ -135,12 +139,7 @@ func (s *Search) Info(context.Context) (*tool.Info, error) {
 
 // AuditSummary returns "<METHOD> <backend host>" ("GET api.search.brave.com")
 // whatever the arguments: never the query, never the key.
-func (s *Search) AuditSummary(string) string {
-	if s.backend == nil || s.originErr != nil {
-		return "SEARCH <no backend>"
-	}
-	return s.backend.Method() + " " + s.origin.Target.Host()
-}
+func (s *Search) AuditSummary(string) string { return s.summary }
 
 // prepared is one call's artifact, immutable after PrepareCall.
 type prepared struct {
@@ -174,6 +173,7 @@ func (s *Search) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSO
 		ExecutionID:  executionID,
 		Tool:         Name,
 		Requirements: []capability.Requirement{capability.NetworkOrigin(s.origin)},
+		Summary:      s.summary,
 	}, p, nil
 }
 
