@@ -62,9 +62,10 @@ type Search struct {
 	// originErr is set when the backend's endpoint has no usable origin:
 	// every call is then refused at PrepareCall.
 	originErr error
-	// summary is AuditSummary's answer, made once.
-	summary string
-	log     *slog.Logger
+	// urlHost is origin's host as a request's URL must carry it, and
+	// summary AuditSummary's answer: both made once.
+	urlHost, summary string
+	log              *slog.Logger
 }
 
 var _ tool.Tool = (*Search)(nil)
@@ -104,7 +105,7 @@ func New(client *http.Client, backend Backend, opts *Options) *Search {
 	} else if o, err := capability.OriginOf(backend.Endpoint()); err != nil {
 		s.originErr = refusal.New(refusal.SearchNotConfigured, "the search backend's URL has no usable origin")
 	} else {
-		s.origin = o
+		s.origin, s.urlHost = o, o.Host()
 		s.summary = backend.Method() + " " + o.Target.Host()
 	}
 	return s
@@ -223,7 +224,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if err != nil {
 		return nil, refusal.Newf(refusal.InternalError, "%s: the request could not be built", s.who())
 	}
-	if req.URL == nil || req.URL.Scheme != s.origin.Scheme || req.URL.Host != s.origin.Host() {
+	if req.URL == nil || req.URL.Scheme != s.origin.Scheme || req.URL.Host != s.urlHost {
 		// A backend's request must go to its endpoint's origin: the one
 		// the decision was about.
 		return nil, refusal.Newf(refusal.InternalError, "%s: the backend built a request for another origin; nothing was sent", s.who())
