@@ -12,13 +12,18 @@ import (
 // backends of bench_test.go (about 3 KB for 10): the parse, clean and
 // render steps of one call, without the network.
 func benchAnswer(backend string, n int) []byte {
+	return benchAnswerOf(backend, n, strings.Repeat("snippet text ", 15))
+}
+
+// benchAnswerOf is benchAnswer with each result's snippet literal.
+func benchAnswerOf(backend string, n int, snippet string) []byte {
 	var rs []string
 	for i := range n {
 		switch backend {
 		case "brave":
-			rs = append(rs, fmt.Sprintf(`{"type": "search_result", "title": "Result number %d of the benchmark", "url": "https://r%d.example/a/page", "description": "%s"}`, i, i, strings.Repeat("snippet text ", 15)))
+			rs = append(rs, fmt.Sprintf(`{"type": "search_result", "title": "Result number %d of the benchmark", "url": "https://r%d.example/a/page", "description": "%s"}`, i, i, snippet))
 		default:
-			rs = append(rs, fmt.Sprintf(`{"url": "https://r%d.example/a/page", "title": "Result number %d of the benchmark", "content": "%s", "engine": "e", "score": 1.0}`, i, i, strings.Repeat("snippet text ", 15)))
+			rs = append(rs, fmt.Sprintf(`{"url": "https://r%d.example/a/page", "title": "Result number %d of the benchmark", "content": "%s", "engine": "e", "score": 1.0}`, i, i, snippet))
 		}
 	}
 	if backend == "brave" {
@@ -33,18 +38,25 @@ func BenchmarkParse(b *testing.B) {
 			continue // searxng's shape with tavily's names: the same work
 		}
 		body := benchAnswer(name, 10)
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(body)))
-			start := testcpu.Now()
-			for b.Loop() {
-				if _, err := be.Parse(body); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
-		})
+		benchParse(b, name, be, body)
+		// Non-ASCII text as an answer written with escapes shows it
+		// (Python's json.dumps, SearXNG's encoder, by default).
+		benchParse(b, name+"-escaped", be, benchAnswerOf(name, 10, strings.Repeat(`caf\u00e9 \"r\u00e9sum\u00e9\" `, 8)))
 	}
+}
+
+func benchParse(b *testing.B, name string, be Backend, body []byte) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		start := testcpu.Now()
+		for b.Loop() {
+			if _, err := be.Parse(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	})
 }
 
 func BenchmarkCleanRender(b *testing.B) {

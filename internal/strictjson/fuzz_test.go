@@ -30,8 +30,9 @@ func FuzzWalk(f *testing.F) {
 		`{"k":0,"k"00}`,                // duplicate, then invalid: the duplicate is reported
 		`[-0, 0.5, 1e3, 1E+3, -1.5e-7, 123456789012345678901234567]`, // number grammar
 		`[01]`, `[1.]`, `[.5]`, `[+1]`, `[1e]`, `[-]`, // not numbers
-		`"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"`, // every escape
-		`"\x"`, `"\u12"`, "\"\t\"",             // bad escapes, a raw tab
+		`"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"`,                                   // every escape
+		`["\ud83d\u0041", "\udc00\ud83d\ude00", "\ud83d\ud83d\ude00", "\ud83d"]`, // surrogates that do not pair
+		`"\x"`, `"\u12"`, "\"\t\"", // bad escapes, a raw tab
 		`[true, false, null]`, `[tru]`, `nul`, // literals
 		`{} {}`, `{} x`, `1 2`, // trailing data
 		"\ufeff{}",             // a BOM

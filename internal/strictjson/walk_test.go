@@ -300,6 +300,13 @@ func TestValueText(t *testing.T) {
 		{`""`, String, ""},
 		{`"a\"b\\c\/d\n\u00e9\ud83d\ude00"`, String, "a\"b\\c/d\né😀"},
 		{`"\ud800"`, String, "\ufffd"},
+		{`"\udc00\ud83d\ude00"`, String, "\ufffd😀"},                // a lone low surrogate, then a pair
+		{`"\ud83d\u0041"`, String, "\ufffdA"},                      // a high surrogate unpaired: the next escape stays
+		{`"\ud83d\ud83d\ude00x"`, String, "\ufffd😀x"},              // high, then a pair
+		{`"\ud83dx"`, String, "\ufffdx"},                           // high, then no escape
+		{`"\ud83d\n"`, String, "\ufffd\n"},                         // high, then another escape
+		{`"\u00E9\u00e9\u0000\b\f\r\t"`, String, "éé\x00\b\f\r\t"}, // hex in either case, every short escape
+		{`"é\"é"`, String, "é\"é"},
 		{`12`, Number, ""},
 		{`true`, Bool, ""},
 	}
