@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -64,38 +63,10 @@ func (b *Brave) NewRequest(q Query) (*http.Request, error) {
 // {"original": …}, "web": {"type": "search", "results": [{"title", "url",
 // "description", "age", …}]}, "news", "videos", …}. An answer without web
 // results has no "web" member; its "type" must still be "search".
-type braveAnswer struct {
-	Type *string `json:"type"`
-	Web  *struct {
-		Results *[]struct {
-			Title       *string `json:"title"`
-			URL         *string `json:"url"`
-			Description *string `json:"description"`
-		} `json:"results"`
-	} `json:"web"`
-}
+var braveAnswer = answerShape{backend: "brave", api: "web search API", typ: "search", within: "web", results: "results", title: "title", url: "url", snippet: "description"}
 
 // Parse implements [Backend].
-func (*Brave) Parse(body []byte) ([]Hit, error) {
-	var a braveAnswer
-	if err := json.Unmarshal(body, &a); err != nil {
-		return nil, malformed("brave", "not a JSON object of the web search API")
-	}
-	if a.Type == nil || *a.Type != "search" {
-		return nil, malformed("brave", `no "type": "search"`)
-	}
-	if a.Web == nil {
-		return []Hit{}, nil // no web results for this query
-	}
-	if a.Web.Results == nil {
-		return nil, malformed("brave", "web has no results array")
-	}
-	hits := make([]Hit, 0, len(*a.Web.Results))
-	for _, r := range *a.Web.Results {
-		hits = append(hits, Hit{URL: deref(r.URL), Title: deref(r.Title), Snippet: deref(r.Description)})
-	}
-	return hits, nil
-}
+func (*Brave) Parse(body []byte) ([]Hit, error) { return braveAnswer.parse(body) }
 
 // checkKey refuses an empty key, or one that could not travel in a header.
 // The error never quotes the key.

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -13,41 +12,6 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
 )
-
-// errTooLarge: the answer is longer than the cap.
-var errTooLarge = errors.New("answer larger than the cap")
-
-// readBody reads at most limit bytes of r; more is errTooLarge (a cut
-// JSON document is no answer). declared is the answer's Content-Length
-// (-1 when unknown): it sizes the first buffer only, never the bound.
-func readBody(r io.Reader, declared, limit int64) ([]byte, error) {
-	// One buffer of the declared length (and a byte to see more coming)
-	// when it is within the cap, instead of io.ReadAll's doublings from
-	// 512 bytes; an undeclared or over-long length starts small and grows.
-	size := int64(512)
-	if declared >= 0 && declared < limit {
-		size = declared + 1
-	}
-	b := make([]byte, 0, size)
-	lr := io.LimitedReader{R: r, N: limit + 1}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if int64(len(b)) > limit {
-		return nil, errTooLarge
-	}
-	return b, nil
-}
 
 // statusError names a non-2xx answer: 429 is search_rate_limited with the
 // Retry-After the backend sent (seconds, or an HTTP date counted from

@@ -32,9 +32,10 @@ const (
 // clean makes hits safe to show (safetext.Line on every field, bounded
 // lengths), drops those without an absolute http(s) URL, keeps at most
 // count, and numbers them from 1. dropped counts the hits left out for
-// their URL.
+// their URL. out is written over hits' storage (the i-th hit kept is
+// written once hits[i] has been read): hits is the parse's own.
 func clean(hits []Hit, count int) (out []Hit, dropped int) {
-	out = make([]Hit, 0, min(len(hits), count))
+	out = hits[:0]
 	for _, h := range hits {
 		if len(out) == count {
 			break
@@ -57,19 +58,31 @@ func clean(hits []Hit, count int) (out []Hit, dropped int) {
 // webURL reports whether s is an absolute http or https URL with a host,
 // short enough to show.
 func webURL(s string) bool {
-	if s == "" || len(s) > maxURLBytes || strings.ContainsAny(s, " \t") {
+	if s == "" || len(s) > maxURLBytes || strings.IndexByte(s, ' ') >= 0 || strings.IndexByte(s, '\t') >= 0 {
 		return false
 	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
 }
 
+// cut returns s cut to n runes, then "…". s is valid UTF-8 (safetext.Line
+// has run on it).
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n { // n bytes are at most n runes
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	i := 0
+	for range n {
+		if i >= len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
 }
 
 // Render is the text a model reads: one numbered entry per result, its

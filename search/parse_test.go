@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -142,4 +143,44 @@ func TestNoKeyInPrints(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestCut(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"ééé", 3, "ééé"}, // 6 bytes, 3 runes
+		{"éééé", 3, "ééé…"},
+		{"a😀b", 2, "a😀…"},
+	}
+	for _, tc := range tests {
+		if got := cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("cut(%q, %d) = %q; want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// FuzzCut holds cut to its definition on valid UTF-8: the first n runes,
+// then "…" if any were left out.
+func FuzzCut(f *testing.F) {
+	for _, s := range []string{"", "abc", "ééé", "a😀b", "\ufffd\ufffd"} {
+		f.Add(s, 2)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if !utf8.ValidString(s) || n < 0 || n > 2000 {
+			return
+		}
+		want := s
+		if r := []rune(s); len(r) > n {
+			want = string(r[:n]) + "…"
+		}
+		if got := cut(s, n); got != want {
+			t.Fatalf("cut(%q, %d) = %q; want %q", s, n, got, want)
+		}
+	})
 }

@@ -69,7 +69,7 @@ func TestReadBodyDeclaredLength(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			body := strings.Repeat("x", tc.body)
-			got, err := readBody(strings.NewReader(body), tc.declared, limit)
+			got, err := readBody(nil, strings.NewReader(body), tc.declared, limit)
 			if tc.tooLarge {
 				if err != errTooLarge {
 					t.Fatalf("got %d bytes, %v; want errTooLarge", len(got), err)
@@ -80,5 +80,28 @@ func TestReadBodyDeclaredLength(t *testing.T) {
 				t.Fatalf("got %d bytes, %v; want the %d bytes", len(got), err, tc.body)
 			}
 		})
+	}
+}
+
+// TestReadBodyReusesBuffer: a pooled buffer's storage is read into when it
+// is large enough, whatever it held, and replaced when the declared length
+// needs more.
+func TestReadBodyReusesBuffer(t *testing.T) {
+	buf := bytes.Repeat([]byte("y"), 100)[:100:100]
+	buf = append(buf, make([]byte, 3996)...)[:100]
+	got, err := readBody(buf, strings.NewReader("abc"), -1, 1<<20)
+	if err != nil || string(got) != "abc" {
+		t.Fatalf("got %q, %v; want abc", got, err)
+	}
+	if &got[0] != &buf[0] {
+		t.Errorf("the buffer's storage was not reused")
+	}
+	long := strings.Repeat("z", 5000)
+	got, err = readBody(buf, strings.NewReader(long), int64(len(long)), 1<<20)
+	if err != nil || string(got) != long {
+		t.Fatalf("got %d bytes, %v; want the 5000", len(got), err)
+	}
+	if cap(got) != len(long)+1 {
+		t.Errorf("cap %d; want one buffer of the declared length and a byte", cap(got))
 	}
 }

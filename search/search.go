@@ -54,6 +54,7 @@ type Options struct {
 // results' URLs (each later fetch is decided on its own). A Search is
 // safe for concurrent use.
 type Search struct {
+	// client is New's client with no cookie jar and no redirects.
 	client  *http.Client
 	backend Backend
 	opts    Options
@@ -61,7 +62,10 @@ type Search struct {
 	// originErr is set when the backend's endpoint has no usable origin:
 	// every call is then refused at PrepareCall.
 	originErr error
-	log       *slog.Logger
+	// urlHost is origin's host as a request's URL must carry it, and
+	// summary AuditSummary's answer: both made once.
+	urlHost, summary string
+	log              *slog.Logger
 }
 
 var _ tool.Tool = (*Search)(nil)
@@ -72,7 +76,16 @@ var _ tool.Tool = (*Search)(nil)
 // tool whose every run fails closed (internal_error, search_not_configured).
 // opts may be nil.
 func New(client *http.Client, backend Backend, opts *Options) *Search {
-	s := &Search{client: client, backend: backend}
+	s := &Search{backend: backend}
+	if client != nil {
+		// A copy, made once: the same transport (connections, guard,
+		// TLS), without a cookie jar, and redirects are not followed (a
+		// key must not travel on).
+		c := *client
+		c.Jar = nil
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		s.client = &c
+	}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -86,12 +99,14 @@ func New(client *http.Client, backend Backend, opts *Options) *Search {
 		s.opts.UserAgent = DefaultUserAgent
 	}
 	s.log = diag.For(s.opts.Logger, diag.DomainSearch)
+	s.summary = "SEARCH <no backend>"
 	if backend == nil {
 		s.originErr = notConfigured()
 	} else if o, err := capability.OriginOf(backend.Endpoint()); err != nil {
 		s.originErr = refusal.New(refusal.SearchNotConfigured, "the search backend's URL has no usable origin")
 	} else {
-		s.origin = o
+		s.origin, s.urlHost = o, o.Host()
+		s.summary = backend.Method() + " " + o.Target.Host()
 	}
 	return s
 }
@@ -125,12 +140,7 @@ func (s *Search) Info(context.Context) (*tool.Info, error) {
 
 // AuditSummary returns "<METHOD> <backend host>" ("GET api.search.brave.com")
 // whatever the arguments: never the query, never the key.
-func (s *Search) AuditSummary(string) string {
-	if s.backend == nil || s.originErr != nil {
-		return "SEARCH <no backend>"
-	}
-	return s.backend.Method() + " " + s.origin.Target.Host()
-}
+func (s *Search) AuditSummary(string) string { return s.summary }
 
 // prepared is one call's artifact, immutable after PrepareCall.
 type prepared struct {
@@ -164,6 +174,7 @@ func (s *Search) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSO
 		ExecutionID:  executionID,
 		Tool:         Name,
 		Requirements: []capability.Requirement{capability.NetworkOrigin(s.origin)},
+		Summary:      s.summary,
 	}, p, nil
 }
 
@@ -213,7 +224,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if err != nil {
 		return nil, refusal.Newf(refusal.InternalError, "%s: the request could not be built", s.who())
 	}
-	if req.URL == nil || req.URL.Scheme != s.origin.Scheme || req.URL.Host != s.origin.Host() {
+	if req.URL == nil || req.URL.Scheme != s.origin.Scheme || req.URL.Host != s.urlHost {
 		// A backend's request must go to its endpoint's origin: the one
 		// the decision was about.
 		return nil, refusal.Newf(refusal.InternalError, "%s: the backend built a request for another origin; nothing was sent", s.who())
@@ -221,17 +232,18 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	req = req.WithContext(ctx)
 	req.Header.Set("User-Agent", s.opts.UserAgent)
 
-	client := *s.client
-	client.Jar = nil
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
 	start := time.Now()
-	resp, err := client.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, s.requestError(ctx, err)
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp.Body, resp.ContentLength, s.opts.MaxResponseBytes)
+	buf := answerBuf()
+	defer releaseAnswerBuf(buf)
+	body, err := readBody(*buf, resp.Body, resp.ContentLength, s.opts.MaxResponseBytes)
+	if body != nil {
+		*buf = body // grown, kept for the next call
+	}
 	if err != nil {
 		if err == errTooLarge {
 			return nil, refusal.Newf(refusal.ResponseTooLarge, "%s: the answer is larger than %d bytes", s.who(), s.opts.MaxResponseBytes).

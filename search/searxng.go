@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 )
@@ -55,36 +54,10 @@ func (s *SearXNG) NewRequest(q Query) (*http.Request, error) {
 // (docs.searxng.org, "Search API"): {"query": …, "number_of_results": …,
 // "results": [{"url", "title", "content", "engine", "score", …}],
 // "answers", "suggestions", "infoboxes", …}. results is required.
-type searxngAnswer struct {
-	Results *[]struct {
-		URL     *string `json:"url"`
-		Title   *string `json:"title"`
-		Content *string `json:"content"`
-	} `json:"results"`
-}
+var searxngAnswer = answerShape{backend: "searxng", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
 
 // Parse implements [Backend].
-func (*SearXNG) Parse(body []byte) ([]Hit, error) {
-	var a searxngAnswer
-	if err := json.Unmarshal(body, &a); err != nil {
-		return nil, malformed("searxng", "not a JSON object of the search API")
-	}
-	if a.Results == nil {
-		return nil, malformed("searxng", "no results array")
-	}
-	hits := make([]Hit, 0, len(*a.Results))
-	for _, r := range *a.Results {
-		hits = append(hits, Hit{URL: deref(r.URL), Title: deref(r.Title), Snippet: deref(r.Content)})
-	}
-	return hits, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+func (*SearXNG) Parse(body []byte) ([]Hit, error) { return searxngAnswer.parse(body) }
 
 // String names the backend and its endpoint, never a key.
 func (s *SearXNG) String() string { return describe(s) }

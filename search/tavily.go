@@ -73,29 +73,10 @@ func (t *Tavily) NewRequest(q Query) (*http.Request, error) {
 // reference, POST /search): {"query": …, "answer": …, "images": […],
 // "results": [{"title", "url", "content", "score", "raw_content"}],
 // "response_time": …}. results is required.
-type tavilyAnswer struct {
-	Results *[]struct {
-		Title   *string `json:"title"`
-		URL     *string `json:"url"`
-		Content *string `json:"content"`
-	} `json:"results"`
-}
+var tavilyAnswer = answerShape{backend: "tavily", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
 
 // Parse implements [Backend].
-func (*Tavily) Parse(body []byte) ([]Hit, error) {
-	var a tavilyAnswer
-	if err := json.Unmarshal(body, &a); err != nil {
-		return nil, malformed("tavily", "not a JSON object of the search API")
-	}
-	if a.Results == nil {
-		return nil, malformed("tavily", "no results array")
-	}
-	hits := make([]Hit, 0, len(*a.Results))
-	for _, r := range *a.Results {
-		hits = append(hits, Hit{URL: deref(r.URL), Title: deref(r.Title), Snippet: deref(r.Content)})
-	}
-	return hits, nil
-}
+func (*Tavily) Parse(body []byte) ([]Hit, error) { return tavilyAnswer.parse(body) }
 
 // String names the backend and its endpoint, never a key.
 func (t *Tavily) String() string { return describe(t) }

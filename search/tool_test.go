@@ -494,3 +494,21 @@ func TestNameIsInfoName(t *testing.T) {
 		t.Errorf("Info().Name = %q (%v), Name() = %q; want both %q", info.Name, err, s.Name(), search.Name)
 	}
 }
+
+// TestPreparedSummaryIsAuditSummary: the prepared call carries the audit
+// summary (tool.Request.Summary), the one AuditSummary gives, so the
+// broker need not ask again.
+func TestPreparedSummaryIsAuditSummary(t *testing.T) {
+	be, err := search.NewTavily("https://search.example.com/search", "tvly-key-123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := search.New(http.DefaultClient, be, nil)
+	req, _, err := s.PrepareCall(context.Background(), [16]byte{1}, `{"query": "secret words"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "POST search.example.com"; req.Summary != want || s.AuditSummary(`{"query": "secret words"}`) != want {
+		t.Errorf("Request.Summary = %q, AuditSummary = %q; want both %q", req.Summary, s.AuditSummary(""), want)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,8 +30,9 @@ func FuzzWalk(f *testing.F) {
 		`{"k":0,"k"00}`,                // duplicate, then invalid: the duplicate is reported
 		`[-0, 0.5, 1e3, 1E+3, -1.5e-7, 123456789012345678901234567]`, // number grammar
 		`[01]`, `[1.]`, `[.5]`, `[+1]`, `[1e]`, `[-]`, // not numbers
-		`"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"`, // every escape
-		`"\x"`, `"\u12"`, "\"\t\"",             // bad escapes, a raw tab
+		`"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"`,                                   // every escape
+		`["\ud83d\u0041", "\udc00\ud83d\ude00", "\ud83d\ud83d\ude00", "\ud83d"]`, // surrogates that do not pair
+		`"\x"`, `"\u12"`, "\"\t\"", // bad escapes, a raw tab
 		`[true, false, null]`, `[tru]`, `nul`, // literals
 		`{} {}`, `{} x`, `1 2`, // trailing data
 		"\ufeff{}",             // a BOM
@@ -41,6 +44,13 @@ func FuzzWalk(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Substrings changes where keys and texts are stored, nothing a
+		// visitor sees.
+		tr, trErr := trace(&Walker{MaxDepth: math.MaxInt}, data)
+		trSub, errSub := trace(&Walker{MaxDepth: math.MaxInt, Substrings: true}, data)
+		if fmt.Sprint(trErr) != fmt.Sprint(errSub) || !slices.Equal(tr, trSub) {
+			t.Fatalf("Substrings walk of %q: %q, %v; without: %q, %v", data, trSub, errSub, tr, trErr)
+		}
 		w := &Walker{MaxDepth: math.MaxInt}
 		counts := map[Kind]int{}
 		err := w.Walk(data, func(p Path, v Value) error {
@@ -128,6 +138,17 @@ func FuzzWalk(f *testing.F) {
 			}
 		}
 	})
+}
+
+// trace is what a visitor sees of a walk: each value's path, kind, raw
+// literal and text.
+func trace(w *Walker, data []byte) ([]string, error) {
+	var tr []string
+	err := w.Walk(data, func(p Path, v Value) error {
+		tr = append(tr, fmt.Sprintf("%s %v %q %q", p, v.Kind, v.Raw, v.Text()))
+		return nil
+	})
+	return tr, err
 }
 
 func countKinds(v any, counts map[Kind]int) {

@@ -23,6 +23,7 @@ const manyKeys = 16
 // keys of a typical policy file without allocating.
 type scanner struct {
 	data  []byte
+	doc   string // a copy of data, with Walker.Substrings
 	w     *Walker
 	stack []frame
 	path  Path
@@ -47,7 +48,7 @@ func (s *scanner) release() {
 	clear(s.stack[:cap(s.stack)])
 	clear(s.path[:cap(s.path)])
 	clear(s.keys[:cap(s.keys)])
-	s.data, s.w = nil, nil
+	s.data, s.doc, s.w = nil, "", nil
 	if cap(s.stack) == len(s.stackBuf) && cap(s.path) == len(s.pathBuf) && cap(s.keys) == len(s.keysBuf) {
 		s.stack, s.path, s.keys = s.stack[:0], s.path[:0], s.keys[:0]
 		scanners.Put(s)
@@ -123,7 +124,9 @@ func (s *scanner) key(pos int, top *frame) (string, int, error) {
 				break
 			}
 		}
-		if !found {
+		if !found && s.doc != "" {
+			key = s.doc[pos+1 : end-1]
+		} else if !found {
 			key = string(raw)
 		}
 	} else {
@@ -205,6 +208,9 @@ func (s *scanner) value(pos int) (v Value, end int, err error) {
 		return Value{}, 0, err
 	}
 	v.Raw = data[pos:end:end]
+	if v.Kind == String && !v.escaped && s.doc != "" {
+		v.text = s.doc[pos+1 : end-1]
+	}
 	return v, end, nil
 }
 

@@ -1,10 +1,12 @@
 package strictjson
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -53,7 +55,8 @@ type Value struct {
 	// Offset is the byte offset of the value's first byte.
 	Offset int
 
-	escaped bool // a String with a backslash in it
+	escaped bool   // a String with a backslash in it
+	text    string // an unescaped String's text, with Walker.Substrings
 }
 
 // Text returns a String value's decoded text and "" for any other kind.
@@ -62,11 +65,77 @@ func (v Value) Text() string {
 		return ""
 	}
 	if !v.escaped {
+		if v.text != "" {
+			return v.text
+		}
 		return string(v.Raw[1 : len(v.Raw)-1])
 	}
-	var s string
-	_ = json.Unmarshal(v.Raw, &s) // the scanner validated the escapes
-	return s
+	return unquote(v.Raw[1 : len(v.Raw)-1])
+}
+
+// unquote decodes the escapes of a string literal's contents, which the
+// scanner validated, as encoding/json does: a \u escape of a surrogate
+// that does not pair with the next escape is U+FFFD.
+func unquote(s []byte) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			b.Write(s)
+			break
+		}
+		b.Write(s[:i])
+		c := s[i+1]
+		s = s[i+2:]
+		switch c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(s)
+			s = s[4:]
+			if utf16.IsSurrogate(r) {
+				next := rune(-1)
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					next = hex4(s[2:])
+				}
+				if pair := utf16.DecodeRune(r, next); pair != utf8.RuneError {
+					r, s = pair, s[6:]
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b.WriteRune(r)
+		default: // '"', '\\', '/'
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// hex4 is the value of the four hex digits s starts with.
+func hex4(s []byte) rune {
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // Step is one step of a [Path]: an object member's key, or an array index.

@@ -29,6 +29,14 @@ type Walker struct {
 	// keys are still checked for duplicates; objects nested in it are
 	// restricted again unless listed too.
 	AnyKeysAt []string
+	// Substrings makes every key outside Keys and every [Value.Text] of
+	// an unescaped string a substring of one copy of the document, made
+	// when the walk starts: one allocation per walk instead of one per
+	// key and per text. Any of them kept alive keeps the whole copy
+	// alive, so it suits a document read once into values that live no
+	// longer than it (a search backend's answer), not a file whose few
+	// values are kept.
+	Substrings bool
 }
 
 // Walk checks in one pass that data is valid UTF-8 holding exactly one
@@ -64,6 +72,9 @@ func (w *Walker) Walk(data []byte, visit func(Path, Value) error) error {
 // walk is Walk on a scanner fresh from the pool.
 func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) error {
 	s.data, s.w = data, w
+	if w.Substrings {
+		s.doc = string(data)
+	}
 	maxDepth := w.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth

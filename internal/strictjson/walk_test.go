@@ -249,6 +249,47 @@ func TestWalkInternsKnownKeys(t *testing.T) {
 	}
 }
 
+// TestWalkSubstrings: with Substrings, unknown keys and unescaped texts
+// are what they are without it, at one allocation per walk (the copy of
+// the document) rather than one per key and per text.
+func TestWalkSubstrings(t *testing.T) {
+	data := []byte(`{"known": 1, "unknown": "text", "esc\u0061ped": "a\nb", "list": [{"k": "v", "w": "x"}, {"k": "", "w": null}]}`)
+	plain := &Walker{Keys: []string{"known"}, AnyKeysAt: []string{"", "list[0]", "list[1]"}}
+	sub := &Walker{Keys: plain.Keys, AnyKeysAt: plain.AnyKeysAt, Substrings: true}
+	want, err := trace(plain, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := trace(sub, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Substrings walk (-without +with):\n%s", d)
+	}
+	// Keys and texts of two bytes or more: Go does not allocate a
+	// one-byte string.
+	unescaped := []byte(`{"known": 1, "unknown": "text", "list": [{"key": "value", "other": "more"}, {"key": "again", "other": null}]}`)
+	texts := func(w *Walker) func() {
+		return func() {
+			err := w.Walk(unescaped, func(p Path, v Value) error {
+				_ = v.Text()
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Without Substrings, each of the six keys other than "known" and
+	// the four texts allocates; with it, only the copy (and the scanner, if the race
+	// detector bypasses its pool).
+	with, without := testing.AllocsPerRun(100, texts(sub)), testing.AllocsPerRun(100, texts(plain))
+	if with > 2 || without < with+8 {
+		t.Errorf("allocations per walk: %v with Substrings, %v without; want at most 2, and 8 fewer than without", with, without)
+	}
+}
+
 func TestValueText(t *testing.T) {
 	tests := []struct {
 		raw  string
@@ -259,6 +300,13 @@ func TestValueText(t *testing.T) {
 		{`""`, String, ""},
 		{`"a\"b\\c\/d\n\u00e9\ud83d\ude00"`, String, "a\"b\\c/d\né😀"},
 		{`"\ud800"`, String, "\ufffd"},
+		{`"\udc00\ud83d\ude00"`, String, "\ufffd😀"},                // a lone low surrogate, then a pair
+		{`"\ud83d\u0041"`, String, "\ufffdA"},                      // a high surrogate unpaired: the next escape stays
+		{`"\ud83d\ud83d\ude00x"`, String, "\ufffd😀x"},              // high, then a pair
+		{`"\ud83dx"`, String, "\ufffdx"},                           // high, then no escape
+		{`"\ud83d\n"`, String, "\ufffd\n"},                         // high, then another escape
+		{`"\u00E9\u00e9\u0000\b\f\r\t"`, String, "éé\x00\b\f\r\t"}, // hex in either case, every short escape
+		{`"é\"é"`, String, "é\"é"},
 		{`12`, Number, ""},
 		{`true`, Bool, ""},
 	}
