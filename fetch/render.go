@@ -50,23 +50,28 @@ type RenderOptions struct {
 //
 // It returns the first error of w.
 func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
+	// Each piece is written as it is: no string is concatenated only to
+	// be copied into w.
 	ew := &errWriter{w: w}
-	ew.str("HTTP " + strconv.Itoa(out.Status))
+	ew.str("HTTP ")
+	ew.int(int64(out.Status))
 	if t := http.StatusText(out.Status); t != "" {
-		ew.str(" " + t)
+		ew.str(" ", t)
 	}
-	ew.str("\nurl: " + safetext.Line(out.URL) + "\n")
+	ew.str("\nurl: ", safetext.Line(out.URL), "\n")
 	if out.Title != "" {
-		ew.str("title: " + safetext.Line(out.Title) + "\n")
+		ew.str("title: ", safetext.Line(out.Title), "\n")
 	}
 	for _, name := range summaryHeaders {
 		if v, ok := out.Headers[name]; ok {
-			ew.str(name + ": " + safetext.Line(v) + "\n")
+			ew.str(name, ": ", safetext.Line(v), "\n")
 		}
 	}
 	ew.str("\n")
 	if opt.SavedTo != "" {
-		ew.str("wrote " + strconv.FormatInt(out.Bytes, 10) + " bytes to " + safetext.Line(opt.SavedTo) + "\n")
+		ew.str("wrote ")
+		ew.int(out.Bytes)
+		ew.str(" bytes to ", safetext.Line(opt.SavedTo), "\n")
 		return ew.err
 	}
 	if opt.Terminal {
@@ -81,22 +86,29 @@ func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
 			ew.str("\n")
 		}
 		for _, n := range out.Notes {
-			ew.str("\n[" + safetext.Line(n) + "]\n")
+			ew.str("\n[", safetext.Line(n), "]\n")
 		}
 		if out.Truncated {
-			ew.str("\n… " + strconv.Itoa(out.Remaining) + " more characters: --start-index " + strconv.Itoa(out.NextStartIndex) + "\n")
+			ew.str("\n… ")
+			ew.int(int64(out.Remaining))
+			ew.str(" more characters: --start-index ")
+			ew.int(int64(out.NextStartIndex))
+			ew.str("\n")
 		}
 		return ew.err
 	}
 	for _, n := range out.Notes {
-		ew.str("\n\n[" + safetext.Line(n) + "]")
+		ew.str("\n\n[", safetext.Line(n), "]")
 	}
 	if out.Truncated {
-		ew.str("\n\n[content truncated: " + strconv.Itoa(out.Remaining) +
-			" more characters; call again with start_index=" + strconv.Itoa(out.NextStartIndex) + " to read on]")
+		ew.str("\n\n[content truncated: ")
+		ew.int(int64(out.Remaining))
+		ew.str(" more characters; call again with start_index=")
+		ew.int(int64(out.NextStartIndex))
+		ew.str(" to read on]")
 	}
 	if out.Cached {
-		ew.str("\n\n(from ocfetch's response cache: fetched " + out.FetchedAt + ")")
+		ew.str("\n\n(from ocfetch's response cache: fetched ", out.FetchedAt, ")")
 	}
 	return ew.err
 }
@@ -114,6 +126,7 @@ func Render(out Output) string {
 type errWriter struct {
 	w   io.Writer
 	err error
+	num [20]byte // a number being written ([errWriter.int])
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
@@ -143,4 +156,14 @@ func (e *errWriter) WriteString(s string) (int, error) {
 	return n, err
 }
 
-func (e *errWriter) str(s string) { e.WriteString(s) }
+// str writes each of s in turn.
+func (e *errWriter) str(s ...string) {
+	for _, p := range s {
+		e.WriteString(p)
+	}
+}
+
+// int writes n in decimal, formatted in e's own buffer.
+func (e *errWriter) int(n int64) {
+	e.Write(strconv.AppendInt(e.num[:0], n, 10))
+}
