@@ -1,10 +1,12 @@
 package fetch
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -50,24 +52,8 @@ type RenderOptions struct {
 //
 // It returns the first error of w.
 func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
-	// Each piece is written as it is: no string is concatenated only to
-	// be copied into w.
 	ew := &errWriter{w: w}
-	ew.str("HTTP ")
-	ew.int(int64(out.Status))
-	if t := http.StatusText(out.Status); t != "" {
-		ew.str(" ", t)
-	}
-	ew.str("\nurl: ", safetext.Line(out.URL), "\n")
-	if out.Title != "" {
-		ew.str("title: ", safetext.Line(out.Title), "\n")
-	}
-	for _, name := range summaryHeaders {
-		if v, ok := out.Headers[name]; ok {
-			ew.str(name, ": ", safetext.Line(v), "\n")
-		}
-	}
-	ew.str("\n")
+	writeHead(ew, out)
 	if opt.SavedTo != "" {
 		ew.str("wrote ")
 		ew.int(out.Bytes)
@@ -97,6 +83,42 @@ func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
 		}
 		return ew.err
 	}
+	if !tailless(out) {
+		writeTail(ew, out)
+	}
+	return ew.err
+}
+
+// writeHead writes what comes before the content: the status line, the
+// URL, the title, the header summary and a blank line. Each piece is
+// written as it is: no string is concatenated only to be copied into w.
+func writeHead(ew *errWriter, out Output) {
+	ew.str("HTTP ")
+	ew.int(int64(out.Status))
+	if t := http.StatusText(out.Status); t != "" {
+		ew.str(" ", t)
+	}
+	ew.str("\nurl: ", safetext.Line(out.URL), "\n")
+	if out.Title != "" {
+		ew.str("title: ", safetext.Line(out.Title), "\n")
+	}
+	for _, name := range summaryHeaders {
+		if v, ok := out.Headers[name]; ok {
+			ew.str(name, ": ", safetext.Line(v), "\n")
+		}
+	}
+	ew.str("\n")
+}
+
+// tailless reports whether a model's text of out ends with its content:
+// no note, no read-on hint, no cache line ([writeTail] writes nothing).
+func tailless(out Output) bool {
+	return len(out.Notes) == 0 && !out.Truncated && !out.Cached
+}
+
+// writeTail writes what follows the content in a model's text: the notes,
+// how to read on, where a cached response came from.
+func writeTail(ew *errWriter, out Output) {
 	for _, n := range out.Notes {
 		ew.str("\n\n[", safetext.Line(n), "]")
 	}
@@ -110,7 +132,6 @@ func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
 	if out.Cached {
 		ew.str("\n\n(from ocfetch's response cache: fetched ", out.FetchedAt, ")")
 	}
-	return ew.err
 }
 
 // Render returns the text a model reads ([WriteOutput] for [ForModel]):
@@ -120,6 +141,59 @@ func Render(out Output) string {
 	b.Grow(len(out.Content) + 256)
 	WriteOutput(&b, out, RenderOptions{})
 	return b.String()
+}
+
+// headRoom is the room [readBody] leaves before a body for the head of
+// its rendered result ([renderOver]): a status line, a URL, a title and
+// six header lines fit in it unless they are long.
+const headRoom = 1 << 10
+
+// renderOver returns [Render](out) for a body read into buf[room:] (the
+// buffer [readBody] filled, buf[:room] its room): when the text ends with
+// the content (no tail, [tailless]), the content is buf's body from its
+// first byte (the body was handed on as it is: a raw or plain text page
+// in valid UTF-8) and the head fits in the room, the head is written in
+// the room just before the body and the text is the bytes from there to
+// the content's end — the page is not copied a second time. Otherwise it
+// is Render(out). Nothing writes buf after this (its strings share it),
+// and nothing else uses the room.
+func renderOver(out Output, buf []byte, room int) string {
+	if room <= 0 || len(buf) <= room || len(out.Content) == 0 || !tailless(out) ||
+		unsafe.StringData(out.Content) != &buf[room] || len(out.Content) > len(buf)-room {
+		return Render(out)
+	}
+	rw := &roomWriter{b: buf[:0:room]}
+	ew := &errWriter{w: rw}
+	writeHead(ew, out)
+	if ew.err != nil { // the head does not fit
+		return Render(out)
+	}
+	n := len(rw.b)
+	copy(buf[room-n:room], rw.b) // overlapping: copy moves it as memmove does
+	return unsafe.String(&buf[room-n], n+len(out.Content))
+}
+
+// errNoRoom is a roomWriter's answer to a write past its capacity.
+var errNoRoom = errors.New("no room left")
+
+// roomWriter appends within b's capacity and refuses a write that would
+// pass it (errNoRoom), writing nothing of it.
+type roomWriter struct{ b []byte }
+
+func (w *roomWriter) Write(p []byte) (int, error) {
+	if len(p) > cap(w.b)-len(w.b) {
+		return 0, errNoRoom
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+func (w *roomWriter) WriteString(s string) (int, error) {
+	if len(s) > cap(w.b)-len(w.b) {
+		return 0, errNoRoom
+	}
+	w.b = append(w.b, s...)
+	return len(s), nil
 }
 
 // errWriter keeps the first write error and writes nothing after it.
