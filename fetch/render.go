@@ -94,7 +94,7 @@ func WriteOutput(w io.Writer, out Output, opt RenderOptions) error {
 // written as it is: no string is concatenated only to be copied into w.
 func writeHead(ew *errWriter, out Output) {
 	ew.str("HTTP ")
-	ew.int(int64(out.Status))
+	ew.status(out.Status)
 	if t := http.StatusText(out.Status); t != "" {
 		ew.str(" ", t)
 	}
@@ -162,50 +162,45 @@ func renderOver(out Output, buf []byte, room int) string {
 		unsafe.StringData(out.Content) != &buf[room] || len(out.Content) > len(buf)-room {
 		return Render(out)
 	}
-	rw := &roomWriter{b: buf[:0:room]}
-	ew := &errWriter{w: rw}
-	writeHead(ew, out)
+	ew := errWriter{room: buf[:0:room]}
+	writeHead(&ew, out)
 	if ew.err != nil { // the head does not fit
 		return Render(out)
 	}
-	n := len(rw.b)
-	copy(buf[room-n:room], rw.b) // overlapping: copy moves it as memmove does
+	n := len(ew.room)
+	copy(buf[room-n:room], ew.room) // overlapping: copy moves it as memmove does
 	return unsafe.String(&buf[room-n], n+len(out.Content))
 }
 
-// errNoRoom is a roomWriter's answer to a write past its capacity.
+// errNoRoom is an errWriter's answer to a write past its room.
 var errNoRoom = errors.New("no room left")
 
-// roomWriter appends within b's capacity and refuses a write that would
-// pass it (errNoRoom), writing nothing of it.
-type roomWriter struct{ b []byte }
-
-func (w *roomWriter) Write(p []byte) (int, error) {
-	if len(p) > cap(w.b)-len(w.b) {
-		return 0, errNoRoom
-	}
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-func (w *roomWriter) WriteString(s string) (int, error) {
-	if len(s) > cap(w.b)-len(w.b) {
-		return 0, errNoRoom
-	}
-	w.b = append(w.b, s...)
-	return len(s), nil
-}
-
 // errWriter keeps the first write error and writes nothing after it.
+// With w nil it writes to room, within room's capacity: a write that
+// would pass it is refused (errNoRoom) and nothing of it is written.
 type errWriter struct {
-	w   io.Writer
-	err error
-	num [20]byte // a number being written ([errWriter.int])
+	w    io.Writer
+	room []byte
+	err  error
+	num  [20]byte // a number being written ([errWriter.int])
+}
+
+// toRoom appends s to e.room if it fits, else keeps errNoRoom.
+func (e *errWriter) toRoom(s string) (int, error) {
+	if len(s) > cap(e.room)-len(e.room) {
+		e.err = errNoRoom
+		return 0, e.err
+	}
+	e.room = append(e.room, s...)
+	return len(s), nil
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err
+	}
+	if e.w == nil {
+		return e.toRoom(unsafe.String(unsafe.SliceData(p), len(p)))
 	}
 	n, err := e.w.Write(p)
 	if err == nil && n < len(p) {
@@ -222,6 +217,9 @@ func (e *errWriter) WriteString(s string) (int, error) {
 	if e.err != nil {
 		return 0, e.err
 	}
+	if e.w == nil {
+		return e.toRoom(s)
+	}
 	n, err := io.WriteString(e.w, s)
 	if err == nil && n < len(s) {
 		err = io.ErrShortWrite
@@ -236,6 +234,20 @@ func (e *errWriter) str(s ...string) {
 		e.WriteString(p)
 	}
 }
+
+// status writes an HTTP status code: a three-digit one from digits,
+// so that nothing of e is handed to e.w (renderOver keeps its errWriter
+// on the stack).
+func (e *errWriter) status(code int) {
+	if code < 100 || code > 999 {
+		e.str(strconv.Itoa(code))
+		return
+	}
+	a, b, c := code/100, code/10%10, code%10
+	e.str(digits[a:a+1], digits[b:b+1], digits[c:c+1])
+}
+
+const digits = "0123456789"
 
 // int writes n in decimal, formatted in e's own buffer.
 func (e *errWriter) int(n int64) {
