@@ -250,7 +250,11 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 		if d.notSaved != nil {
 			notSaved = d.notSaved
 		}
-		admitted = append(admitted, d.admitted...)
+		if admitted == nil {
+			admitted = d.admitted // one requirement (a fetch): its own slice, not a copy
+		} else {
+			admitted = append(admitted, d.admitted...)
+		}
 	}
 	d.notSaved, d.admitted, d.trustedBy = notSaved, admitted, trustedBy
 	return d

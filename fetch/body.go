@@ -20,24 +20,26 @@ const (
 )
 
 // readBody reads at most limit bytes of resp's body, counted after
-// decompression, and reports whether more followed (truncated). It reads
+// decompression, into buf[room:], and reports whether more followed
+// (truncated); buf[:room] is left for the caller (the head of the
+// rendered result, [renderOver]), in the same allocation. It reads
 // limit+1 bytes at most, so an endless body or a compression bomb costs at
 // most limit+1 bytes of buffer: the buffer doubles from 32 KiB (or starts at
 // the declared Content-Length + 1 when that fits) and never grows past
-// limit+1, so the peak is under 2×limit.
+// limit+1, so the peak is under 2×limit (plus room).
 //
 // Go's transport decompresses gzip itself when it asked for it
 // (resp.Uncompressed); a gzip body the transport did not decode (for
 // example with compression disabled on the transport) is decoded here, so
 // the cap always counts decompressed bytes.
-func readBody(resp *http.Response, limit int64) (body []byte, truncated bool, err error) {
+func readBody(resp *http.Response, limit int64, room int) (buf []byte, truncated bool, err error) {
 	var r io.Reader = resp.Body
 	decoding := false
 	if !resp.Uncompressed && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
 		zr, err := gzip.NewReader(resp.Body)
 		if err != nil {
 			if errors.Is(err, io.EOF) { // an empty body, declared gzip
-				return nil, false, nil
+				return make([]byte, room), false, nil
 			}
 			return nil, false, errors.Join(errBadEncoding, err)
 		}
@@ -50,18 +52,19 @@ func readBody(resp *http.Response, limit int64) (body []byte, truncated bool, er
 		size = resp.ContentLength + 1
 	}
 	size = min(size, max)
-	buf := make([]byte, 0, size)
+	head := int64(room)
+	buf = make([]byte, room, head+size)
 	for {
-		if int64(len(buf)) == max {
+		if int64(len(buf))-head == max {
 			break
 		}
 		if len(buf) == cap(buf) {
-			next := int64(cap(buf)) * 2
+			next := (int64(cap(buf)) - head) * 2
 			if next > growLimit {
 				next = max // a body this long may well reach the cap: one last allocation
 			}
 			next = min(next, max)
-			nb := make([]byte, len(buf), next)
+			nb := make([]byte, len(buf), head+next)
 			copy(nb, buf)
 			buf = nb
 		}
@@ -77,8 +80,8 @@ func readBody(resp *http.Response, limit int64) (body []byte, truncated bool, er
 			return buf, false, rerr
 		}
 	}
-	if int64(len(buf)) > limit {
-		return buf[:limit], true, nil
+	if int64(len(buf))-head > limit {
+		return buf[:head+limit], true, nil
 	}
 	return buf, false, nil
 }

@@ -72,7 +72,7 @@ func TestReadBody(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			body, cut, err := readBody(tc.resp, limit)
+			body, cut, err := readBody(tc.resp, limit, 0)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err %v; want %v", err, tc.wantErr)
 			}
@@ -98,7 +98,7 @@ func TestReadBodyGrowth(t *testing.T) {
 	}
 	n := 0
 	allocs := testing.AllocsPerRun(3, func() {
-		_, _, _ = readBody(resps[n], DefaultMaxBodyBytes)
+		_, _, _ = readBody(resps[n], DefaultMaxBodyBytes, 0)
 		n++
 	})
 	// 32K, 64K, ... 1M (6 buffers), then cap+1: 7.

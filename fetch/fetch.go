@@ -107,9 +107,16 @@ func NewFetch(client *http.Client, opts *Options) *Fetch {
 	if f.userAgent == "" {
 		f.userAgent = DefaultUserAgent
 	}
-	f.log = diag.For(f.opts.Logger, diag.DomainFetch)
+	f.log = discard
+	if f.opts.Logger != nil {
+		f.log = diag.For(f.opts.Logger, diag.DomainFetch)
+	}
 	return f
 }
+
+// discard is the logger of a Fetch without one (slog.Logger is immutable:
+// one serves every Fetch, and a front end makes a Fetch per call).
+var discard = diag.Discard()
 
 const description = `Fetch one web page or HTTP resource and return its content as text.
 

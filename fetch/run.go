@@ -132,11 +132,12 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	}
 	defer resp.Body.Close()
 
-	raw, cut, err := readBody(resp, p.maxBody)
+	buf, cut, err := readBody(resp, p.maxBody, headRoom)
 	if err != nil {
 		return nil, f.bodyError(ctx, p, err)
 	}
 	resp.Body.Close() // now: an endless body must not hold the connection while we convert
+	raw := buf[headRoom:]
 
 	out := Output{
 		Status:        resp.StatusCode,
@@ -191,7 +192,7 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 			"status", out.Status, "bytes", out.Bytes, "body_truncated", cut, "truncated", out.Truncated)
 	}
 	return &tool.Result{
-		Content:    Render(out),
+		Content:    renderOver(out, buf, headRoom),
 		Structured: out,
 		Status:     out.Status,
 		Bytes:      out.Bytes,

@@ -276,17 +276,17 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		allows[i] = ok2
 	}
 	if d.LoopbackPort != 0 {
-		if r := tc.need(a.Workspace.LocalFetchPath(), grant{port: d.LoopbackPort}); r != nil {
+		if r := tc.need(grant{port: d.LoopbackPort}, a.Workspace.LocalFetchPath); r != nil {
 			return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.LocalFetchPath()), "", audit.ByPolicy, r)
 		}
 		if !a.ProfileExplicit {
-			if r := tc.need(a.Workspace.SettingsPath(), grant{text: "profile permissive"}); r != nil {
+			if r := tc.need(grant{text: "profile permissive"}, a.Workspace.SettingsPath); r != nil {
 				return deny(Decision{Target: o.Target}, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
 			}
 		}
 	}
 	if a.WorkspaceUpstream != "" && d.LoopbackPort == 0 {
-		if r := tc.need(a.Workspace.SettingsPath(), grant{prefix: "upstream_proxy ", text: a.WorkspaceUpstream}); r != nil {
+		if r := tc.need(grant{prefix: "upstream_proxy ", text: a.WorkspaceUpstream}, a.Workspace.SettingsPath); r != nil {
 			return deny(d, LayerWorkspace, tc.file(a.Workspace.SettingsPath()), "", audit.ByPolicy, r)
 		}
 	}
@@ -305,7 +305,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 			continue
 		}
 		if layers[i].needsTrust {
-			if r := tc.need(al.File, grant{text: al.Rule}); r != nil {
+			if r := tc.need(grant{text: al.Rule}, func() string { return al.File }); r != nil {
 				if ignored == nil {
 					ig := deny(d, LayerWorkspace, tc.file(al.File), al.Rule, audit.ByPolicy, r)
 					ignored = &ig
@@ -373,8 +373,9 @@ type trustCheck struct {
 }
 
 // need returns nil when the workspace is trusted, else the
-// workspace_untrusted refusal for grant in file.
-func (c *trustCheck) need(file string, g grant) *refusal.Error {
+// workspace_untrusted refusal for grant in file(). file is asked only for
+// a refusal: a trusted workspace's decision joins no path.
+func (c *trustCheck) need(g grant, file func() string) *refusal.Error {
 	if !c.done {
 		c.done = true
 		s, err := c.layers.TrustStore()
@@ -394,7 +395,7 @@ func (c *trustCheck) need(file string, g grant) *refusal.Error {
 	case c.err != nil:
 		return c.err
 	}
-	return c.status.Refusal(c.root, file, g.String())
+	return c.status.Refusal(c.root, file(), g.String())
 }
 
 // grant is what a workspace file grants, put into words only for a

@@ -97,8 +97,14 @@ const maxExcludeEntries = 256
 // The file is checked on every call and read again whenever it changed
 // (see [securefile.Cache]): an edit is seen by the next call.
 func ReadSettings(ws workspace.Workspace) (Settings, error) {
-	s, err := settingsFiles.Load(ws.SettingsPath())
+	s, err := settingsFiles.Load(settingsPath(ws))
 	return s.Settings, err
+}
+
+// settingsPath is ws.SettingsPath(), remembered ([securefile.Memo]): the
+// path every call reads.
+func settingsPath(ws workspace.Workspace) string {
+	return securefile.Memo(ws.Root, workspace.DirName+"/"+workspace.SettingsFile, ws.SettingsPath)
 }
 
 // ReadSettingsContext is [ReadSettings] within the call ctx carries
@@ -107,7 +113,7 @@ func ReadSettings(ws workspace.Workspace) (Settings, error) {
 // reports whether settings.json exists (a missing file is the zero
 // Settings with Profile [Standard], found false).
 func ReadSettingsContext(ctx context.Context, ws workspace.Workspace) (s Settings, found bool, err error) {
-	f, err := settingsFiles.LoadIn(securefile.CallFrom(ctx), ws.SettingsPath())
+	f, err := settingsFiles.LoadIn(securefile.CallFrom(ctx), settingsPath(ws))
 	return f.Settings, f.found, err
 }
 
