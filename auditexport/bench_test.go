@@ -31,6 +31,34 @@ func BenchmarkAppendExported1000PerSecond(b *testing.B) { benchAppend(b, true, t
 // BenchmarkAppend1000PerSecond is its baseline.
 func BenchmarkAppend1000PerSecond(b *testing.B) { benchAppend(b, false, time.Millisecond) }
 
+// BenchmarkExport is the export alone, no file: Export of one line to a
+// loopback collector that discards the body. cpu-ns/op is the whole
+// process's (the caller's Emit, the exporter's goroutine encoding and
+// POSTing each batch, the collector's read): the per-line cost of the
+// export without the noise of the file write. Lines come faster than
+// without a file, so the queue is sized for -benchtime 20000x.
+func BenchmarkExport(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	defer srv.Close()
+	x, err := New(&Options{Endpoint: srv.URL, QueueSize: 1 << 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := entry(0)
+	b.ReportAllocs()
+	start := testcpu.Now()
+	for b.Loop() {
+		x.Export(e)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	x.Shutdown(ctx)
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	if st := x.Stats(); st.Dropped+st.Failed != 0 {
+		b.Fatalf("stats %+v: records lost in the benchmark", st)
+	}
+}
+
 func benchAppend(b *testing.B, export bool, every time.Duration) {
 	ws := testws.New(b, testws.Spec{})
 	log := audit.Open(ws)
