@@ -8,7 +8,11 @@ import (
 	"testing"
 	"time"
 
+	otellog "go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
@@ -97,4 +101,55 @@ func benchAppend(b *testing.B, export bool, every time.Duration) {
 		}
 	}
 	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// nopProcessor takes every record and does nothing with it.
+type nopProcessor struct{}
+
+func (nopProcessor) OnEmit(context.Context, *sdklog.Record) error           { return nil }
+func (nopProcessor) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (nopProcessor) Shutdown(context.Context) error                         { return nil }
+func (nopProcessor) ForceFlush(context.Context) error                       { return nil }
+
+// BenchmarkExportParts splits an exported line's CPU: "record" builds
+// the log API's record of an entry; "emit" adds the SDK logger's Emit
+// (its copy of the record) into a processor that does nothing; "batch"
+// emits into the batcher, which encodes each record and each batch's
+// request, sent nowhere (no HTTP).
+func BenchmarkExportParts(b *testing.B) {
+	e := entry(0)
+	run := func(b *testing.B, f func()) {
+		b.ReportAllocs()
+		start := testcpu.Now()
+		for b.Loop() {
+			f()
+		}
+		b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("record", func(b *testing.B) {
+		var r otellog.Record
+		run(b, func() { r = record(e) })
+		_ = r
+	})
+	b.Run("emit", func(b *testing.B) {
+		p := newProvider(nil, nopProcessor{})
+		defer p.Shutdown(context.Background())
+		l := p.Logger(ScopeName)
+		run(b, func() { l.Emit(context.Background(), record(e)) })
+	})
+	b.Run("batch", func(b *testing.B) {
+		bt := newBatcher(&batcher{
+			send:       func(context.Context, []byte) (partialSuccess, error) { return partialSuccess{}, nil },
+			log:        diag.For(nil, diag.DomainAudit),
+			maxRecords: 1 << 14, maxBytes: DefaultQueueBytes, batchSize: DefaultBatchSize,
+			interval: DefaultInterval, timeout: DefaultTimeout,
+		})
+		p := newProvider(nil, bt)
+		l := p.Logger(ScopeName)
+		run(b, func() { l.Emit(context.Background(), record(e)) })
+		p.Shutdown(context.Background())
+		if st := bt.dropped.Load() + bt.failed.Load(); st != 0 {
+			b.Fatalf("%d records lost", st)
+		}
+	})
 }
