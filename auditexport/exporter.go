@@ -53,8 +53,9 @@ type Options struct {
 	// Resource are the resource attributes of every record; service.name
 	// is "ocfetch" unless set here.
 	Resource map[string]string
-	// QueueSize bounds the records waiting to be sent; past it a record is
-	// dropped and counted. 0 means DefaultQueueSize.
+	// QueueSize bounds the records waiting to be sent or in a request
+	// not yet answered; past it a new record is dropped and counted. 0
+	// means DefaultQueueSize.
 	QueueSize int
 	// QueueBytes bounds the size of those records, encoded; past it a
 	// record is dropped and counted. 0 means DefaultQueueBytes.
