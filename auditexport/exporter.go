@@ -247,9 +247,9 @@ func (x *Exporter) Stats() Stats {
 }
 
 // Shutdown sends what is queued, within ctx, and stops the exporter;
-// records queued later are dropped. What could not be sent by ctx's end
-// is counted as dropped. It returns ctx's error if the flush was cut
-// short.
+// records queued later are dropped. When ctx ends first, the request in
+// flight is cut short (its records fail) and what was not sent is
+// counted as dropped. It returns ctx's error if the flush was cut short.
 func (x *Exporter) Shutdown(ctx context.Context) error {
 	x.once.Do(func() {
 		x.mu.Lock()
