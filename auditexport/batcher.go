@@ -52,6 +52,9 @@ type batcher struct {
 	open    *batch   // filling; nil when none
 	full    []*batch // closed, oldest first, waiting for the goroutine
 	free    []*batch // sent, their buffers kept for reuse
+	// sized is the capacity of the last batch closed: a new buffer
+	// starts there rather than growing to it again.
+	sized int
 	// records and bytes unsettled: in open, full and the request in
 	// flight.
 	records, bytes int
@@ -130,7 +133,7 @@ func (b *batcher) newBatch(res *resource.Resource, scope instrumentation.Scope) 
 		bt, b.free = b.free[n-1], b.free[:n-1]
 		bt.enc = bt.enc[:0]
 	} else {
-		bt = &batch{}
+		bt = &batch{enc: make([]byte, 0, b.sized)}
 	}
 	bt.res, bt.scope, bt.n = res, scope, 0
 	b.open = bt
@@ -145,6 +148,7 @@ func (b *batcher) closeOpen() {
 		return
 	}
 	b.open = nil
+	b.sized = cap(bt.enc)
 	if bt.n == 0 {
 		b.free = append(b.free, bt)
 		return
