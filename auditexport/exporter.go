@@ -12,7 +12,6 @@ import (
 	"os"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -27,9 +26,12 @@ import (
 // Defaults of Options.
 const (
 	DefaultQueueSize = 4096
-	DefaultBatchSize = 256
-	DefaultInterval  = 2 * time.Second
-	DefaultTimeout   = 5 * time.Second
+	// DefaultQueueBytes bounds the encoded records waiting (about 400
+	// bytes each).
+	DefaultQueueBytes = 4 << 20
+	DefaultBatchSize  = 256
+	DefaultInterval   = 2 * time.Second
+	DefaultTimeout    = 5 * time.Second
 	// LogsPath is the OTLP/HTTP path of log records.
 	LogsPath = "/v1/logs"
 )
@@ -51,9 +53,13 @@ type Options struct {
 	// Resource are the resource attributes of every record; service.name
 	// is "ocfetch" unless set here.
 	Resource map[string]string
-	// QueueSize bounds the records waiting to be sent; past it a record is
-	// dropped and counted. 0 means DefaultQueueSize.
+	// QueueSize bounds the records waiting to be sent or in a request
+	// not yet answered; past it a new record is dropped and counted. 0
+	// means DefaultQueueSize.
 	QueueSize int
+	// QueueBytes bounds the size of those records, encoded; past it a
+	// record is dropped and counted. 0 means DefaultQueueBytes.
+	QueueBytes int
 	// BatchSize is the most records one request carries. 0 means
 	// DefaultBatchSize.
 	BatchSize int
@@ -87,38 +93,28 @@ type Stats struct {
 
 // Exporter sends audit lines to an OpenTelemetry collector as OTLP log
 // records over HTTP (protobuf encoding), through the OpenTelemetry Go
-// logs SDK: a LoggerProvider with a BatchProcessor in front of an
-// exporter of this package's, which writes each batch as an
-// ExportLogsServiceRequest itself (no generated protobuf code, no gRPC
-// in the binary) and POSTs it. [Exporter.Export] never blocks and never fails a
-// call: the local JSONL file stays the record of truth, the export is a
-// copy. Its methods are safe for concurrent use.
-//
-// The SDK's BatchProcessor, when its queue is full, drops the oldest
-// record without telling its caller how many. So the Exporter admits a
-// record to the SDK only while fewer than QueueSize admitted records are
-// unsettled (neither exported nor failed); past that the new record is
-// dropped and counted here, and the SDK's own queue (of the same size)
-// never overflows.
+// logs SDK: a LoggerProvider whose processor (the SDK's extension
+// interface, sdklog.Processor) is this package's batcher, which encodes
+// each record into a bounded batch as it is emitted and POSTs each batch
+// as an ExportLogsServiceRequest (no generated protobuf code, no gRPC in
+// the binary). [Exporter.Export] never blocks and never fails a call:
+// the local JSONL file stays the record of truth, the export is a copy.
+// Its methods are safe for concurrent use.
 type Exporter struct {
 	provider *sdklog.LoggerProvider
 	logger   otellog.Logger
-	capacity int64
-	log      *slog.Logger
+	batch    *batcher
+	client   *http.Client
+	// ownClient: client is the Exporter's, so Shutdown closes its idle
+	// connections.
+	ownClient bool
+	log       *slog.Logger
 
 	// mu: Export holds it shared, Shutdown exclusively to set closed, so
-	// no record is handed to a provider that is shutting down.
+	// no record is handed to a provider that is shutting down (which
+	// would drop it uncounted).
 	mu     sync.RWMutex
 	closed bool
-	// pending are the records admitted to the SDK and not yet settled.
-	pending atomic.Int64
-
-	// acct serialises the settling of a batch with Shutdown's final
-	// count: after final, what was pending is dropped, and a late export
-	// result changes nothing.
-	acct                      sync.Mutex
-	final                     bool
-	exported, dropped, failed atomic.Int64
 
 	once sync.Once
 	err  error
@@ -160,18 +156,19 @@ func New(o *Options) (*Exporter, error) {
 			IdleConnTimeout:     30 * time.Second,
 		}}
 	}
-	x := &Exporter{
-		capacity: int64(orDefault(o.QueueSize, DefaultQueueSize)),
-		log:      diag.For(o.Logger, diag.DomainAudit),
-	}
-	send := &sender{url: u, client: client, x: x, own: o.Client == nil}
-	batch := sdklog.NewBatchProcessor(send,
-		sdklog.WithMaxQueueSize(int(x.capacity)),
-		sdklog.WithExportMaxBatchSize(orDefault(o.BatchSize, DefaultBatchSize)),
-		sdklog.WithExportInterval(interval),
-		sdklog.WithExportTimeout(timeout),
-	)
-	x.provider = newProvider(o.Resource, batch)
+	log := diag.For(o.Logger, diag.DomainAudit)
+	send := &sender{url: u, client: client}
+	x := &Exporter{client: client, ownClient: o.Client == nil, log: log}
+	x.batch = newBatcher(&batcher{
+		send:       send.post,
+		log:        log,
+		maxRecords: orDefault(o.QueueSize, DefaultQueueSize),
+		maxBytes:   orDefault(o.QueueBytes, DefaultQueueBytes),
+		batchSize:  orDefault(o.BatchSize, DefaultBatchSize),
+		interval:   interval,
+		timeout:    timeout,
+	})
+	x.provider = newProvider(o.Resource, x.batch)
 	x.logger = x.provider.Logger(ScopeName)
 	return x, nil
 }
@@ -228,20 +225,16 @@ func orDefault(n, def int) int {
 	return n
 }
 
-// Export hands e to the SDK's batch queue. It never blocks on I/O: with
-// QueueSize records unsettled, or after Shutdown, e is dropped and
-// counted. It implements [audit.Sink]: audit.Log calls it after each line
-// is written to the file.
+// Export emits e through the SDK's logger into the batch queue. It
+// never blocks on I/O: with QueueSize records (or QueueBytes) unsettled,
+// or after Shutdown, e is dropped and counted. It implements
+// [audit.Sink]: audit.Log calls it after each line is written to the
+// file.
 func (x *Exporter) Export(e audit.Entry) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.closed {
-		x.dropped.Add(1)
-		return
-	}
-	if x.pending.Add(1) > x.capacity {
-		x.pending.Add(-1)
-		x.dropped.Add(1)
+		x.batch.dropped.Add(1)
 		return
 	}
 	x.logger.Emit(context.Background(), record(e))
@@ -249,23 +242,26 @@ func (x *Exporter) Export(e audit.Entry) {
 
 // Stats returns the counts so far.
 func (x *Exporter) Stats() Stats {
-	return Stats{Exported: x.exported.Load(), Dropped: x.dropped.Load(), Failed: x.failed.Load()}
+	b := x.batch
+	return Stats{Exported: b.exported.Load(), Dropped: b.dropped.Load(), Failed: b.failed.Load()}
 }
 
 // Shutdown sends what is queued, within ctx, and stops the exporter;
-// records queued later are dropped. What could not be sent by ctx's end
-// is counted as dropped. It returns ctx's error if the flush was cut
-// short.
+// records queued later are dropped. When ctx ends first, the request in
+// flight is cut short (its records fail) and what was not sent is
+// counted as dropped. It returns ctx's error if the flush was cut short.
 func (x *Exporter) Shutdown(ctx context.Context) error {
 	x.once.Do(func() {
 		x.mu.Lock()
 		x.closed = true
 		x.mu.Unlock()
 		err := x.provider.Shutdown(ctx)
-		x.acct.Lock()
-		x.final = true
-		x.dropped.Add(x.pending.Swap(0))
-		x.acct.Unlock()
+		// The provider shuts its processor down unless ctx had ended;
+		// the batcher's goroutine is stopped either way.
+		x.batch.Shutdown(ctx)
+		if x.ownClient {
+			x.client.CloseIdleConnections()
+		}
 		if ctx.Err() != nil {
 			x.err = ctx.Err()
 		} else if err != nil {
@@ -273,36 +269,6 @@ func (x *Exporter) Shutdown(ctx context.Context) error {
 		}
 	})
 	return x.err
-}
-
-// settle counts a batch the sender sent, or failed to: on a 2xx answer
-// the records are exported, less those its partial_success rejected
-// (failed).
-func (x *Exporter) settle(ctx context.Context, n int, ps partialSuccess, err error) {
-	x.acct.Lock()
-	defer x.acct.Unlock()
-	if x.final {
-		return
-	}
-	x.pending.Add(-int64(n))
-	switch {
-	case errors.Is(err, errResponse):
-		// A 2xx answer: the records arrived, whatever the body says.
-		x.exported.Add(int64(n))
-		x.log.Log(ctx, diag.L1, "audit export: the collector's answer is not an ExportLogsServiceResponse", "records", n)
-	case err != nil:
-		x.failed.Add(int64(n))
-		x.log.Log(ctx, diag.L1, "audit export failed", "records", n, "err", cause(err))
-	default:
-		rejected := min(max(ps.Rejected, 0), int64(n))
-		x.exported.Add(int64(n) - rejected)
-		x.failed.Add(rejected)
-		if rejected > 0 || ps.Message != "" {
-			// The collector's message is not printed, as no answer's body
-			// is: whether it gave one is said.
-			x.log.Log(ctx, diag.L1, "audit export partial success", "records", n, "rejected", rejected, "message", ps.Message != "")
-		}
-	}
 }
 
 // cause names an export failure without the collector's URL or the body

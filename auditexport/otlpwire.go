@@ -65,43 +65,33 @@ const (
 	partialMessage         = 2 // ExportLogsPartialSuccess.error_message
 )
 
-// appendRequest appends the ExportLogsServiceRequest (protobuf) that
-// carries records to b. Each run of records of the same resource and
-// instrumentation scope (a whole batch of one LoggerProvider's logger)
-// is one ResourceLogs with one ScopeLogs. A record's fields are written
-// as the OpenTelemetry Go OTLP exporters write them: every attribute
-// value of every type, an empty body as an empty AnyValue, a timestamp
-// before 1970 as 0, a severity outside 1–24 as unspecified.
-func appendRequest(b []byte, records []sdklog.Record) []byte {
-	for i := 0; i < len(records); {
-		res, scope := records[i].Resource(), records[i].InstrumentationScope()
-		j := i + 1
-		for j < len(records) && records[j].Resource() == res && records[j].InstrumentationScope() == scope {
-			j++
-		}
-		var rl, sl int
-		b, rl = openMessage(b, requestResourceLogs)
-		if res != nil && res.Len() > 0 {
-			b = appendResource(b, res)
-		}
-		b, sl = openMessage(b, resourceLogsScopeLogs)
-		if scope != (instrumentation.Scope{}) {
-			b = appendScope(b, scope)
-		}
-		for k := i; k < j; k++ {
-			b = appendRecord(b, &records[k])
-		}
-		if scope.SchemaURL != "" {
-			b = appendString(b, scopeLogsSchemaURL, scope.SchemaURL)
-		}
-		b = closeMessage(b, sl)
-		if res != nil && res.SchemaURL() != "" {
-			b = appendString(b, resourceLogsSchemaURL, res.SchemaURL())
-		}
-		b = closeMessage(b, rl)
-		i = j
+// appendResourceLogs appends to b one ResourceLogs of an
+// ExportLogsServiceRequest (its field resource_logs): res, and one
+// ScopeLogs of scope whose log_records are records, LogRecord fields as
+// appendRecord writes them. A batch of one resource and scope is a whole
+// request. A record's fields are written as the OpenTelemetry Go OTLP
+// exporters write them: every attribute value of every type, an empty
+// body as an empty AnyValue, a timestamp before 1970 as 0, a severity
+// outside 1–24 as unspecified.
+func appendResourceLogs(b []byte, res *resource.Resource, scope instrumentation.Scope, records []byte) []byte {
+	var rl, sl int
+	b, rl = openMessage(b, requestResourceLogs)
+	if res != nil && res.Len() > 0 {
+		b = appendResource(b, res)
 	}
-	return b
+	b, sl = openMessage(b, resourceLogsScopeLogs)
+	if scope != (instrumentation.Scope{}) {
+		b = appendScope(b, scope)
+	}
+	b = append(b, records...)
+	if scope.SchemaURL != "" {
+		b = appendString(b, scopeLogsSchemaURL, scope.SchemaURL)
+	}
+	b = closeMessage(b, sl)
+	if res != nil && res.SchemaURL() != "" {
+		b = appendString(b, resourceLogsSchemaURL, res.SchemaURL())
+	}
+	return closeMessage(b, rl)
 }
 
 func appendResource(b []byte, res *resource.Resource) []byte {
@@ -122,7 +112,8 @@ func appendScope(b []byte, s instrumentation.Scope) []byte {
 	return closeMessage(b, m)
 }
 
-// appendRecord appends r as a LogRecord, field of a ScopeLogs.
+// appendRecord appends r as a LogRecord, field log_records of a
+// ScopeLogs.
 func appendRecord(b []byte, r *sdklog.Record) []byte {
 	b, m := openMessage(b, scopeLogsLogRecords)
 	b = appendFixed64(b, recordTime, unixNano(r.Timestamp()))

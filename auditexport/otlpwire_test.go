@@ -159,6 +159,24 @@ func wantValue(v attribute.Value) *commonv1.AnyValue {
 	return str("INVALID")
 }
 
+// appendRequest appends the ExportLogsServiceRequest of records as the
+// batcher writes it: each run of records of one resource and scope
+// encoded by appendRecord, then wrapped by appendResourceLogs.
+func appendRequest(b []byte, records []sdklog.Record) []byte {
+	var enc []byte
+	for i := 0; i < len(records); {
+		res, scope := records[i].Resource(), records[i].InstrumentationScope()
+		enc = enc[:0]
+		j := i
+		for ; j < len(records) && records[j].Resource() == res && records[j].InstrumentationScope() == scope; j++ {
+			enc = appendRecord(enc, &records[j])
+		}
+		b = appendResourceLogs(b, res, scope, enc)
+		i = j
+	}
+	return b
+}
+
 // checkRoundTrip encodes records as one request, decodes it with the
 // official types and compares every field with the oracle's.
 func checkRoundTrip(t testing.TB, records []sdklog.Record) *collogsv1.ExportLogsServiceRequest {

@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-
-	sdklog "go.opentelemetry.io/otel/sdk/log"
 )
 
 // maxResponse bounds the collector's answer read: an
@@ -27,44 +25,15 @@ func (e errStatus) Error() string {
 	return fmt.Sprintf("collector answered %d %s", e.code, http.StatusText(e.code))
 }
 
-// sender is the exporter the SDK's BatchProcessor hands each batch to:
-// it writes the batch as one OTLP/HTTP request (protobuf,
-// ExportLogsServiceRequest, POST to the logs URL) into a buffer it
-// reuses, sends it with client, and reads the answer by the OTLP/HTTP
-// rules: 2xx is success, less the records a partial_success rejects;
-// anything else fails the whole batch. Each result is counted
-// ([Exporter.settle]) and not returned, so the SDK has nothing to hand
-// to the process-wide OpenTelemetry error handler. A failed request is
-// not retried: the JSONL file has every line, and a retry would hold the
-// batch (and Shutdown) for its backoff.
+// sender sends the batcher's requests: each one OTLP/HTTP request
+// (protobuf, ExportLogsServiceRequest, POST to the logs URL) with client,
+// its answer read by the OTLP/HTTP rules: 2xx is success, less the
+// records a partial_success rejects; anything else fails the whole
+// batch. A failed request is not retried: the JSONL file has every line,
+// and a retry would hold the batch (and Shutdown) for its backoff.
 type sender struct {
 	url    string
 	client *http.Client
-	x      *Exporter
-	// own: client is the sender's, so Shutdown closes its idle
-	// connections.
-	own bool
-
-	// mu guards buf, the request body of one batch, reused: the SDK
-	// never calls Export concurrently, mu only keeps that promise
-	// checked.
-	mu  sync.Mutex
-	buf []byte
-}
-
-var _ sdklog.Exporter = (*sender)(nil)
-
-// Export sends records and counts the result.
-func (s *sender) Export(ctx context.Context, records []sdklog.Record) error {
-	if len(records) == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.buf = appendRequest(s.buf[:0], records)
-	ps, err := s.post(ctx, s.buf)
-	s.x.settle(ctx, len(records), ps, err)
-	return nil
 }
 
 // post sends one encoded request and reads its answer. The body reader
@@ -112,16 +81,6 @@ func isProtobuf(ctype string) bool {
 	}
 	return strings.EqualFold(strings.TrimSpace(ctype), "application/x-protobuf")
 }
-
-func (s *sender) Shutdown(context.Context) error {
-	if s.own {
-		s.client.CloseIdleConnections()
-	}
-	return nil
-}
-
-// ForceFlush does nothing: the sender holds no records between batches.
-func (s *sender) ForceFlush(context.Context) error { return nil }
 
 // detachable hands out readers over one request's body until detach,
 // after which they read nothing.
