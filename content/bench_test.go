@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocfetch/ocfetch/content/internal/htmlparse"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"golang.org/x/net/html"
 )
 
@@ -111,6 +113,7 @@ func BenchmarkPaginate(b *testing.B) {
 func BenchmarkPaginateFits(b *testing.B) {
 	text := strings.Repeat("Plain words of a page, and one é. ", 300)[:10_000]
 	b.SetBytes(int64(len(text)))
+	defer reportCPU(b, testcpu.Now())
 	for b.Loop() {
 		if p := Paginate(text, 0, 1_000_000); p.Truncated {
 			b.Fatal("truncated")
@@ -129,4 +132,35 @@ func BenchmarkConvertJSON(b *testing.B) {
 			b.Fatal(err, d.Notes)
 		}
 	}
+}
+
+// tenKBPage is the 10 KB HTML page of fetch's BenchmarkLoopbackFetch
+// (the same bytes: its paragraph 145 times).
+var tenKBPage = []byte("<!doctype html><html><head><title>Ten KB</title></head><body><main>" +
+	strings.Repeat("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n", 145) +
+	"</main></body></html>")
+
+// BenchmarkConvertRaw is a raw fetch's conversion of a 10 KB UTF-8 page
+// (the body handed over, as the Fetch tool does) and its pagination in a
+// window it fits: a validity check, the title and the page itself, with
+// nothing copied.
+func BenchmarkConvertRaw(b *testing.B) {
+	b.SetBytes(int64(len(tenKBPage)))
+	b.ReportAllocs()
+	defer reportCPU(b, testcpu.Now())
+	for b.Loop() {
+		d, err := Convert(context.Background(), tenKBPage, "text/html; charset=utf-8", Options{Format: Raw, OwnBody: true})
+		if err != nil || d.Title != "Ten KB" || d.Notes != nil {
+			b.Fatal(err, d.Title, d.Notes)
+		}
+		if p := Paginate(d.Text, 0, 1_000_000); p.Truncated || len(p.Content) != len(tenKBPage) {
+			b.Fatal("paginated", len(p.Content))
+		}
+	}
+}
+
+// reportCPU reports the process's CPU time per op since start (testcpu),
+// steadier than wall time on a shared machine.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }

@@ -3,7 +3,6 @@ package content
 import (
 	"bytes"
 	"fmt"
-	"mime"
 	"strings"
 	"unicode/utf8"
 
@@ -52,7 +51,7 @@ func decodeToUTF8(body []byte, contentType string, isHTML bool) decoded {
 
 	var notes []string
 	if label := charsetParam(contentType); label != "" {
-		if enc, name := htmlcharset.Lookup(label); enc != nil {
+		if enc, name := lookupCharset(label); enc != nil {
 			// Servers that label every response ISO-8859-1 are common; a
 			// legacy encoding almost never yields valid multi-byte UTF-8.
 			if name != "utf-8" && !strings.HasPrefix(name, "utf-16") && utf8.Valid(body) && !isASCII(body) {
@@ -65,7 +64,7 @@ func decodeToUTF8(body []byte, contentType string, isHTML bool) decoded {
 	}
 	if isHTML {
 		if label := metaCharset(body); label != "" {
-			if enc, name := htmlcharset.Lookup(label); enc != nil {
+			if enc, name := lookupCharset(label); enc != nil {
 				// A page saved as UTF-8 but still declaring its old legacy
 				// charset is common; a legacy encoding almost never
 				// produces valid multi-byte UTF-8 by accident.
@@ -156,11 +155,8 @@ func charsetParam(contentType string) string {
 	if contentType == "" {
 		return ""
 	}
-	_, params, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(params["charset"])
+	_, charset, _ := parseContentType(contentType)
+	return charset
 }
 
 // metaCharset finds the charset a <meta> declares in the first 1024 bytes
@@ -237,4 +233,16 @@ func looksLikeDamagedUTF8(b []byte) bool {
 		i += size
 	}
 	return valid > 0 && invalid*4 <= valid
+}
+
+// utf8Encoding is htmlcharset.Lookup's answer for UTF-8, looked up once.
+var utf8Encoding, _ = htmlcharset.Lookup("utf-8")
+
+// lookupCharset is htmlcharset.Lookup, with the label almost every page
+// sends, UTF-8, recognised without the lower-cased copy Lookup makes.
+func lookupCharset(label string) (encoding.Encoding, string) {
+	if strings.EqualFold(label, "utf-8") || strings.EqualFold(label, "utf8") {
+		return utf8Encoding, "utf-8"
+	}
+	return htmlcharset.Lookup(label)
 }

@@ -300,8 +300,35 @@ func nonSpaceRunes(s string) int {
 }
 
 // collapseSpace trims s and turns each run of white space into one space.
+// A string that is already so (ASCII, single spaces between words, none
+// at either end: most titles) is returned as it is, not copied.
 func collapseSpace(s string) string {
+	if isCollapsed(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isCollapsed reports whether s is ASCII with no white space but single
+// spaces between other bytes: strings.Fields would give it back joined
+// unchanged. Non-ASCII bytes answer false (unicode.IsSpace knows spaces
+// beyond ASCII).
+func isCollapsed(s string) bool {
+	prevSpace := true // a leading space is not collapsed
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		default:
+			prevSpace = false
+		}
+	}
+	return !prevSpace || s == ""
 }
 
 // maxTables bounds the tables whose text prepare counts.

@@ -220,7 +220,7 @@ const (
 // sniffed body when contentType is empty or unparseable.
 func mediaType(contentType string, body []byte) string {
 	if contentType != "" {
-		if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+		if mt, _, ok := parseContentType(contentType); ok {
 			return mt
 		}
 	}

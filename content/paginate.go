@@ -67,7 +67,7 @@ func Paginate(text string, startIndex, maxLength int) Page {
 
 // runeOffset advances n runes from byte offset from and returns the byte
 // offset reached and how many runes were passed (fewer than n only at the
-// end of s). ASCII bytes take the fast path.
+// end of s). ASCII takes the fast path, a word at a time.
 func runeOffset(s string, from, n int) (off, passed int) {
 	if len(s)-from <= n {
 		// Every rune is at least a byte: the rest of s fits whole.
@@ -75,8 +75,7 @@ func runeOffset(s string, from, n int) (off, passed int) {
 	}
 	i := from
 	for passed < n && i < len(s) {
-		if n-passed >= 8 && len(s)-i >= 8 &&
-			(s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7]) < utf8.RuneSelf {
+		if n-passed >= 8 && len(s)-i >= 8 && asciiWord(s, i) {
 			i += 8 // eight ASCII bytes are eight runes
 			passed += 8
 			continue
@@ -93,26 +92,40 @@ func runeOffset(s string, from, n int) (off, passed int) {
 }
 
 // countRunes is utf8.RuneCountInString (an invalid byte counts as one
-// rune) with eight ASCII bytes taken at a time: a page that fits the
-// window is still counted whole for Total, and most pages are mostly
-// ASCII. An eight-byte block that is not all ASCII is decoded rune by rune.
+// rune) with ASCII taken a 64-bit word at a time, two while they last: a
+// page that fits the window is still counted whole for Total, and most
+// pages are mostly ASCII. A word that is not all ASCII is decoded rune by
+// rune.
 func countRunes(s string) int {
 	n, i := 0, 0
 	for len(s)-i >= 8 {
-		c := s[i : i+8]
-		if (c[0] | c[1] | c[2] | c[3] | c[4] | c[5] | c[6] | c[7]) < utf8.RuneSelf {
-			i += 8
-			n += 8
+		if !asciiWord(s, i) {
+			for end := i + 8; i < end; n++ {
+				if s[i] < utf8.RuneSelf {
+					i++
+				} else {
+					_, size := utf8.DecodeRuneInString(s[i:])
+					i += size
+				}
+			}
 			continue
 		}
-		for end := i + 8; i < end; n++ {
-			if s[i] < utf8.RuneSelf {
-				i++
-			} else {
-				_, size := utf8.DecodeRuneInString(s[i:])
-				i += size
-			}
+		if len(s)-i >= 16 && asciiWord(s, i+8) {
+			i += 16
+			n += 16
+			continue
 		}
+		i += 8
+		n += 8
 	}
 	return n + utf8.RuneCountInString(s[i:])
+}
+
+// asciiWord reports whether the eight bytes of s at i are all ASCII: one
+// 64-bit load (the compiler merges the byte loads) and one test.
+func asciiWord(s string, i int) bool {
+	s = s[i : i+8]
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return w&0x8080808080808080 == 0
 }

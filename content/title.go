@@ -65,7 +65,10 @@ func scanTitle(src []byte) (title string, ok bool) {
 				}
 				// As the tokenizer reads RCDATA: a NUL is U+FFFD, then
 				// character references are decoded.
-				text := bytes.ReplaceAll(src[end:end+k], []byte{0}, []byte("\uFFFD"))
+				text := src[end : end+k]
+				if bytes.IndexByte(text, 0) >= 0 {
+					text = bytes.ReplaceAll(text, []byte{0}, []byte("\uFFFD"))
+				}
 				return collapseSpace(html.UnescapeString(string(text))), true
 			case "body":
 				if selfClosing {
@@ -92,10 +95,11 @@ func scanTitle(src []byte) (title string, ok bool) {
 
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
-// scanTag reads the tag whose name starts at src[i] and returns its name,
-// lowercased, the offset after its '>', and whether it ends in "/>". It
-// reports ok=false for a name with bytes other than ASCII letters and
-// digits, an attribute it does not read plainly, or a tag with no end.
+// scanTag reads the tag whose name starts at src[i] and returns its name
+// (lowercased when scanTitle acts on it, see scannedName), the offset
+// after its '>', and whether it ends in "/>". It reports ok=false for a
+// name with bytes other than ASCII letters and digits, an attribute it
+// does not read plainly, or a tag with no end.
 func scanTag(src []byte, i int) (name string, end int, selfClosing, ok bool) {
 	start := i
 	for i < len(src) && (isASCIILetter(src[i]) || '0' <= src[i] && src[i] <= '9') {
@@ -109,7 +113,7 @@ func scanTag(src []byte, i int) (name string, end int, selfClosing, ok bool) {
 	default:
 		return "", 0, false, false
 	}
-	name = string(bytes.ToLower(src[start:i]))
+	name = scannedName(src[start:i])
 	for i < len(src) {
 		switch c := src[i]; c {
 		case '>':
@@ -163,4 +167,20 @@ func rawEnd(s []byte, name string) int {
 		}
 		off = p
 	}
+}
+
+// scannedNames are the tag names scanTitle acts on.
+var scannedNames = [...]string{"title", "body", "script", "style",
+	"iframe", "noembed", "noframes", "noscript", "plaintext", "textarea", "xmp"}
+
+// scannedName returns name lowercased if it is one of scannedNames, else
+// "other", for any tag scanTitle steps over: no copy of the name is made
+// (a raw fetch reads the head of every page it returns).
+func scannedName(name []byte) string {
+	for _, n := range scannedNames {
+		if len(n) == len(name) && bytes.EqualFold(name, []byte(n)) {
+			return n
+		}
+	}
+	return "other"
 }

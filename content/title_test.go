@@ -3,6 +3,7 @@ package content
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -76,6 +77,24 @@ func FuzzScanTitle(f *testing.F) {
 		got, ok := scanTitle([]byte(src))
 		if want := tokenTitle([]byte(src)); ok && got != want {
 			t.Errorf("scanTitle(%q) = %q; tokenizer says %q", src, got, want)
+		}
+	})
+}
+
+// FuzzCollapseSpace holds collapseSpace's no-copy path to the rule it
+// skips: where isCollapsed says s is collapsed, Fields joined by one space
+// gives s back.
+func FuzzCollapseSpace(f *testing.F) {
+	for _, seed := range []string{"", "Ten KB", " Ten KB", "Ten  KB", "Ten KB ", "Ten\tKB", "Ten\u00a0KB", "Ten\u0085KB", "a", " "} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Join(strings.Fields(s), " ")
+		if got := collapseSpace(s); got != want {
+			t.Fatalf("collapseSpace(%q) = %q; want %q", s, got, want)
+		}
+		if isCollapsed(s) && s != want {
+			t.Fatalf("isCollapsed(%q) but Fields gives %q", s, want)
 		}
 	})
 }

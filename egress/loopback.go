@@ -23,14 +23,18 @@ var (
 // LoopbackPort, carried to the transport) and by nothing else. A target that is not a local host, or port 0, admits
 // nothing.
 func WithLoopback(ctx context.Context, t capability.Target) context.Context {
-	return context.WithValue(ctx, loopbackKey{}, t)
+	return context.WithValue(ctx, loopbackKey{}, &t)
 }
 
 // Loopback returns local mode's admission on ctx ([WithLoopback]), if it
 // admits anything.
 func Loopback(ctx context.Context) (capability.Target, bool) {
-	t, ok := ctx.Value(loopbackKey{}).(capability.Target)
-	return t, ok && t.Port() != 0 && capability.IsLocalHost(t.Host())
+	p, ok := ctx.Value(loopbackKey{}).(*capability.Target)
+	if !ok || p == nil {
+		return capability.Target{}, false
+	}
+	t := *p
+	return t, t.Port() != 0 && capability.IsLocalHost(t.Host())
 }
 
 // admittedLoopback returns the loopback addresses the Guard may dial for

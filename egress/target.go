@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ocfetch/ocfetch/capability"
 )
@@ -29,4 +30,45 @@ func normalizedHost(ctx context.Context, rawHost string, port uint16) (string, e
 		return t.Host(), nil
 	}
 	return capability.NormalizeHost(rawHost)
+}
+
+// WithRequestTarget is what a caller sets on each request's context, in
+// one layer (one allocation where the two calls it stands for make
+// three): [WithTarget](ctx, t), and then, when local, [WithLoopback] of
+// *t, local mode's admission of exactly the target carried; when not
+// local, a WithLoopback that admits nothing, so that no loopback
+// admission on the caller's ctx reaches the request. Neither t nor *t may
+// change while the request runs.
+func WithRequestTarget(ctx context.Context, t *capability.Target, local bool) context.Context {
+	return &requestTarget{Context: ctx, target: t, local: local}
+}
+
+// requestTarget is WithRequestTarget's layer: it answers the keys of
+// WithTarget and WithLoopback with pointers (no value boxed per lookup)
+// and hands every other key to its parent, so a cancel context derived
+// from it still finds its parent's cancellation without a goroutine.
+type requestTarget struct {
+	context.Context
+	target *capability.Target
+	local  bool
+}
+
+// noLoopback is the loopback admission of a public request: none.
+var noLoopback = new(capability.Target)
+
+func (c *requestTarget) Value(key any) any {
+	switch key.(type) {
+	case targetKey:
+		return c.target
+	case loopbackKey:
+		if c.local {
+			return c.target
+		}
+		return noLoopback
+	}
+	return c.Context.Value(key)
+}
+
+func (c *requestTarget) String() string {
+	return fmt.Sprint(c.Context) + ".WithRequestTarget"
 }

@@ -37,7 +37,8 @@
 // arguments and fails closed without the artifact. It dials under the
 // admission the broker bound (tool.WithAdmissions: the decision's Target
 // and LoopbackPort) and fails closed without one; local mode's port is put
-// on the request context for the egress guard (egress.WithLoopback).
+// on the request context for the egress guard (egress.WithRequestTarget:
+// the target and its loopback admission, in one layer).
 // Redirects are followed only to the approved scheme, host and port, at
 // most 10 hops, each a new question to the same decision (the bound
 // tool.Redecide: policy.Decide with every file read again); anything else is refused

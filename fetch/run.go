@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ocfetch/ocfetch/capability"
 	"io"
 	"mime"
 	"net/http"
@@ -72,15 +71,10 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	// The guard dials the target parsed once (every hop stays on it).
-	ctx = egress.WithTarget(ctx, &p.target) // p is immutable
-	if p.local {
-		ctx = egress.WithLoopback(ctx, p.target)
-	} else {
-		// A public call admits no loopback port, whatever the caller's
-		// context carries.
-		ctx = egress.WithLoopback(ctx, capability.Target{})
-	}
+	// The guard dials the target parsed once (every hop stays on it); a
+	// public call admits no loopback port, whatever the caller's context
+	// carries. p is immutable.
+	ctx = egress.WithRequestTarget(ctx, &p.target, p.local)
 
 	if f.opts.Robots != nil {
 		if err := f.checkRobots(ctx, p, again, p.url); err != nil {

@@ -35,15 +35,15 @@ type boundAdmissions struct {
 // with again for every later origin (a redirect hop). The broker binds
 // them with the artifact; a tool run without them sends nothing.
 func WithAdmissions(ctx context.Context, admitted []Admission, again Redecide) context.Context {
-	return context.WithValue(ctx, admissionKey{}, boundAdmissions{admitted: admitted, again: again})
+	return bind[admissionKey](ctx, boundAdmissions{admitted: admitted, again: again})
 }
 
 // AdmissionFor returns the admission bound to ctx for target, and the
 // function that decides a later origin of the same call (nil when none was
 // bound: every later origin is then refused).
 func AdmissionFor(ctx context.Context, target capability.Target) (Admission, Redecide, bool) {
-	b, ok := ctx.Value(admissionKey{}).(boundAdmissions)
-	if !ok {
+	b, ok := ctx.Value(admissionKey{}).(*boundAdmissions)
+	if !ok || b == nil {
 		return Admission{}, nil, false
 	}
 	for _, a := range b.admitted {

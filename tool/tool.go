@@ -156,13 +156,13 @@ type boundArtifact struct {
 
 // WithArtifact binds artifact to ctx for the one execution id.
 func WithArtifact(ctx context.Context, executionID uuid.UUID, artifact PreparedArtifact) context.Context {
-	return context.WithValue(ctx, artifactKey{}, boundArtifact{id: executionID, artifact: artifact})
+	return bind[artifactKey](ctx, boundArtifact{id: executionID, artifact: artifact})
 }
 
 // ArtifactFrom returns the artifact bound to ctx and its execution id.
 func ArtifactFrom(ctx context.Context) (PreparedArtifact, uuid.UUID, bool) {
-	b, ok := ctx.Value(artifactKey{}).(boundArtifact)
-	if !ok || b.artifact == nil {
+	b, ok := ctx.Value(artifactKey{}).(*boundArtifact)
+	if !ok || b == nil || b.artifact == nil {
 		return nil, uuid.Nil, false
 	}
 	return b.artifact, b.id, true
