@@ -99,9 +99,45 @@ func (c *Cache[T]) Load(path string) (T, error) { return c.LoadIn(nil, path) }
 // what the first one returned, without a system call. A nil call checks
 // on every Load.
 func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
+	s := c.snapIn(call, path)
+	return s.val, s.err
+}
+
+// A DirOwner is the owner and permission bits of a file's directory, as
+// the check that vouches for the file's snapshot found them: the lstat
+// every file of the directory shares, or, while a [Stamp] is valid, the
+// last one (nothing on the path changed since). Known is false where no
+// such check was made (Windows, a relative path, a directory that could
+// not be opened, a file read the usual way): the caller stats the
+// directory itself.
+type DirOwner struct {
+	UID   uint32
+	Perm  fs.FileMode
+	Known bool
+}
+
+// LoadOwnedIn is [Cache.LoadIn] that also returns the owner of path's
+// directory as checked for the snapshot returned, so that a caller that
+// must vouch for the directory's owner (the managed policy) neither
+// derives the directory's path nor checks it again on every call.
+func (c *Cache[T]) LoadOwnedIn(call *Call, path string) (T, DirOwner, error) {
+	s := c.snapIn(call, path)
+	var o DirOwner
+	if s.dir != nil {
+		o = DirOwner{UID: s.dir.id.uid, Perm: fs.FileMode(s.dir.id.mode & 0o777), Known: true}
+	}
+	return s.val, o, s.err
+}
+
+// snapIn returns the snapshot LoadIn answers from. On the path of a file
+// unchanged since the last call (a valid Stamp) it takes the call's lock
+// once: the lookup of what the call kept, the call's one poll, and the
+// keeping of the snapshot for the call's later steps.
+func (c *Cache[T]) snapIn(call *Call, path string) *snap[T] {
 	if !cacheable || !filepath.IsAbs(path) {
 		data, fi, err := readFile(path, c.limit)
-		return c.decode(path, data, fi, err)
+		v, derr := c.decode(path, data, fi, err)
+		return &snap[T]{val: v, err: derr}
 	}
 	c.mu.Lock()
 	old, clean := c.entries[path] // the keys are clean paths
@@ -109,18 +145,30 @@ func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
 	if !clean {
 		path = filepath.Clean(path)
 	}
-	if s, ok := call.file(c, path); ok { // else the call's reports are drained
-		sn := s.(*snap[T])
-		return sn.val, sn.err
+	if call == nil {
+		notifier.poll()
+		if old == nil || !old.st.Valid() {
+			old = c.load(nil, path) // something on the path changed, or no Stamp vouches
+		}
+		return old
 	}
-	s := old
-	if s == nil || !s.st.Valid() {
-		s = c.load(call, path) // something on the path changed, or no Stamp vouches
+	call.mu.Lock()
+	for _, e := range call.files {
+		if e.cache == any(c) && e.path == path {
+			call.mu.Unlock()
+			return e.s.(*snap[T])
+		}
 	}
-	if call != nil {
-		call.keepFile(c, path, s)
+	call.pollLocked()
+	if old != nil && old.st.Valid() {
+		call.files = append(call.files, callFile{cache: c, path: path, s: old})
+		call.mu.Unlock()
+		return old
 	}
-	return s.val, s.err
+	call.mu.Unlock()
+	s := c.load(call, path) // something on the path changed, or no Stamp vouches
+	call.keepFile(c, path, s)
+	return s
 }
 
 // load checks path (the directory through call) and returns its snapshot,
