@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,10 +68,15 @@ type Cache[T any] struct {
 
 	mu      sync.Mutex
 	entries map[string]*snap[T]
+	// recent holds, per slot (pathSlot), the snapshot last stored for a
+	// path there, also in entries: the lookup of an unchanged file takes
+	// no lock and hashes nothing. Written under mu.
+	recent [8]atomic.Pointer[snap[T]]
 }
 
 // snap is one file's snapshot. It is never modified once stored.
 type snap[T any] struct {
+	path    string     // the key it is stored under (set by store)
 	dir     *dirHandle // nil: the directory was missing
 	present bool       // false: the file was missing
 	racy    bool       // read within RacyWindow of its change: only st vouches for it
@@ -139,11 +145,9 @@ func (c *Cache[T]) snapIn(call *Call, path string) *snap[T] {
 		v, derr := c.decode(path, data, fi, err)
 		return &snap[T]{val: v, err: derr}
 	}
-	c.mu.Lock()
-	old, clean := c.entries[path] // the keys are clean paths
-	c.mu.Unlock()
-	if !clean {
-		path = filepath.Clean(path)
+	old := c.lookup(path)
+	if old == nil {
+		path = filepath.Clean(path) // the keys are clean paths
 	}
 	if call == nil {
 		notifier.poll()
@@ -175,9 +179,7 @@ func (c *Cache[T]) snapIn(call *Call, path string) *snap[T] {
 // stored or new. The caller has drained the change reports of its call.
 func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	dir, name := filepath.Dir(path), filepath.Base(path)
-	c.mu.Lock()
-	old := c.entries[path]
-	c.mu.Unlock()
+	old := c.lookup(path)
 	st := notifier.cover(path, watchFile) // before the checks it certifies
 
 	d, dirErr := call.dir(dir)
@@ -265,28 +267,64 @@ func (c *Cache[T]) clock() time.Time {
 	return time.Now()
 }
 
+// pathSlot is path's slot of Cache.recent, chosen by its length and a
+// few of its bytes (the few files of a process rarely share one; a
+// collision costs the locked lookup).
+func pathSlot(path string) int {
+	h := uint(len(path)) * 131
+	if len(path) > 0 {
+		h += uint(path[len(path)-1])*7 + uint(path[len(path)/2])*17 + uint(path[len(path)*3/4])*3
+	}
+	return int(h % 8)
+}
+
+// lookup returns the snapshot stored for path, or nil.
+func (c *Cache[T]) lookup(path string) *snap[T] {
+	if s := c.recent[pathSlot(path)].Load(); s != nil && s.path == path {
+		return s
+	}
+	c.mu.Lock()
+	s := c.entries[path]
+	c.mu.Unlock()
+	return s
+}
+
+// store keeps s, not yet shared, as path's snapshot.
 func (c *Cache[T]) store(path string, s *snap[T]) {
+	s.path = path
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[path]; !ok && len(c.entries) >= c.cap {
 		for k := range c.entries { // an arbitrary one
-			delete(c.entries, k)
+			c.dropLocked(k)
 			break
 		}
 	}
 	c.entries[path] = s
+	c.recent[pathSlot(path)].Store(s)
 }
 
 func (c *Cache[T]) drop(path string) {
 	c.mu.Lock()
-	delete(c.entries, path)
+	c.dropLocked(path)
 	c.mu.Unlock()
+}
+
+// dropLocked forgets path's snapshot. The caller holds c.mu.
+func (c *Cache[T]) dropLocked(path string) {
+	delete(c.entries, path)
+	if r := &c.recent[pathSlot(path)]; r.Load() != nil && r.Load().path == path {
+		r.Store(nil)
+	}
 }
 
 // Forget drops every snapshot, so that the next Load of each file reads it.
 func (c *Cache[T]) Forget() {
 	c.mu.Lock()
 	clear(c.entries)
+	for i := range c.recent {
+		c.recent[i].Store(nil)
+	}
 	c.mu.Unlock()
 }
 
