@@ -24,18 +24,21 @@ var memo = struct {
 	recent [64]atomic.Pointer[memoEntry]
 }{m: make(map[memoKey]*memoEntry)}
 
-// memoSlot spreads the keys of one process (a few roots, a few names)
-// over memo.recent by their lengths and a few of their bytes. A
-// collision costs the locked lookup, nothing else.
+// memoSlot is (a, b)'s slot of memo.recent (see [spread]).
 func memoSlot(a, b string) int {
-	h := uint(len(a))*131 + uint(len(b))*31
-	if len(a) > 0 {
-		h += uint(a[len(a)-1])*7 + uint(a[len(a)/2])*17
+	return int((spread(a)*31 + spread(b)) % uint(len(memo.recent)))
+}
+
+// spread spreads the few paths and names a process asks for again over
+// a handful of slots, by their length and a few of their bytes, with no
+// hash of the whole string: a collision costs the caller its locked
+// lookup, nothing else.
+func spread(s string) uint {
+	h := uint(len(s)) * 131
+	if len(s) > 0 {
+		h += uint(s[len(s)-1])*7 + uint(s[len(s)/2])*17 + uint(s[len(s)*3/4])*3
 	}
-	if len(b) > 0 {
-		h += uint(b[len(b)-1]) * 3
-	}
-	return int(h % uint(len(memo.recent)))
+	return h
 }
 
 // Memo returns join(), remembered under (a, b): for a path a call derives

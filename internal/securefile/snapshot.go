@@ -267,16 +267,8 @@ func (c *Cache[T]) clock() time.Time {
 	return time.Now()
 }
 
-// pathSlot is path's slot of Cache.recent, chosen by its length and a
-// few of its bytes (the few files of a process rarely share one; a
-// collision costs the locked lookup).
-func pathSlot(path string) int {
-	h := uint(len(path)) * 131
-	if len(path) > 0 {
-		h += uint(path[len(path)-1])*7 + uint(path[len(path)/2])*17 + uint(path[len(path)*3/4])*3
-	}
-	return int(h % 8)
-}
+// pathSlot is path's slot of Cache.recent (see [spread]).
+func pathSlot(path string) int { return int(spread(path) % 8) }
 
 // lookup returns the snapshot stored for path, or nil.
 func (c *Cache[T]) lookup(path string) *snap[T] {
