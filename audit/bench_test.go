@@ -1,12 +1,14 @@
 package audit_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 )
 
 func BenchmarkAppend(b *testing.B) {
@@ -40,4 +42,29 @@ func BenchmarkReadTail20(b *testing.B) {
 			b.Fatalf("Read = %d entries, %v", len(got), err)
 		}
 	}
+}
+
+// BenchmarkPreflightAppend is the audit path of one call: the preflight
+// within the call, then the line appended (the write(2), and the poll
+// that sees a change made during the call), with the log unchanged
+// between calls, as a broker's or the proxy's calls find it.
+func BenchmarkPreflightAppend(b *testing.B) {
+	log := audit.Open(newWS(b))
+	e := entry("b", 0)
+	if err := log.Append(e); err != nil { // the log created, its descriptor kept
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start, before := testcpu.Now(), securefile.Checks()
+	for b.Loop() {
+		ctx := securefile.WithCall(context.Background(), securefile.NewCall())
+		if err := log.PreflightContext(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := log.Append(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(securefile.Checks()-before)/float64(b.N), "checks/op")
 }

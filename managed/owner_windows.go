@@ -59,7 +59,8 @@ const dirWriteRights = 0x40 | windows.DELETE | windows.WRITE_DAC | windows.WRITE
 // inherit-only on a folder and so are skipped. A missing DACL
 // (everyone may do everything) is refused too. Deny entries are ignored:
 // they only take rights away.
-func checkOwner(_ *securefile.Call, dir, path string, _ fs.FileInfo, admin func(string) bool) error {
+func checkOwner(path string, _ fs.FileInfo, _ securefile.DirOwner, admin func(string) bool) error {
+	dir := filepath.Dir(path)
 	if err := writableOnlyByAdmin(path, "the file", fileWriteRights, admin); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"path/filepath"
 	"slices"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
@@ -132,15 +131,14 @@ func load(call *securefile.Call, opts *Options) (Policy, error) {
 	if admin == nil {
 		admin = isAdministrator
 	}
-	dir := filepath.Dir(path)
-	s, err := policies.LoadIn(call, path) // regular file, no symlink, bounded
+	s, dirOwner, err := policies.LoadOwnedIn(call, path) // regular file, no symlink, bounded
 	if err != nil {
 		return Policy{}, err
 	}
 	if !s.present {
 		return Policy{}, nil
 	}
-	if err := checkOwner(call, dir, path, s.fi, admin); err != nil {
+	if err := checkOwner(path, s.fi, dirOwner, admin); err != nil {
 		return Policy{}, invalid(path, "%s: %v", path, err).Wrap(err)
 	}
 	if s.err != nil {

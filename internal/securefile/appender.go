@@ -172,6 +172,9 @@ func kept(path string) *appender {
 	}
 	appenders.mu.Lock()
 	defer appenders.mu.Unlock()
+	if a := appenders.m[path]; a != nil { // the keys are clean paths: a clean one needs no Clean
+		return a
+	}
 	return appenders.m[filepath.Clean(path)]
 }
 

@@ -2,8 +2,6 @@ package securefile
 
 import (
 	"context"
-	"io/fs"
-	"path/filepath"
 	"sync"
 )
 
@@ -92,10 +90,7 @@ func (c *Call) sync() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.polled {
-		notifier.poll()
-		c.polled = true
-	}
+	c.pollLocked()
 }
 
 // dir returns the handle of dir checked in this call (dirTable.get), the
@@ -107,10 +102,7 @@ func (c *Call) dir(dir string) (*dirHandle, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.polled {
-		notifier.poll()
-		c.polled = true
-	}
+	c.pollLocked()
 	for _, e := range c.dirs {
 		if e.path == dir {
 			return e.d, e.err
@@ -121,48 +113,19 @@ func (c *Call) dir(dir string) (*dirHandle, error) {
 	return d, err
 }
 
-// file returns the snapshot of path c kept for cache, if any; if none, it
-// drains the change reports once per call (sync's work, under the same
-// lock), so that the caller may trust a Stamp. A nil Call keeps nothing
-// and polls every time.
-func (c *Call) file(cache any, path string) (any, bool) {
-	if c == nil {
-		notifier.poll()
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, e := range c.files {
-		if e.cache == cache && e.path == path {
-			return e.s, true
-		}
-	}
+// pollLocked drains the change reports once per call. The caller holds
+// c.mu.
+func (c *Call) pollLocked() {
 	if !c.polled {
 		notifier.poll()
 		c.polled = true
 	}
-	return nil, false
 }
 
 func (c *Call) keepFile(cache any, path string, s any) {
 	c.mu.Lock()
 	c.files = append(c.files, callFile{cache: cache, path: path, s: s})
 	c.mu.Unlock()
-}
-
-// DirOwnerIn returns the owner and permission bits of directory dir as
-// checked in call (the lstat every file of dir shares), and false where
-// there is no such check (Windows, a relative path, a directory that
-// cannot be opened): the caller then stats it itself.
-func DirOwnerIn(call *Call, dir string) (uid uint32, perm fs.FileMode, ok bool) {
-	if !cacheable || !filepath.IsAbs(dir) {
-		return 0, 0, false
-	}
-	d, err := call.dir(filepath.Clean(dir))
-	if err != nil || d == nil {
-		return 0, 0, false
-	}
-	return d.id.uid, fs.FileMode(d.id.mode & 0o777), true
 }
 
 // Renew forgets what c checked, so that the next use checks every file

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,10 +68,15 @@ type Cache[T any] struct {
 
 	mu      sync.Mutex
 	entries map[string]*snap[T]
+	// recent holds, per slot (pathSlot), the snapshot last stored for a
+	// path there, also in entries: the lookup of an unchanged file takes
+	// no lock and hashes nothing. Written under mu.
+	recent [8]atomic.Pointer[snap[T]]
 }
 
 // snap is one file's snapshot. It is never modified once stored.
 type snap[T any] struct {
+	path    string     // the key it is stored under (set by store)
 	dir     *dirHandle // nil: the directory was missing
 	present bool       // false: the file was missing
 	racy    bool       // read within RacyWindow of its change: only st vouches for it
@@ -99,37 +105,81 @@ func (c *Cache[T]) Load(path string) (T, error) { return c.LoadIn(nil, path) }
 // what the first one returned, without a system call. A nil call checks
 // on every Load.
 func (c *Cache[T]) LoadIn(call *Call, path string) (T, error) {
+	s := c.snapIn(call, path)
+	return s.val, s.err
+}
+
+// A DirOwner is the owner and permission bits of a file's directory, as
+// the check that vouches for the file's snapshot found them: the lstat
+// every file of the directory shares, or, while a [Stamp] is valid, the
+// last one (nothing on the path changed since). Known is false where no
+// such check was made (Windows, a relative path, a directory that could
+// not be opened, a file read the usual way): the caller stats the
+// directory itself.
+type DirOwner struct {
+	UID   uint32
+	Perm  fs.FileMode
+	Known bool
+}
+
+// LoadOwnedIn is [Cache.LoadIn] that also returns the owner of path's
+// directory as checked for the snapshot returned, so that a caller that
+// must vouch for the directory's owner (the managed policy) neither
+// derives the directory's path nor checks it again on every call.
+func (c *Cache[T]) LoadOwnedIn(call *Call, path string) (T, DirOwner, error) {
+	s := c.snapIn(call, path)
+	var o DirOwner
+	if s.dir != nil {
+		o = DirOwner{UID: s.dir.id.uid, Perm: fs.FileMode(s.dir.id.mode & 0o777), Known: true}
+	}
+	return s.val, o, s.err
+}
+
+// snapIn returns the snapshot LoadIn answers from. On the path of a file
+// unchanged since the last call (a valid Stamp) it takes the call's lock
+// once: the lookup of what the call kept, the call's one poll, and the
+// keeping of the snapshot for the call's later steps.
+func (c *Cache[T]) snapIn(call *Call, path string) *snap[T] {
 	if !cacheable || !filepath.IsAbs(path) {
 		data, fi, err := readFile(path, c.limit)
-		return c.decode(path, data, fi, err)
+		v, derr := c.decode(path, data, fi, err)
+		return &snap[T]{val: v, err: derr}
 	}
-	c.mu.Lock()
-	old, clean := c.entries[path] // the keys are clean paths
-	c.mu.Unlock()
-	if !clean {
-		path = filepath.Clean(path)
+	old := c.lookup(path)
+	if old == nil {
+		path = filepath.Clean(path) // the keys are clean paths
 	}
-	if s, ok := call.file(c, path); ok { // else the call's reports are drained
-		sn := s.(*snap[T])
-		return sn.val, sn.err
+	if call == nil {
+		notifier.poll()
+		if old == nil || !old.st.Valid() {
+			old = c.load(nil, path) // something on the path changed, or no Stamp vouches
+		}
+		return old
 	}
-	s := old
-	if s == nil || !s.st.Valid() {
-		s = c.load(call, path) // something on the path changed, or no Stamp vouches
+	call.mu.Lock()
+	for _, e := range call.files {
+		if e.cache == any(c) && e.path == path {
+			call.mu.Unlock()
+			return e.s.(*snap[T])
+		}
 	}
-	if call != nil {
-		call.keepFile(c, path, s)
+	call.pollLocked()
+	if old != nil && old.st.Valid() {
+		call.files = append(call.files, callFile{cache: c, path: path, s: old})
+		call.mu.Unlock()
+		return old
 	}
-	return s.val, s.err
+	call.mu.Unlock()
+	s := c.load(call, path) // something on the path changed, or no Stamp vouches
+	call.keepFile(c, path, s)
+	return s
 }
 
 // load checks path (the directory through call) and returns its snapshot,
 // stored or new. The caller has drained the change reports of its call.
 func (c *Cache[T]) load(call *Call, path string) *snap[T] {
 	dir, name := filepath.Dir(path), filepath.Base(path)
-	c.mu.Lock()
-	old := c.entries[path]
-	c.mu.Unlock()
+	old := c.lookup(path)
 	st := notifier.cover(path, watchFile) // before the checks it certifies
 
 	d, dirErr := call.dir(dir)
@@ -217,28 +267,56 @@ func (c *Cache[T]) clock() time.Time {
 	return time.Now()
 }
 
+// pathSlot is path's slot of Cache.recent (see [spread]).
+func pathSlot(path string) int { return int(spread(path) % 8) }
+
+// lookup returns the snapshot stored for path, or nil.
+func (c *Cache[T]) lookup(path string) *snap[T] {
+	if s := c.recent[pathSlot(path)].Load(); s != nil && s.path == path {
+		return s
+	}
+	c.mu.Lock()
+	s := c.entries[path]
+	c.mu.Unlock()
+	return s
+}
+
+// store keeps s, not yet shared, as path's snapshot.
 func (c *Cache[T]) store(path string, s *snap[T]) {
+	s.path = path
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[path]; !ok && len(c.entries) >= c.cap {
 		for k := range c.entries { // an arbitrary one
-			delete(c.entries, k)
+			c.dropLocked(k)
 			break
 		}
 	}
 	c.entries[path] = s
+	c.recent[pathSlot(path)].Store(s)
 }
 
 func (c *Cache[T]) drop(path string) {
 	c.mu.Lock()
-	delete(c.entries, path)
+	c.dropLocked(path)
 	c.mu.Unlock()
+}
+
+// dropLocked forgets path's snapshot. The caller holds c.mu.
+func (c *Cache[T]) dropLocked(path string) {
+	delete(c.entries, path)
+	if r := &c.recent[pathSlot(path)]; r.Load() != nil && r.Load().path == path {
+		r.Store(nil)
+	}
 }
 
 // Forget drops every snapshot, so that the next Load of each file reads it.
 func (c *Cache[T]) Forget() {
 	c.mu.Lock()
 	clear(c.entries)
+	for i := range c.recent {
+		c.recent[i].Store(nil)
+	}
 	c.mu.Unlock()
 }
 

@@ -313,3 +313,43 @@ func TestCacheCapAndConcurrency(t *testing.T) {
 		t.Errorf("%d entries, cap 8", n)
 	}
 }
+
+// TestCacheSlots: files that share a slot of Cache.recent (twice as
+// many files as slots) each get their own snapshot, a forgotten one is
+// read again, and an edit is seen through a slot as through the map.
+func TestCacheSlots(t *testing.T) {
+	reads := 0
+	c := NewCache(64, 16, func(_ string, data []byte, _ fs.FileInfo, err error) (string, error) {
+		reads++
+		return string(data), err
+	})
+	c.now = func() time.Time { return time.Now().Add(time.Hour) } // no file racy: every one kept
+	dir := t.TempDir()
+	var paths []string
+	for i := range 2 * len(c.recent) { // the cache's cap: none evicted
+		p := filepath.Join(dir, string(rune('a'+i)))
+		must(t, os.WriteFile(p, []byte{byte('a' + i)}, 0o644))
+		paths = append(paths, p)
+	}
+	for range 3 {
+		for i, p := range paths {
+			load(t, c, p, string(rune('a'+i)))
+		}
+	}
+	if reads != len(paths) {
+		t.Errorf("%d reads of %d unchanged files in 3 rounds; want %d", reads, len(paths), len(paths))
+	}
+	must(t, WriteFile(paths[3], []byte("edited"), 0o644))
+	load(t, c, paths[3], "edited")
+	c.Forget()
+	for i, p := range paths {
+		if i == 3 {
+			load(t, c, p, "edited")
+			continue
+		}
+		load(t, c, p, string(rune('a'+i)))
+	}
+	if want := 2*len(paths) + 1; reads != want {
+		t.Errorf("%d reads after Forget; want %d (each file read again once)", reads, want)
+	}
+}
