@@ -67,6 +67,7 @@ func TestWireResultIsSDKs(t *testing.T) {
 		name string
 		r    *mcp.CallToolResult
 	}{
+		//lint:ignore SA1019 a roots input request is a result the wire form must pass on as it is (roots are deprecated by SEP-2577, still functional)
 		{"input requests", &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputRoots: &mcp.ListRootsParams{}}, RequestState: "s"}},
 		{"request state", &mcp.CallToolResult{Content: []mcp.Content{}, RequestState: "s"}},
 		{"image content", &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}}}},
