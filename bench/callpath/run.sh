@@ -31,5 +31,5 @@ for mode in full plain; do
 	base="$(count -n 0 "${extra[@]}")"
 	total="$(count -n "$n" "${extra[@]}")"
 	awk -v m="$mode" -v t="$total" -v b="$base" -v n="$n" 'BEGIN { printf "%-6s %6.1f system calls per call (%d calls: %d, setup alone: %d)\n", m, (t - b) / n, n, t, b }'
-	[ "$mode" = full ] && table -n "$n"
+	if [ "$mode" = full ]; then table -n "$n"; fi
 done

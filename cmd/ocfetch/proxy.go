@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,7 +146,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	}
 	defer stopMetrics()
 
-	serverMemory()
+	startpages.Release() // a server: its start-up pages go
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ln) }()
 	select {
@@ -165,18 +163,6 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	<-errc
 	fmt.Fprintln(a.stderr, "ocfetch proxy: stopped")
 	return nil
-}
-
-// serverMemory sets the proxy's memory use once it is about to serve: the
-// binary's start-up pages go (startpages.Release), and the heap is kept
-// at 1.5× the live data instead of Go's default 2× (GOGC=50), unless the
-// environment sets GOGC. The proxy is a daemon beside the agents it
-// serves, and its CPU per request has the room: docs/PERFORMANCE.md.
-func serverMemory() {
-	startpages.Release()
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(50)
-	}
 }
 
 // serveMetrics serves the proxy's /metrics on the loopback addr (none when
