@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/boundedread"
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 )
 
@@ -56,7 +57,7 @@ func TestReadBody(t *testing.T) {
 		maxAlloc int
 	}{
 		{"empty", response(strings.NewReader(""), 0, ""), 0, false, nil, 1},
-		{"short, length unknown", response(strings.NewReader("hello"), -1, ""), 5, false, nil, firstChunk},
+		{"short, length unknown", response(strings.NewReader("hello"), -1, ""), 5, false, nil, boundedread.FirstChunk},
 		{"short, length known", response(strings.NewReader("hello"), 5, ""), 5, false, nil, 6},
 		{"exactly the cap", response(strings.NewReader(text), limit, ""), limit, false, nil, limit + 1},
 		{"exactly the cap, length unknown", response(strings.NewReader(text), -1, ""), limit, false, nil, limit + 1},
@@ -65,7 +66,7 @@ func TestReadBody(t *testing.T) {
 		{"declared huge", response(strings.NewReader("abc"), 1<<40, ""), 3, false, nil, limit + 1},
 		{"endless", response(endless{}, -1, ""), limit, true, nil, limit + 1},
 		{"gzip not decoded by the transport", response(bytes.NewReader(hostile.GzipBombBytes(1<<20)), -1, "gzip"), limit, true, nil, limit + 1},
-		{"gzip small", response(bytes.NewReader(hostile.GzipBombBytes(10)), -1, "GZIP"), 10, false, nil, firstChunk},
+		{"gzip small", response(bytes.NewReader(hostile.GzipBombBytes(10)), -1, "GZIP"), 10, false, nil, boundedread.FirstChunk},
 		{"gzip empty body", response(strings.NewReader(""), 0, "gzip"), 0, false, nil, 0},
 		{"gzip corrupt", response(strings.NewReader("not gzip at all"), -1, "gzip"), 0, false, errBadEncoding, 0},
 		{"reset mid-body", response(&failing{strings.NewReader("part"), errReset}, 100, ""), 4, false, errReset, 101},

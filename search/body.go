@@ -4,40 +4,23 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/ocfetch/ocfetch/internal/boundedread"
 )
 
 // errTooLarge: the answer is longer than the cap.
 var errTooLarge = errors.New("answer larger than the cap")
 
 // readBody reads at most limit bytes of r into buf's storage (growing it
-// as needed); more is errTooLarge (a cut JSON document is no answer).
-// declared is the answer's Content-Length (-1 when unknown): it sizes the
-// buffer only, never the bound.
+// as internal/boundedread does); more is errTooLarge (a cut JSON document
+// is no answer). declared is the answer's Content-Length (-1 when
+// unknown): it sizes the buffer only, never the bound.
 func readBody(buf []byte, r io.Reader, declared, limit int64) ([]byte, error) {
-	// One buffer of the declared length (and a byte to see more coming)
-	// when it is within the cap, instead of io.ReadAll's doublings from
-	// 512 bytes; an undeclared or over-long length starts small and grows.
-	b := buf[:0]
-	if declared >= 0 && declared < limit && int64(cap(b)) <= declared {
-		b = make([]byte, 0, declared+1)
-	} else if cap(b) == 0 {
-		b = make([]byte, 0, 512)
-	}
-	lr := io.LimitedReader{R: r, N: limit + 1}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if int64(len(b)) > limit {
+	b, over, err := boundedread.Append(buf[:0], r, declared, limit)
+	switch {
+	case err != nil:
+		return nil, err
+	case over:
 		return nil, errTooLarge
 	}
 	return b, nil
