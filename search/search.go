@@ -215,11 +215,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		return nil, refusal.Newf(refusal.InternalError, "%s: the call's requirement was not decided; nothing was sent", s.who()).
 			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")
 	}
-	if local {
-		ctx = egress.WithLoopback(ctx, s.origin.Target)
-	} else {
-		ctx = egress.WithLoopback(ctx, capability.Target{})
-	}
+	ctx = egress.WithRequestTarget(ctx, &s.origin.Target, local)
 	req, err := s.backend.NewRequest(p.query)
 	if err != nil {
 		return nil, refusal.Newf(refusal.InternalError, "%s: the request could not be built", s.who())
