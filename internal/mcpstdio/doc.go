@@ -26,6 +26,6 @@
 // MaxNesting.
 //
 //	in := mcpstdio.PollableInput(os.Stdin, os.Stdout, os.Stderr)
-//	t := mcpstdio.New(in, os.Stdout, mcpstdio.Options{MaxLine: 16 << 20, MaxNesting: 64})
+//	t := mcpstdio.New(in, os.Stdout, mcpstdio.Options{MaxLine: maxLine, MaxNesting: maxNesting})
 //	err := server.Run(ctx, t) // server: an *mcp.Server
 package mcpstdio
