@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/internal/loopback"
+	"github.com/ocfetch/ocfetch/internal/mcpstdio"
 )
 
 func logger(opts *Options) *slog.Logger {
@@ -34,6 +35,16 @@ var ErrNotLoopback = loopback.ErrNotLoopback
 // transport, as the stdio transport bounds a line (16 MiB): oversized tool
 // arguments then reach the tool and get an error result like on stdio.
 const MaxHTTPRequestBytes = mcp.DefaultMaxLineLength
+
+// MaxLineBytes bounds one line of the stdio transport (one JSON-RPC message
+// without its newline), as [MaxHTTPRequestBytes] bounds an HTTP body.
+const MaxLineBytes = MaxHTTPRequestBytes
+
+// MaxNesting bounds how deeply the arrays and objects of one message may
+// nest. Tool arguments are a flat object with one map (headers); the
+// envelope adds three levels. Anything deeper is refused before any
+// decoder recurses into it.
+const MaxNesting = 64
 
 // Serve builds the server ([NewServer]) and serves it until ctx is done or
 // the client goes away: over stdio when opts.HTTPAddr (and opts.Listener)
@@ -78,20 +89,21 @@ func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) e
 	// in read(2) between calls.
 	if f, ok := in.(*os.File); ok {
 		outFile, _ := out.(*os.File)
-		in = pollableInput(f, outFile, os.Stderr)
+		in = mcpstdio.PollableInput(f, outFile, os.Stderr)
 	}
 	// The guard answers lines the SDK cannot decode, so that the session
 	// survives them, and decodes the others once, for the SDK (no second
 	// decoder reads the line again); a result is written without being
-	// encoded again (stdioTransport). The end of the input is the client closing the transport: calls in
+	// encoded again (internal/mcpstdio). The end of the input is the client closing the transport: calls in
 	// flight are cancelled (callContext).
-	w := &lineWriter{w: out}
 	inputEnded, endInput := context.WithCancel(context.Background())
 	defer endInput()
 	s.inputEnded = inputEnded
-	g := newLineGuard(in, w, opts.maxLine)
-	g.onEnd = endInput
-	err := ms.Run(ctx, &stdioTransport{g: g, w: w})
+	err := ms.Run(ctx, mcpstdio.New(in, out, mcpstdio.Options{
+		MaxLine:    cmpOr(opts.maxLine, MaxLineBytes),
+		MaxNesting: MaxNesting,
+		OnEnd:      endInput,
+	}))
 	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
 	}

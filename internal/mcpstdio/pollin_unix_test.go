@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpserver
+package mcpstdio
 
 import (
 	"errors"
@@ -44,10 +44,10 @@ func nonblocking(t *testing.T, f *os.File) bool {
 // mode and closes it.
 func TestPollableInputSocket(t *testing.T) {
 	server, client := socketPair(t)
-	in := pollableInput(server, os.Stdout)
+	in := PollableInput(server, os.Stdout)
 	p, ok := in.(*polledInput)
 	if !ok {
-		t.Fatalf("pollableInput = %T; want *polledInput", in)
+		t.Fatalf("PollableInput = %T; want *polledInput", in)
 	}
 	if !nonblocking(t, p.File) {
 		t.Error("the polled duplicate is in blocking mode")
@@ -98,9 +98,9 @@ func TestPollableInputRestoresBlocking(t *testing.T) {
 	}
 	keep := os.NewFile(uintptr(dup), "keep") // a second descriptor of the same description
 	defer keep.Close()
-	in := pollableInput(server)
+	in := PollableInput(server)
 	if _, ok := in.(*polledInput); !ok {
-		t.Fatalf("pollableInput = %T; want *polledInput", in)
+		t.Fatalf("PollableInput = %T; want *polledInput", in)
 	}
 	if !nonblocking(t, keep) {
 		t.Fatal("the description is not non-blocking while polled")
@@ -136,8 +136,8 @@ func TestPollableInputLeftAlone(t *testing.T) {
 		{"os.Pipe", pr, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := pollableInput(tc.f, tc.out...); got != io.ReadCloser(tc.f) {
-				t.Errorf("pollableInput = %T; want the file itself", got)
+			if got := PollableInput(tc.f, tc.out...); got != io.ReadCloser(tc.f) {
+				t.Errorf("PollableInput = %T; want the file itself", got)
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpserver
+package mcpstdio
 
 import (
 	"io"
@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pollableInput returns an input that reads f through the runtime's
+// PollableInput returns an input that reads f through the runtime's
 // poller when f is a blocking pipe or socket, as a client's stdin is
 // (Node's child_process gives a socket, a shell pipeline a pipe); else f
 // itself. out are the files the server writes to: f is left alone when it
@@ -26,9 +26,9 @@ import (
 // The returned input reads a duplicate of f's descriptor in non-blocking
 // mode; Close closes it, puts f back into blocking mode (the file
 // outlives this process: it is the client's pipe) and closes f, as
-// [Options.Stdin] promises. A Close also ends a pending Read, which a
-// blocking read of stdin does not promise.
-func pollableInput(f *os.File, out ...*os.File) io.ReadCloser {
+// mcpserver's Options.Stdin promises. A Close also ends a pending Read,
+// which a blocking read of stdin does not promise.
+func PollableInput(f *os.File, out ...*os.File) io.ReadCloser {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return f
@@ -109,7 +109,7 @@ func sharesFile(fd int, files []*os.File) bool {
 	return false
 }
 
-// polledInput is the non-blocking duplicate of orig that pollableInput
+// polledInput is the non-blocking duplicate of orig that PollableInput
 // reads.
 type polledInput struct {
 	*os.File

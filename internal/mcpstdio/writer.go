@@ -1,0 +1,112 @@
+package mcpstdio
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// lineWriter serializes whole lines onto the stdio output: every message
+// is written in one Write, the guard's answers too. It also keeps what the
+// guard must know: the negotiated protocol version (from the initialize
+// result) and the requests of admitted batches still unanswered.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+
+	stateMu  sync.Mutex
+	proto    string
+	sawProto bool
+	batches  map[jsonrpc.ID]*msgBatch // request id → the batch it came in
+}
+
+// msgBatch collects the responses to the requests of one incoming batch,
+// answered as one array once all are in (JSON-RPC 2.0, "Batch").
+type msgBatch struct {
+	index     map[jsonrpc.ID]int // unanswered request → its place in responses
+	responses []*jsonrpc.Response
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.observe(p)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// Close does not close the output: stdout outlives the session.
+func (w *lineWriter) Close() error { return nil }
+
+func (w *lineWriter) protocol() string {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	return w.proto
+}
+
+// addBatch records the request ids of an admitted batch; false if one
+// repeats another of the batch or one still outstanding from an earlier
+// batch.
+func (w *lineWriter) addBatch(ids []jsonrpc.ID) bool {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	b := &msgBatch{index: make(map[jsonrpc.ID]int, len(ids)), responses: make([]*jsonrpc.Response, len(ids))}
+	for i, id := range ids {
+		if _, dup := b.index[id]; dup {
+			return false
+		}
+		if _, dup := w.batches[id]; dup {
+			return false
+		}
+		b.index[id] = i
+	}
+	if len(ids) == 0 {
+		return true
+	}
+	if w.batches == nil {
+		w.batches = map[jsonrpc.ID]*msgBatch{}
+	}
+	for _, id := range ids {
+		w.batches[id] = b
+	}
+	return true
+}
+
+// answerBatch records resp when it answers a request of a batch: inBatch
+// reports that it does, and complete is the batch's responses, in the
+// order of its requests, once resp was the last one missing.
+func (w *lineWriter) answerBatch(resp *jsonrpc.Response) (complete []*jsonrpc.Response, inBatch bool) {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	b, ok := w.batches[resp.ID]
+	if !ok {
+		return nil, false
+	}
+	b.responses[b.index[resp.ID]] = resp
+	delete(b.index, resp.ID)
+	delete(w.batches, resp.ID)
+	if len(b.index) > 0 {
+		return nil, true
+	}
+	return b.responses, true
+}
+
+// observe reads the negotiated protocol version from the initialize result.
+func (w *lineWriter) observe(p []byte) {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	if w.sawProto || !bytes.Contains(p, []byte(`"protocolVersion"`)) {
+		return
+	}
+	var m struct {
+		Result *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(p, &m) == nil && m.Result != nil && m.Result.ProtocolVersion != "" {
+		w.proto = m.Result.ProtocolVersion
+		w.sawProto = true
+	}
+}
