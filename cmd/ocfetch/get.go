@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/download"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -292,6 +294,27 @@ func parseHeader(h string) (name, value string, err error) {
 	return name, value, nil
 }
 
+// progressThreshold is the body size above which `get -o` draws a progress
+// bar on a terminal.
+const progressThreshold = 1 << 20
+
+// newOutputFile is download.NewFile for -o FILE, its refusals usage
+// errors that name the flag.
+func newOutputFile(path string) (*download.File, error) {
+	if path == "-" {
+		return nil, usageErrorf("to print the body, use --format raw without -o", "-o - is not supported")
+	}
+	file, err := download.NewFile(path)
+	if err != nil {
+		hint := "-o FILE must be in an existing directory"
+		if errors.Is(err, download.ErrIsDirectory) {
+			hint = "-o names the file to write"
+		}
+		return nil, usageErrorf(hint, "-o %v", err)
+	}
+	return file, nil
+}
+
 // approver picks who settles an uncovered target: --yes approves this call
 // only; a person at a terminal is asked; anyone else is refused.
 func (a *app) approver(ctx context.Context, yes bool) broker.Approver {
@@ -372,19 +395,19 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	client := egress.NewClient(eopts)
 	defer client.CloseIdleConnections()
 
-	var sink *bodySink
+	var sink *download.File
 	if f.output != "" {
-		if sink, err = newBodySink(f.output); err != nil {
+		if sink, err = newOutputFile(f.output); err != nil {
 			return err
 		}
-		defer sink.discard()
+		defer sink.Discard()
 	}
-	var bar *progressBar
+	var bar *download.Bar
 	if f.output != "" && a.progress() {
-		bar = newProgressBar(a.stderr, progressThreshold, a.termWidth)
+		bar = download.NewBar(a.stderr, progressThreshold, a.termWidth)
 	}
 	if sink != nil || bar != nil {
-		client.Transport = &tapTransport{next: client.Transport, sink: sink, bar: bar}
+		client.Transport = &download.Transport{Next: client.Transport, File: sink, Bar: bar}
 	}
 
 	fo := &fetch.Options{
@@ -408,7 +431,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get", "root", ws.Root, "profile", string(profile),
 		"approver", approverName(f.yes, a.interactive()), "max_bytes", f.maxBytes, "timeout", f.timeout, "output_file", f.output != "")
 	res := b.Call(ctx, tl, argsJSON)
-	bar.finish()
+	bar.Finish()
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get done", "is_error", res.IsError, "reason", string(res.Reason), "status", res.Status, "bytes", res.Bytes)
 	if res.IsError && ctx.Err() != nil {
 		// SIGINT or SIGTERM: exit as a shell reports an interrupted command.
@@ -435,8 +458,10 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 				"the body is larger than --max-bytes %d; %s was not written", f.maxBytes, f.output).
 				WithHint("raise --max-bytes"))
 		}
-		if err := sink.commit(out.Bytes); err != nil {
-			return a.getFailed(f, err)
+		if err := sink.Commit(out.Bytes); err != nil {
+			// Exit 1 with the error's text, whatever it wraps: a file
+			// get could not write is never taken for a policy refusal.
+			return a.getFailed(f, internalErrorf("%v", err))
 		}
 	}
 	if f.json {
@@ -529,7 +554,7 @@ func (a *app) getFailed(f getFlags, err error, redirectTo ...string) error {
 //
 // The output is buffered (one write for a page of up to 64 KiB, instead of
 // one per line): the whole response is printed at once either way.
-func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink, terminal bool) {
+func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *download.File, terminal bool) {
 	opt := fetch.RenderOptions{For: fetch.ForPerson, Terminal: terminal}
 	if sink != nil {
 		opt.SavedTo = f.output

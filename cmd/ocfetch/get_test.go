@@ -530,6 +530,10 @@ func TestGetPublicHTTPS(t *testing.T) {
 	}
 }
 
+// eraseLine is the terminal's "erase from the cursor to the end of the
+// line", with which the progress bar ends every redraw.
+const eraseLine = "\033[K"
+
 func TestGetOutputFile(t *testing.T) {
 	s := newSite(t)
 	root := localRoot(t, s)
