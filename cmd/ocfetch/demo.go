@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -220,7 +219,7 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 	// an approval.
 	b := &broker.Broker{Scope: sc, Approver: broker.ApproveOnce(), Audit: a.auditLog(ws), Logger: log}
 	call := func(rawURL string) *tool.Result {
-		args, _ := jsonArgs(fetchArgs{URL: rawURL, Format: "markdown"})
+		args, _ := fetch.Args{URL: rawURL, Format: "markdown"}.JSON()
 		t := fetch.NewFetch(client, &fetch.Options{Timeout: 5 * time.Second, Logger: log})
 		return b.Call(ctx, t, args)
 	}
@@ -323,10 +322,4 @@ func wrap(line string, width int) []string {
 		line = strings.TrimLeft(line[cut:], " ")
 	}
 	return append(out, line)
-}
-
-// jsonArgs marshals a fetch arguments document.
-func jsonArgs(args fetchArgs) (string, error) {
-	b, err := json.Marshal(args)
-	return string(b), err
 }

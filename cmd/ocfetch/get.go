@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -109,18 +108,6 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	return cmd
 }
 
-// fetchArgs is the arguments document of the fetch tool. It is marshalled,
-// never assembled by hand, so no flag value can inject a field.
-type fetchArgs struct {
-	URL        string            `json:"url"`
-	Method     string            `json:"method,omitempty"`
-	Headers    map[string]string `json:"headers,omitempty"`
-	Body       *string           `json:"body,omitempty"`
-	Format     string            `json:"format,omitempty"`
-	MaxLength  *int              `json:"max_length,omitempty"`
-	StartIndex *int              `json:"start_index,omitempty"`
-}
-
 // getJSON is the `get --json` object on success: "ok": true, then the
 // one output shape (fetch.Output: the keys of the CLI contract in their
 // order, then the fields it added).
@@ -158,7 +145,7 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	if !utf8.ValidString(rawURL) {
 		return "", usageErrorf(hint, "the URL is not valid UTF-8")
 	}
-	args := fetchArgs{URL: rawURL}
+	args := fetch.Args{URL: rawURL}
 
 	method := strings.ToUpper(f.method)
 	dataSet := cmd.Flags().Changed("data")
@@ -226,11 +213,11 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	if f.timeout <= 0 {
 		return "", usageErrorf(hint, "--timeout must be positive, like 30s or 2m; got %s", f.timeout)
 	}
-	b, err := json.Marshal(args)
+	doc, err := args.JSON()
 	if err != nil {
 		return "", internalErrorf("encode the fetch arguments: %v", err)
 	}
-	return string(b), nil
+	return doc, nil
 }
 
 // readData returns the -d value: literal, @FILE, or @- for stdin, at most

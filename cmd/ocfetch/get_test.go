@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -705,7 +706,7 @@ func FuzzFetchArgs(f *testing.F) {
 			}
 			return
 		}
-		var back fetchArgs
+		var back fetch.Args
 		dec := json.NewDecoder(strings.NewReader(got))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&back); err != nil {
