@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -753,4 +754,20 @@ func TestGetInterruptedAtPrompt(t *testing.T) {
 	if n := len(s.requests()); n != 0 {
 		t.Errorf("the site got %d requests; want none", n)
 	}
+}
+
+// BenchmarkGetOutputFile is one delivered 2 MiB body written to a file
+// with -o, in local mode: the whole CLI path through the download
+// package's transport and atomic file. cpu-ns/op is the process's CPU
+// time (the loopback site's included), beside the wall time.
+func BenchmarkGetOutputFile(b *testing.B) {
+	s := startSite()
+	defer s.Close()
+	root := newUntrustedRoot(b)
+	trustRoot(b, root)
+	localRoot2(b, root, s.port, true)
+	file := filepath.Join(b.TempDir(), "body.bin")
+	start := testcpu.Now()
+	benchGet(b, exitOK, "--root", root, "--profile", "permissive", "get", "--format", "raw", "-o", file, s.url("/binary"))
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
