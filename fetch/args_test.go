@@ -7,6 +7,7 @@ import (
 	"github.com/ocfetch/ocfetch/policy"
 	"math"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -270,4 +271,39 @@ func isLocalURL(raw string) bool {
 	}
 	h, err := capability.NormalizeHost(u.Hostname())
 	return err == nil && !strings.HasSuffix(h, ".") && capability.IsLocalHost(h)
+}
+
+// TestArgsDocument: the Args a caller marshals has exactly the keys the
+// tool decodes, in the same order, and every field it sets decodes back
+// to its value; an Args with only a URL is just {"url": …}.
+func TestArgsDocument(t *testing.T) {
+	var keys []string
+	ty := reflect.TypeOf(Args{})
+	for i := range ty.NumField() {
+		name, _, _ := strings.Cut(ty.Field(i).Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	if diff := cmp.Diff(argsDoc.Keys, keys); diff != "" {
+		t.Errorf("Args's keys differ from the tool's (-tool +Args):\n%s", diff)
+	}
+
+	body, maxLen, start, timeout, maxBytes := `{"q":"\u2028"}`, 5, 3, 7, int64(1000)
+	doc, err := Args{URL: "https://example.com/?a=\"b\"", Method: "POST", Headers: map[string]string{"X-A": "1"},
+		Body: &body, Format: "text", MaxLength: &maxLen, StartIndex: &start, Timeout: &timeout, MaxBytes: &maxBytes}.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeArgs(doc)
+	if err != nil {
+		t.Fatalf("decodeArgs(%s): %v", doc, err)
+	}
+	want := args{URL: "https://example.com/?a=\"b\"", Method: "POST", Headers: []header{{"X-A", "1"}}, Body: body, HasBody: true,
+		Format: "text", MaxLength: 5, HasMaxLen: true, StartIndex: 3, Timeout: 7, HasTimeout: true, MaxBytes: 1000, HasMaxBytes: true}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(header{})); diff != "" {
+		t.Errorf("%s decodes to (-want +got):\n%s", doc, diff)
+	}
+
+	if doc, err := (Args{URL: "u"}).JSON(); err != nil || doc != `{"url":"u"}` {
+		t.Errorf("Args{URL: \"u\"}.JSON() = %s, %v; want {\"url\":\"u\"}", doc, err)
+	}
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/demo"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -36,39 +36,7 @@ func TestDemo(t *testing.T) {
 	if !ok || !strings.Contains(table, "DECISION") {
 		t.Fatalf("the demo prints no audit table:\n%s", r.stdout)
 	}
-	if strings.Contains(table, demoSecret) || strings.Contains(table, "/tides") {
+	if strings.Contains(table, demo.Secret) || strings.Contains(table, "/tides") {
 		t.Errorf("the audit lines shown hold a path or query:\n%s", table)
-	}
-}
-
-// TestDemoCheck: a step that misbehaves is marked ✗ and counted, which is
-// what makes the demo exit 1.
-func TestDemoCheck(t *testing.T) {
-	var b strings.Builder
-	d := &demoRun{w: &b}
-	d.check(true, "fine")
-	d.check(false, "not %s", "fine")
-	if d.failed != 1 || b.String() != "✓ fine\n✗ not fine\n" {
-		t.Errorf("demoRun = %d failed, %q; want 1 failed, a ✓ and a ✗ line", d.failed, b.String())
-	}
-}
-
-func TestWrap(t *testing.T) {
-	tests := []struct {
-		in    string
-		width int
-		want  []string
-	}{
-		{"", 10, []string{""}},
-		{"short", 10, []string{"short"}},
-		{"one two three four", 9, []string{"one two", "three", "four"}},
-		{"exactly10c", 10, []string{"exactly10c"}},
-		{"averyveryverylongword and more", 8, []string{"averyveryverylongword and more"}},
-		{"naïve café über straße", 11, []string{"naïve café", "über straße"}},
-	}
-	for _, tc := range tests {
-		if got := wrap(tc.in, tc.width); !slices.Equal(got, tc.want) {
-			t.Errorf("wrap(%q, %d) = %q; want %q", tc.in, tc.width, got, tc.want)
-		}
 	}
 }

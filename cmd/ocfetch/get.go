@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +18,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/download"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -107,18 +108,6 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	return cmd
 }
 
-// fetchArgs is the arguments document of the fetch tool. It is marshalled,
-// never assembled by hand, so no flag value can inject a field.
-type fetchArgs struct {
-	URL        string            `json:"url"`
-	Method     string            `json:"method,omitempty"`
-	Headers    map[string]string `json:"headers,omitempty"`
-	Body       *string           `json:"body,omitempty"`
-	Format     string            `json:"format,omitempty"`
-	MaxLength  *int              `json:"max_length,omitempty"`
-	StartIndex *int              `json:"start_index,omitempty"`
-}
-
 // getJSON is the `get --json` object on success: "ok": true, then the
 // one output shape (fetch.Output: the keys of the CLI contract in their
 // order, then the fields it added).
@@ -156,7 +145,7 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	if !utf8.ValidString(rawURL) {
 		return "", usageErrorf(hint, "the URL is not valid UTF-8")
 	}
-	args := fetchArgs{URL: rawURL}
+	args := fetch.Args{URL: rawURL}
 
 	method := strings.ToUpper(f.method)
 	dataSet := cmd.Flags().Changed("data")
@@ -224,11 +213,11 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	if f.timeout <= 0 {
 		return "", usageErrorf(hint, "--timeout must be positive, like 30s or 2m; got %s", f.timeout)
 	}
-	b, err := json.Marshal(args)
+	doc, err := args.JSON()
 	if err != nil {
 		return "", internalErrorf("encode the fetch arguments: %v", err)
 	}
-	return string(b), nil
+	return doc, nil
 }
 
 // readData returns the -d value: literal, @FILE, or @- for stdin, at most
@@ -290,6 +279,27 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("the value of %s is not valid UTF-8", name)
 	}
 	return name, value, nil
+}
+
+// progressThreshold is the body size above which `get -o` draws a progress
+// bar on a terminal.
+const progressThreshold = 1 << 20
+
+// newOutputFile is download.NewFile for -o FILE, its refusals usage
+// errors that name the flag.
+func newOutputFile(path string) (*download.File, error) {
+	if path == "-" {
+		return nil, usageErrorf("to print the body, use --format raw without -o", "-o - is not supported")
+	}
+	file, err := download.NewFile(path)
+	if err != nil {
+		hint := "-o FILE must be in an existing directory"
+		if errors.Is(err, download.ErrIsDirectory) {
+			hint = "-o names the file to write"
+		}
+		return nil, usageErrorf(hint, "-o %v", err)
+	}
+	return file, nil
 }
 
 // approver picks who settles an uncovered target: --yes approves this call
@@ -372,19 +382,19 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	client := egress.NewClient(eopts)
 	defer client.CloseIdleConnections()
 
-	var sink *bodySink
+	var sink *download.File
 	if f.output != "" {
-		if sink, err = newBodySink(f.output); err != nil {
+		if sink, err = newOutputFile(f.output); err != nil {
 			return err
 		}
-		defer sink.discard()
+		defer sink.Discard()
 	}
-	var bar *progressBar
+	var bar *download.Bar
 	if f.output != "" && a.progress() {
-		bar = newProgressBar(a.stderr, progressThreshold, a.termWidth)
+		bar = download.NewBar(a.stderr, progressThreshold, a.termWidth)
 	}
 	if sink != nil || bar != nil {
-		client.Transport = &tapTransport{next: client.Transport, sink: sink, bar: bar}
+		client.Transport = &download.Transport{Next: client.Transport, File: sink, Bar: bar}
 	}
 
 	fo := &fetch.Options{
@@ -408,7 +418,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get", "root", ws.Root, "profile", string(profile),
 		"approver", approverName(f.yes, a.interactive()), "max_bytes", f.maxBytes, "timeout", f.timeout, "output_file", f.output != "")
 	res := b.Call(ctx, tl, argsJSON)
-	bar.finish()
+	bar.Finish()
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get done", "is_error", res.IsError, "reason", string(res.Reason), "status", res.Status, "bytes", res.Bytes)
 	if res.IsError && ctx.Err() != nil {
 		// SIGINT or SIGTERM: exit as a shell reports an interrupted command.
@@ -435,8 +445,10 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 				"the body is larger than --max-bytes %d; %s was not written", f.maxBytes, f.output).
 				WithHint("raise --max-bytes"))
 		}
-		if err := sink.commit(out.Bytes); err != nil {
-			return a.getFailed(f, err)
+		if err := sink.Commit(out.Bytes); err != nil {
+			// Exit 1 with the error's text, whatever it wraps: a file
+			// get could not write is never taken for a policy refusal.
+			return a.getFailed(f, internalErrorf("%v", err))
 		}
 	}
 	if f.json {
@@ -529,7 +541,7 @@ func (a *app) getFailed(f getFlags, err error, redirectTo ...string) error {
 //
 // The output is buffered (one write for a page of up to 64 KiB, instead of
 // one per line): the whole response is printed at once either way.
-func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *bodySink, terminal bool) {
+func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *download.File, terminal bool) {
 	opt := fetch.RenderOptions{For: fetch.ForPerson, Terminal: terminal}
 	if sink != nil {
 		opt.SavedTo = f.output

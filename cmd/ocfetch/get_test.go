@@ -19,6 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -530,6 +532,10 @@ func TestGetPublicHTTPS(t *testing.T) {
 	}
 }
 
+// eraseLine is the terminal's "erase from the cursor to the end of the
+// line", with which the progress bar ends every redraw.
+const eraseLine = "\033[K"
+
 func TestGetOutputFile(t *testing.T) {
 	s := newSite(t)
 	root := localRoot(t, s)
@@ -701,7 +707,7 @@ func FuzzFetchArgs(f *testing.F) {
 			}
 			return
 		}
-		var back fetchArgs
+		var back fetch.Args
 		dec := json.NewDecoder(strings.NewReader(got))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&back); err != nil {
@@ -748,4 +754,20 @@ func TestGetInterruptedAtPrompt(t *testing.T) {
 	if n := len(s.requests()); n != 0 {
 		t.Errorf("the site got %d requests; want none", n)
 	}
+}
+
+// BenchmarkGetOutputFile is one delivered 2 MiB body written to a file
+// with -o, in local mode: the whole CLI path through the download
+// package's transport and atomic file. cpu-ns/op is the process's CPU
+// time (the loopback site's included), beside the wall time.
+func BenchmarkGetOutputFile(b *testing.B) {
+	s := startSite()
+	defer s.Close()
+	root := newUntrustedRoot(b)
+	trustRoot(b, root)
+	localRoot2(b, root, s.port, true)
+	file := filepath.Join(b.TempDir(), "body.bin")
+	start := testcpu.Now()
+	benchGet(b, exitOK, "--root", root, "--profile", "permissive", "get", "--format", "raw", "-o", file, s.url("/binary"))
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }

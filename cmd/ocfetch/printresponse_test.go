@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/download"
 	"github.com/ocfetch/ocfetch/fetch"
 )
 
@@ -46,11 +47,11 @@ func TestPrintResponseWritesOnce(t *testing.T) {
 				Headers: map[string]string{"content-type": "text/html"}, Content: tc.content,
 				Bytes: int64(len(tc.content)), Notes: []string{"a note"}}
 			f := getFlags{}
-			var sink *bodySink
+			var sink *download.File
 			opt := fetch.RenderOptions{For: fetch.ForPerson, Terminal: tc.terminal}
 			if tc.saved {
 				f.output = "report.pdf"
-				sink = &bodySink{}
+				sink = &download.File{}
 				opt.SavedTo = f.output
 			}
 			var want strings.Builder

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/ocfetch/ocfetch/internal/testsupport/termscreen"
 )
 
 // onTerminal runs the ocfetch binary (the test binary under that name,
@@ -160,9 +162,9 @@ func trickle(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestTerminalProgressBar downloads with `get -o` on a real terminal of 40
-// and 120 columns, feeds everything the terminal received to [screen], and
-// checks the user sees the bar's last state and nothing else on its line:
-// no wrapped line, no characters left behind.
+// and 120 columns, feeds everything the terminal received to
+// [termscreen.Screen], and checks the user sees the bar's last state and
+// nothing else on its line: no wrapped line, no characters left behind.
 func TestTerminalProgressBar(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(trickle))
 	defer srv.Close()
@@ -188,9 +190,9 @@ func TestTerminalProgressBar(t *testing.T) {
 				// (what follows is the response summary, whose long file name
 				// may wrap as any text does).
 				barOut, _, _ := strings.Cut(out, "\n")
-				scr := newScreen(int(cols))
-				scr.feed(t, []byte(barOut+"\n"))
-				if scr.wrapped {
+				scr := termscreen.New(int(cols))
+				scr.Feed(t, []byte(barOut+"\n"))
+				if scr.Wrapped {
 					t.Errorf("a line wrapped on the %d-column terminal:\n%q", cols, out)
 				}
 				// The screen holds exactly one line, a well-formed final bar.
@@ -198,7 +200,7 @@ func TestTerminalProgressBar(t *testing.T) {
 				if query != "" {
 					want = regexp.MustCompile(`^   3\.0 MiB  +\S+ \S+/s  +in 0:0\d$`)
 				}
-				lines := scr.lines()
+				lines := scr.Lines()
 				if len(lines) != 1 || !want.MatchString(lines[0]) {
 					t.Fatalf("the bar's line on the screen = %q; want one line matching %s\nraw: %q", lines, want, barOut)
 				}

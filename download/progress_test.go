@@ -1,4 +1,4 @@
-package main
+package download
 
 import (
 	"bytes"
@@ -6,72 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocfetch/ocfetch/internal/testsupport/termscreen"
 )
-
-// screen is the little of a terminal the progress bar relies on: printable
-// ASCII, "\r", "\n", and ESC [ K (erase to the end of the line), with
-// auto-wrap at the last column. Anything else fails the test, so the bar
-// cannot start using a control sequence nobody checked.
-type screen struct {
-	cols     int
-	rows     [][]byte
-	row, col int
-	wrapped  bool
-}
-
-func newScreen(cols int) *screen { return &screen{cols: cols, rows: [][]byte{nil}} }
-
-func (s *screen) feed(t testing.TB, out []byte) {
-	t.Helper()
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case c == '\r':
-			s.col = 0
-		case c == '\n':
-			s.row, s.col = s.row+1, 0
-			if s.row == len(s.rows) {
-				s.rows = append(s.rows, nil)
-			}
-		case c == 0x1b:
-			if !bytes.HasPrefix(out[i:], []byte("\x1b[K")) {
-				t.Fatalf("unexpected escape sequence %q", out[i:min(i+6, len(out))])
-			}
-			if s.col < len(s.rows[s.row]) {
-				s.rows[s.row] = s.rows[s.row][:s.col]
-			}
-			i += 2
-		case c >= 0x20 && c < 0x7f:
-			if s.col == s.cols {
-				s.wrapped = true
-				s.row, s.col = s.row+1, 0
-				if s.row == len(s.rows) {
-					s.rows = append(s.rows, nil)
-				}
-			}
-			line := s.rows[s.row]
-			for len(line) <= s.col {
-				line = append(line, ' ')
-			}
-			line[s.col] = c
-			s.rows[s.row] = line
-			s.col++
-		default:
-			t.Fatalf("unexpected byte %#x in the progress output", c)
-		}
-	}
-}
-
-// lines returns the screen's non-empty lines, right-trimmed.
-func (s *screen) lines() []string {
-	var out []string
-	for _, r := range s.rows {
-		if l := strings.TrimRight(string(r), " "); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
 
 // TestProgressBarLeavesNothingBehind draws downloads through every size
 // unit (the text shrinks from "1023.9 KiB" to "1.0 MiB") on terminals from
@@ -85,10 +22,10 @@ func TestProgressBarLeavesNothingBehind(t *testing.T) {
 			t.Run(fmt.Sprintf("%d columns, total %d", cols, total), func(t *testing.T) {
 				var out bytes.Buffer
 				clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-				b := newProgressBar(&out, 1<<20, func() int { return cols })
+				b := NewBar(&out, 1<<20, func() int { return cols })
 				b.now = func() time.Time { return clock }
 				b.start(total)
-				scr := newScreen(cols)
+				scr := termscreen.New(cols)
 				// Chunks that grow, so the bar passes B, KiB and MiB, with
 				// the clock moving between redraws.
 				for _, n := range []int{900, 200, 1 << 19, 1<<20 - 1024, 1023, 1, 1 << 20, 1 << 19} {
@@ -99,13 +36,13 @@ func TestProgressBarLeavesNothingBehind(t *testing.T) {
 					}
 				}
 				clock = clock.Add(time.Second)
-				b.finish()
-				scr.feed(t, out.Bytes())
-				if scr.wrapped {
+				b.Finish()
+				scr.Feed(t, out.Bytes())
+				if scr.Wrapped {
 					t.Errorf("the bar wrapped on a %d-column terminal: %q", cols, out.String())
 				}
 				want := strings.TrimRight(b.line(cols, clock.Sub(b.began), true), " ")
-				if got := scr.lines(); len(got) != 1 || got[0] != want {
+				if got := scr.Lines(); len(got) != 1 || got[0] != want {
 					t.Errorf("screen after the download = %q; want exactly [%q]\nraw: %q", got, want, out.String())
 				}
 				if !strings.Contains(want, "3.0 MiB") {
@@ -117,7 +54,7 @@ func TestProgressBarLeavesNothingBehind(t *testing.T) {
 }
 
 func TestProgressBarLine(t *testing.T) {
-	b := &progressBar{total: 3 << 20, done: 1782579}
+	b := &Bar{total: 3 << 20, done: 1782579}
 	tests := []struct {
 		cols    int
 		final   bool

@@ -1,0 +1,134 @@
+package download
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// The destinations NewFile refuses, in a *DestinationError.
+var (
+	// ErrNoDirectory: the destination's directory does not exist (or is
+	// not a directory).
+	ErrNoDirectory = errors.New("the directory does not exist")
+	// ErrIsDirectory: the destination is itself a directory.
+	ErrIsDirectory = errors.New("the destination is a directory")
+)
+
+// DestinationError is NewFile's refusal of a destination, found before
+// any request is made. Its text names the path and the directory, which
+// are the caller's own.
+type DestinationError struct {
+	Path string // the destination, as given
+	Dir  string // its directory
+	Err  error  // ErrNoDirectory or ErrIsDirectory
+}
+
+func (e *DestinationError) Error() string {
+	if errors.Is(e.Err, ErrIsDirectory) {
+		return e.Path + " is a directory"
+	}
+	return e.Path + ": directory " + e.Dir + " does not exist"
+}
+
+func (e *DestinationError) Unwrap() error { return e.Err }
+
+// File collects a response body in a temporary file next to the
+// destination and renames it into place only when the call delivered a
+// whole body (Commit), so a refused or failed call leaves no file behind
+// (Discard). A nil *File ignores every call but Commit.
+type File struct {
+	path string
+	tmp  *os.File
+	err  error // the first write error; reported by Commit
+	done bool
+}
+
+// NewFile checks that path's directory exists and that path is not a
+// directory, so a typo fails before any request (a *DestinationError);
+// the temporary file is created with the first response.
+func NewFile(path string) (*File, error) {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil, &DestinationError{Path: path, Dir: dir, Err: ErrNoDirectory}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, &DestinationError{Path: path, Dir: dir, Err: ErrIsDirectory}
+	}
+	return &File{path: path}, nil
+}
+
+// reset starts a new body: the previous response (a redirect) is dropped.
+func (f *File) reset() {
+	if f == nil || f.err != nil {
+		return
+	}
+	if f.tmp == nil {
+		f.tmp, f.err = f.createTemp()
+		return
+	}
+	if err := f.tmp.Truncate(0); err != nil {
+		f.err = err
+		return
+	}
+	_, f.err = f.tmp.Seek(0, io.SeekStart)
+}
+
+// createTemp creates the temporary file, hidden, next to the destination
+// (so that Commit's rename stays on one file system).
+func (f *File) createTemp() (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".ocfetch-*")
+}
+
+func (f *File) write(p []byte) {
+	if f == nil || f.err != nil || f.tmp == nil {
+		return
+	}
+	_, f.err = f.tmp.Write(p)
+}
+
+// Commit keeps the first n bytes (the fetch tool reads one byte past its
+// cap to see whether the body is longer; n is its Output.Bytes), syncs the
+// file, makes it mode 0644 and renames it into place. A file that got no
+// response body at all is committed empty. Its error ("write PATH: …")
+// wraps the failure; the first write error of the body is reported here.
+func (f *File) Commit(n int64) error {
+	if f.err != nil {
+		return fmt.Errorf("write %s: %w", f.path, f.err)
+	}
+	if f.tmp == nil { // no response body at all
+		var err error
+		if f.tmp, err = f.createTemp(); err != nil {
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+	}
+	if err := f.tmp.Truncate(n); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := f.tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := f.tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := os.Chmod(f.tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	f.done = true
+	return nil
+}
+
+// Discard removes the temporary file unless Commit renamed it.
+func (f *File) Discard() {
+	if f == nil || f.done || f.tmp == nil {
+		return
+	}
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
+}
