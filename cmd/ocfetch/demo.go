@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/audit"
-	"github.com/ocfetch/ocfetch/demo"
+	"github.com/ocfetch/ocfetch/internal/demo"
 )
 
 func newDemoCmd(a *app) *cobra.Command {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocfetch/ocfetch/demo"
+	"github.com/ocfetch/ocfetch/internal/demo"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
