@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/respcache"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -59,9 +60,9 @@ type Options struct {
 	// discards.
 	Logger *slog.Logger
 	// Cache, when set, is the response cache the runs' transport goes
-	// through ([Cache]: GET responses of public hosts, read no further
-	// than the call's max_bytes); nil fetches every response.
-	Cache *Cache
+	// through ([respcache.Cache]: GET responses of public hosts, read no
+	// further than the call's max_bytes); nil fetches every response.
+	Cache *respcache.Cache
 }
 
 // Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected

@@ -98,7 +98,7 @@ type Options struct {
 	Robots *fetch.Robots
 
 	// CacheTTL is how long the response cache keeps a GET response
-	// (--cache-ttl); 0 means [fetch.DefaultCacheTTL], a negative value disables
+	// (--cache-ttl); 0 means respcache.DefaultTTL, a negative value disables
 	// the cache.
 	CacheTTL time.Duration
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/internal/startpages"
 	"github.com/ocfetch/ocfetch/mcpserver"
+	"github.com/ocfetch/ocfetch/respcache"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 )
@@ -76,7 +77,7 @@ at --max-sessions a new session closes the least recently used idle one.`,
 	cmd.Flags().Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` response body bytes a fetch (after decompression)")
 	cmd.Flags().IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
 	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
-	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", fetch.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
+	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", respcache.DefaultTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
 	cmd.Flags().BoolVar(&f.respectRobots, "respect-robots", false, "refuse a page the site's robots.txt disallows for user agent ocfetch (robots_disallowed), robots.txt read under the same decision as the page and kept for the session")
 	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	cmd.Flags().StringVar(&f.search.Backend, "search-backend", "", "serve the search tool with backend `NAME` (searxng, brave, tavily; default: search.json's, if any)")
