@@ -11,6 +11,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/respcache"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -49,11 +50,11 @@ type Options struct {
 	UserAgent string
 	// Robots, if set, is the robots.txt check (--respect-robots): before
 	// a call sends anything, its origin's robots.txt is read under the
-	// same decision as the page, and a page it disallows for RobotsAgent
-	// is refused, robots_disallowed (see [Robots]). Share one Robots
-	// across the Fetches of a session: it is the cache. nil: robots.txt is
-	// neither read nor obeyed.
-	Robots *Robots
+	// same decision as the page, and a page it disallows for
+	// robotscheck.Agent is refused, robots_disallowed (see
+	// [robotscheck.Checker]). Share one Checker across the Fetches of a
+	// session: it is the cache. nil: robots.txt is neither read nor obeyed.
+	Robots *robotscheck.Checker
 	// Logger receives one debug line per decision, domain TOOLS.FETCH,
 	// secret-free (method, host, port, status, sizes, reason codes): decisions
 	// at diag.L2, per-hop detail at diag.L3. nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/robotscheck"
 )
 
 // progressThreshold is the body size above which `get -o` draws a progress
@@ -29,7 +29,7 @@ type tapTransport struct {
 }
 
 func (t *tapTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if fetch.IsRobotsRequest(req) {
+	if robotscheck.IsRobotsRequest(req) {
 		return t.next.RoundTrip(req) // --respect-robots: not the call's body
 	}
 	resp, err := t.next.RoundTrip(req)

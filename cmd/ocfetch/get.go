@@ -21,6 +21,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 )
@@ -394,7 +395,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		UserAgent:    getUserAgent(),
 	}
 	if f.respectRobots {
-		fo.Robots = fetch.NewRobots(nil)
+		fo.Robots = robotscheck.New(nil)
 	}
 	tl := fetch.NewFetch(client, fo)
 	b := &broker.Broker{

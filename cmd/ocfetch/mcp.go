@@ -16,6 +16,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/startpages"
 	"github.com/ocfetch/ocfetch/mcpserver"
 	"github.com/ocfetch/ocfetch/respcache"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 )
@@ -192,7 +193,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		opts.CacheTTL = -1 // disabled
 	}
 	if f.respectRobots {
-		opts.Robots = fetch.NewRobots(nil)
+		opts.Robots = robotscheck.New(nil)
 	}
 	if httpAddr != "" {
 		path := f.tokenFile
