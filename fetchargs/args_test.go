@@ -1,51 +1,46 @@
-package fetch
+package fetchargs
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ocfetch/ocfetch/policy"
 	"math"
-	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/uuid"
-	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 )
 
 func TestDecodeArgs(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want args
+		want Args
 	}{
-		{"url only", `{"url":"https://example.com"}`, args{URL: "https://example.com"}},
-		{"whitespace around", " \n\t{\"url\": \"u\"} \n", args{URL: "u"}},
+		{"url only", `{"url":"https://example.com"}`, Args{URL: "https://example.com"}},
+		{"whitespace around", " \n\t{\"url\": \"u\"} \n", Args{URL: "u"}},
 		{"all fields", `{"url":"u","method":"POST","headers":{"A":"1","b":"2"},"body":"x","format":"text","max_length":5,"start_index":3}`,
-			args{URL: "u", Method: "POST", Headers: []header{{"A", "1"}, {"b", "2"}}, Body: "x", HasBody: true, Format: "text", MaxLength: 5, HasMaxLen: true, StartIndex: 3}},
-		{"nulls are absent", `{"url":"u","method":null,"headers":null,"body":null,"format":null,"max_length":null,"start_index":null}`, args{URL: "u"}},
-		{"empty body is a body", `{"url":"u","body":""}`, args{URL: "u", HasBody: true}},
-		{"integral float", `{"url":"u","max_length":2e4,"start_index":10.0}`, args{URL: "u", MaxLength: 20000, HasMaxLen: true, StartIndex: 10}},
-		{"escapes decoded", `{"url":"https://example.com/\u00e9"}`, args{URL: "https://example.com/é"}},
-		{"empty headers", `{"url":"u","headers":{}}`, args{URL: "u"}},
-		{"escapes", `{"url":"a\"b\\c\/d\b\f\n\r\t\u0041\u00e9"}`, args{URL: "a\"b\\c/d\b\f\n\r\tAé"}},
-		{"surrogate pair", `{"url":"\ud83d\ude00"}`, args{URL: "😀"}},
-		{"lone surrogate", `{"url":"\ud83dx"}`, args{URL: "\ufffdx"}},
-		{"high then non-low", `{"url":"\ud83d\u0041"}`, args{URL: "\ufffdA"}},
-		{"escaped key", `{"u\u0072l":"u"}`, args{URL: "u"}},
-		{"negative zero start", `{"url":"u","start_index":-0}`, args{URL: "u"}},
+			Args{URL: "u", Method: "POST", Headers: []Header{{"A", "1"}, {"b", "2"}}, Body: "x", HasBody: true, Format: "text", MaxLength: 5, HasMaxLen: true, StartIndex: 3}},
+		{"nulls are absent", `{"url":"u","method":null,"headers":null,"body":null,"format":null,"max_length":null,"start_index":null}`, Args{URL: "u"}},
+		{"empty body is a body", `{"url":"u","body":""}`, Args{URL: "u", HasBody: true}},
+		{"integral float", `{"url":"u","max_length":2e4,"start_index":10.0}`, Args{URL: "u", MaxLength: 20000, HasMaxLen: true, StartIndex: 10}},
+		{"escapes decoded", `{"url":"https://example.com/\u00e9"}`, Args{URL: "https://example.com/é"}},
+		{"empty headers", `{"url":"u","headers":{}}`, Args{URL: "u"}},
+		{"escapes", `{"url":"a\"b\\c\/d\b\f\n\r\t\u0041\u00e9"}`, Args{URL: "a\"b\\c/d\b\f\n\r\tAé"}},
+		{"surrogate pair", `{"url":"\ud83d\ude00"}`, Args{URL: "😀"}},
+		{"lone surrogate", `{"url":"\ud83dx"}`, Args{URL: "\ufffdx"}},
+		{"high then non-low", `{"url":"\ud83d\u0041"}`, Args{URL: "\ufffdA"}},
+		{"escaped key", `{"u\u0072l":"u"}`, Args{URL: "u"}},
+		{"negative zero start", `{"url":"u","start_index":-0}`, Args{URL: "u"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := decodeArgs(tc.in)
+			got, err := Decode(tc.in)
 			if err != nil {
-				t.Fatalf("decodeArgs: %v", err)
+				t.Fatalf("Decode: %v", err)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(header{})); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("args (-want +got):\n%s", diff)
 			}
 		})
@@ -82,9 +77,9 @@ func TestDecodeArgsRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := decodeArgs(tc.in)
+			got, err := Decode(tc.in)
 			if refusal.CodeOf(err) != refusal.InvalidArguments {
-				t.Errorf("decodeArgs(%q) = %+v, %v; want invalid_arguments", tc.in, got, err)
+				t.Errorf("Decode(%q) = %+v, %v; want invalid_arguments", tc.in, got, err)
 			}
 		})
 	}
@@ -120,10 +115,10 @@ func TestDecodeArgsMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeArgs(tc.in)
+			_, err := Decode(tc.in)
 			r, ok := refusal.As(err)
 			if !ok || r.Code != refusal.InvalidArguments {
-				t.Fatalf("decodeArgs = %v; want an invalid_arguments refusal", err)
+				t.Fatalf("Decode = %v; want an invalid_arguments refusal", err)
 			}
 			if !strings.Contains(r.Message, tc.want) {
 				t.Errorf("message %q; want it to contain %q", r.Message, tc.want)
@@ -143,17 +138,17 @@ func TestDecodeArgsManyHeaders(t *testing.T) {
 		}
 		return `{"url":"u","headers":{` + strings.Join(hs, ",") + `}}`
 	}
-	got, err := decodeArgs(doc(MaxHeaders))
+	got, err := Decode(doc(MaxHeaders))
 	if err != nil || len(got.Headers) != MaxHeaders {
 		t.Fatalf("%d headers: got %d headers, %v; want all, nil", MaxHeaders, len(got.Headers), err)
 	}
-	if _, err := decodeArgs(doc(MaxHeaders + 1)); refusal.CodeOf(err) != refusal.InvalidArguments {
+	if _, err := Decode(doc(MaxHeaders + 1)); refusal.CodeOf(err) != refusal.InvalidArguments {
 		t.Errorf("%d headers: got %v; want invalid_arguments", MaxHeaders+1, err)
 	}
 }
 
-// FuzzDecodeArgs checks decodeArgs (strictjson.Walker) against encoding/json:
-// whatever decodeArgs accepts is valid JSON, and encoding/json reads the
+// FuzzDecodeArgs checks Decode (strictjson.Walker) against encoding/json:
+// whatever Decode accepts is valid JSON, and encoding/json reads the
 // same values from it. Seeds cover escapes, numbers and nesting.
 func FuzzDecodeArgs(f *testing.F) {
 	for _, s := range []string{
@@ -168,7 +163,7 @@ func FuzzDecodeArgs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := decodeArgs(in)
+		got, err := Decode(in)
 		if err != nil {
 			if refusal.CodeOf(err) != refusal.InvalidArguments {
 				t.Fatalf("error %v is not invalid_arguments", err)
@@ -185,89 +180,49 @@ func FuzzDecodeArgs(f *testing.F) {
 			StartIndex *float64          `json:"start_index"`
 		}
 		if err := json.Unmarshal([]byte(in), &ref); err != nil {
-			t.Fatalf("decodeArgs accepted %q, encoding/json refuses it: %v", in, err)
+			t.Fatalf("Decode accepted %q, encoding/json refuses it: %v", in, err)
 		}
 		if ref.URL != got.URL || (ref.Body != nil) != got.HasBody || (ref.Body != nil && *ref.Body != got.Body) ||
 			(ref.Method != nil && *ref.Method != got.Method) || (ref.Format != nil && *ref.Format != got.Format) ||
 			(ref.MaxLength != nil) != got.HasMaxLen || (ref.MaxLength != nil && math.Abs(*ref.MaxLength) < 1<<53 && int64(*ref.MaxLength) != got.MaxLength) ||
 			(ref.StartIndex != nil && math.Abs(*ref.StartIndex) < 1<<53 && int64(*ref.StartIndex) != got.StartIndex) || len(ref.Headers) != len(got.Headers) {
-			t.Fatalf("decodeArgs(%q) = %+v; encoding/json reads %+v", in, got, ref)
+			t.Fatalf("Decode(%q) = %+v; encoding/json reads %+v", in, got, ref)
 		}
 		for _, h := range got.Headers {
-			if ref.Headers[h.name] != h.value {
-				t.Fatalf("header %q = %q; encoding/json reads %q", h.name, h.value, ref.Headers[h.name])
+			if ref.Headers[h.Name] != h.Value {
+				t.Fatalf("header %q = %q; encoding/json reads %q", h.Name, h.Value, ref.Headers[h.Name])
 			}
 		}
 	})
 }
 
-// FuzzPrepareCall feeds arbitrary argument documents to PrepareCall. It must
-// never panic; it either refuses with a *refusal.Error or returns exactly
-// one network requirement whose target matches the artifact, with an empty
-// grant pair. AuditSummary must never panic either and never contain the
-// query or fragment of the URL.
-func FuzzPrepareCall(f *testing.F) {
-	seeds := []string{
-		`{"url": "https://example.com/"}`,                                             // the common case
-		`{"url": "http://localhost:8080/x", "method": "post", "body": "a"}`,           // local mode candidate
-		`{"url": "https://example.com", "url": "https://evil.example"}`,               // duplicate key
-		`{"url": "https://example.com"} {}`,                                           // trailing data
-		`{"url": "https://example.com", "headers": {"A": "1", "a": "2"}}`,             // duplicate header
-		`{"url": "https://u:p@example.com/"}`,                                         // credentials
-		`{"url": "http://[::ffff:127.0.0.1]:80/"}`,                                    // mapped loopback
-		`{"url": "https://１２７.０.０.１:1/"}`,                                             // full-width digits
-		`{"url": "https://example.com/", "max_length": 1e999}`,                        // huge number
-		`{"url": "https://example.com/", "headers": {"X": "a\r\nb"}}`,                 // header injection
-		`{"url": "https://[fe80::1%25en0]/"}`,                                         // zone
-		`{"url": "https:\\\\example.com\\path"}`,                                      // backslashes
-		`{"url":"https://example.com","format":"RAW","start_index":0,"max_length":1}`, // bounds
-		`{"url": "https://example.com", "headers": {"Proxy-X": ""}}`,                  // proxy header
+// TestSchema: the schema a model is shown names exactly the fields Decode
+// reads, url required, nothing else allowed, and carries the caps given.
+func TestSchema(t *testing.T) {
+	var schema struct {
+		Type       string                    `json:"type"`
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+		AddProps   bool                      `json:"additionalProperties"`
 	}
-	for _, s := range seeds {
-		f.Add(s)
+	if err := json.Unmarshal(Schema(7, 1234), &schema); err != nil {
+		t.Fatalf("schema is not JSON: %v", err)
 	}
-	fe := newFetch(nil, &Options{}, newWorkspace(f, 1, 80, 443, 3000, 8080), risk.Permissive)
-	f.Fuzz(func(t *testing.T, in string) {
-		_ = fe.AuditSummary(in)
-		req, art, err := fe.PrepareCall(context.Background(), uuid.Nil, in)
-		var raw struct{ URL string }
-		_ = json.Unmarshal([]byte(in), &raw)
-		if err != nil {
-			r, ok := refusal.As(err)
-			if !ok {
-				t.Fatalf("error %T %v is not a refusal", err, err)
-			}
-			if (r.Code == refusal.LocalPortMissing || r.Code == refusal.LocalPortNotAllowed) && !isLocalURL(raw.URL) {
-				t.Fatalf("local refusal %v for %q, which is not a local URL", r, raw.URL)
-			}
-			return
+	var props []string
+	for k := range schema.Properties {
+		if !slices.Contains(argsDoc.Keys, k) {
+			t.Errorf("schema property %q is not decoded by Decode", k)
 		}
-		p := art.(*prepared)
-		if p.local != isLocalURL(raw.URL) {
-			t.Fatalf("local %v for %q; a local URL: %v", p.local, raw.URL, !p.local)
-		}
-		if len(req.Requirements) != 1 || req.Requirements[0].Target != p.target || !req.Grants.Empty() {
-			t.Fatalf("request %+v for target %v; want one requirement for it and no grants", req, p.target)
-		}
-		if p.url.User != nil || p.url.Fragment != "" || p.url.Hostname() != p.target.Host() {
-			t.Fatalf("wire URL %q: userinfo, fragment or host differs from %q", p.url, p.target.Host())
-		}
-		if d := policy.Decide(context.Background(), policy.Args{Origin: req.Requirements[0].Origin(), Workspace: scopeOf(fe).ws, Profile: scopeOf(fe).profile, Layers: layersFor(scopeOf(fe).ws)}); d.Result != policy.Deny && !p.local && p.scheme != "https" {
-			t.Fatalf("public target %v over %s: decided %v", p.target, p.scheme, d)
-		}
-		if s := fe.AuditSummary(in); strings.ContainsAny(s, "/?#@") && !strings.Contains(s, "<") {
-			t.Fatalf("AuditSummary %q carries more than method and host", s)
-		}
-	})
-}
-
-// isLocalURL: an http(s) URL whose host normalises to one of the three
-// local hosts (seed 000's is_local_target).
-func isLocalURL(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
+		props = append(props, k)
 	}
-	h, err := capability.NormalizeHost(u.Hostname())
-	return err == nil && !strings.HasSuffix(h, ".") && capability.IsLocalHost(h)
+	if len(props) != len(argsDoc.Keys) || schema.Type != "object" || schema.AddProps || !cmp.Equal(schema.Required, []string{"url"}) {
+		t.Errorf("schema type %q props %v required %v additionalProperties %v; want object, %d properties, [url], false",
+			schema.Type, props, schema.Required, schema.AddProps, len(argsDoc.Keys))
+	}
+	if got := schema.Properties["timeout"]["maximum"]; got != float64(7) {
+		t.Errorf("timeout maximum %v; want the cap 7", got)
+	}
+	if got := schema.Properties["max_bytes"]["maximum"]; got != float64(1234) {
+		t.Errorf("max_bytes maximum %v; want the cap 1234", got)
+	}
 }
