@@ -4,7 +4,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/robotscheck"
 )
 
 // Transport sits between the fetch tool's client and the guarded
@@ -12,7 +12,7 @@ import (
 // the body bytes of each response as the tool reads them, after
 // decompression: it copies them to File and draws Bar. Each new response
 // (a redirect hop) starts the copy afresh, so the file ends up holding the
-// final response's body. A robots.txt request (fetch.IsRobotsRequest) is
+// final response's body. A robots.txt request (robotscheck.IsRobotsRequest) is
 // not the call's body and passes by.
 type Transport struct {
 	// Next makes the round trips; it must not be nil.
@@ -25,7 +25,7 @@ type Transport struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if fetch.IsRobotsRequest(req) {
+	if robotscheck.IsRobotsRequest(req) {
 		return t.Next.RoundTrip(req) // --respect-robots: not the call's body
 	}
 	resp, err := t.Next.RoundTrip(req)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/fetchargs"
 )
 
 // Generic summaries for arguments that say nothing safe to log.
@@ -21,7 +22,7 @@ const (
 // must summarise the calls PrepareCall refuses too), and arguments or a URL
 // it cannot read give a generic, secret-free summary.
 func (f *Fetch) AuditSummary(argsJSON string) string {
-	if len(argsJSON) > MaxArgsBytes {
+	if len(argsJSON) > fetchargs.MaxArgsBytes {
 		return summaryBadArgs
 	}
 	var a struct {
@@ -42,7 +43,7 @@ func (f *Fetch) AuditSummary(argsJSON string) string {
 }
 
 func summaryHost(raw string) string {
-	if raw == "" || len(raw) > MaxURLBytes {
+	if raw == "" || len(raw) > fetchargs.MaxURLBytes {
 		return summaryBadURL
 	}
 	u, err := url.Parse(raw)

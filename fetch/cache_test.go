@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
+	"github.com/ocfetch/ocfetch/respcache"
 	"github.com/ocfetch/ocfetch/risk"
 )
 
@@ -39,7 +39,7 @@ func TestCacheNotKept(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprint(w, longPage)
 	}), false)
-	f := newFetch(ph.client, &Options{Cache: NewCache(nil)}, testScope{}.ws, risk.Standard)
+	f := newFetch(ph.client, &Options{Cache: respcache.New(nil)}, testScope{}.ws, risk.Standard)
 	for _, tc := range []struct {
 		name, args string
 		kept       bool
@@ -73,7 +73,7 @@ func TestCacheNotKept(t *testing.T) {
 		}
 	}
 
-	h := newHarness(t, &Options{Cache: NewCache(nil)})
+	h := newHarness(t, &Options{Cache: respcache.New(nil)})
 	var local atomic.Int32
 	base, _ := h.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local.Add(1)
@@ -86,52 +86,6 @@ func TestCacheNotKept(t *testing.T) {
 	}
 	if n := local.Load(); n != 2 {
 		t.Errorf("local mode: the dev server saw %d requests for 2 calls; want 2", n)
-	}
-}
-
-// TestCacheExpiry: with an injected clock, an entry is served until its
-// TTL and fetched again after.
-func TestCacheExpiry(t *testing.T) {
-	var hits atomic.Int32
-	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		hits.Add(1)
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
-	})
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	c := NewCache(&CacheOptions{TTL: time.Minute, MaxEntries: 2, MaxBytes: 1 << 20, Now: func() time.Time { return now }})
-	get := func(url string) {
-		req, _ := http.NewRequest(http.MethodGet, url, nil)
-		var hit cacheHit
-		resp, err := c.transport(next, &hit).RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body) // an entry is kept once its body is read to the end
-		resp.Body.Close()
-	}
-	steps := []struct {
-		name    string
-		later   time.Duration
-		url     string
-		wantHit bool
-	}{
-		{"first", 0, "https://a.example/", false},
-		{"within the TTL", 59 * time.Second, "https://a.example/", true},
-		{"at the TTL", 60 * time.Second, "https://a.example/", false},
-		{"fresh again", 61 * time.Second, "https://a.example/", true},
-		{"b", 61 * time.Second, "https://b.example/", false},
-		{"c evicts the least recently used (a)", 61 * time.Second, "https://c.example/", false},
-		{"a was evicted", 61 * time.Second, "https://a.example/", false},
-		{"c still there", 61 * time.Second, "https://c.example/", true},
-	}
-	base := now
-	for _, st := range steps {
-		now = base.Add(st.later)
-		before := hits.Load()
-		get(st.url)
-		if hit := hits.Load() == before; hit != st.wantHit {
-			t.Errorf("%s: hit %v; want %v", st.name, hit, st.wantHit)
-		}
 	}
 }
 
@@ -213,13 +167,13 @@ func (o *countingOrigin) handlerDone(t *testing.T) {
 func TestCacheObeysMaxBytes(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		cache    *Cache
+		cache    *respcache.Cache
 		path     string
 		maxBytes int
 	}{
-		{"10 MB body, cache on", NewCache(nil), "/big", 1000},
+		{"10 MB body, cache on", respcache.New(nil), "/big", 1000},
 		{"10 MB body, cache off", nil, "/big", 1000},
-		{"endless slow body, cache on", NewCache(nil), "/endless", 2048},
+		{"endless slow body, cache on", respcache.New(nil), "/endless", 2048},
 		{"endless slow body, cache off", nil, "/endless", 2048},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,7 +200,7 @@ func TestCacheObeysMaxBytes(t *testing.T) {
 // the network would.
 func TestCacheKeepsWholeBodiesOnly(t *testing.T) {
 	o := startCountingOrigin(t)
-	f := newFetch(o.client, &Options{Cache: NewCache(nil)}, testScope{}.ws, risk.Standard)
+	f := newFetch(o.client, &Options{Cache: respcache.New(nil)}, testScope{}.ws, risk.Standard)
 	for i, st := range []struct {
 		name          string
 		maxBytes      int // 0: none (the server's cap)

@@ -51,10 +51,11 @@
 // With [Options.Robots] (--respect-robots), a call first reads its
 // origin's robots.txt, under the same admission and redirect decision as
 // the page and through the same client, and a page the file disallows for
-// [RobotsAgent] is refused (robots_disallowed) before anything else is
+// robotscheck.Agent is refused (robots_disallowed) before anything else is
 // sent; a 401 or 403 refuses every page, as the MCP reference fetch server
-// does, and so does a 5xx (RFC 9309); another 4xx allows. One [Robots] is
-// the session's cache (bounded in origins, bytes, time): see [Robots].
+// does, and so does a 5xx (RFC 9309); another 4xx allows. One
+// robotscheck.Checker is the session's cache (bounded in origins, bytes,
+// time): see package robotscheck.
 //
 // # Bounds
 //

@@ -2,14 +2,15 @@ package fetch
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/respcache"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -38,7 +39,7 @@ type Options struct {
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// DefaultMaxLength is the max_length (runes of content returned) of a
-	// call that does not set one. 0 means DefaultMaxLength.
+	// call that does not set one. 0 means fetchargs.DefaultMaxLength.
 	DefaultMaxLength int
 	// Timeout bounds one call, redirects and body included, on top of the
 	// client's own Timeout. 0 means DefaultTimeout.
@@ -48,20 +49,20 @@ type Options struct {
 	UserAgent string
 	// Robots, if set, is the robots.txt check (--respect-robots): before
 	// a call sends anything, its origin's robots.txt is read under the
-	// same decision as the page, and a page it disallows for RobotsAgent
-	// is refused, robots_disallowed (see [Robots]). Share one Robots
-	// across the Fetches of a session: it is the cache. nil: robots.txt is
-	// neither read nor obeyed.
-	Robots *Robots
+	// same decision as the page, and a page it disallows for
+	// robotscheck.Agent is refused, robots_disallowed (see
+	// [robotscheck.Checker]). Share one Checker across the Fetches of a
+	// session: it is the cache. nil: robots.txt is neither read nor obeyed.
+	Robots *robotscheck.Checker
 	// Logger receives one debug line per decision, domain TOOLS.FETCH,
 	// secret-free (method, host, port, status, sizes, reason codes): decisions
 	// at diag.L2, per-hop detail at diag.L3. nil
 	// discards.
 	Logger *slog.Logger
 	// Cache, when set, is the response cache the runs' transport goes
-	// through ([Cache]: GET responses of public hosts, read no further
-	// than the call's max_bytes); nil fetches every response.
-	Cache *Cache
+	// through ([respcache.Cache]: GET responses of public hosts, read no
+	// further than the call's max_bytes); nil fetches every response.
+	Cache *respcache.Cache
 }
 
 // Fetch is the Fetch tool: one bounded HTTP GET or POST through an injected
@@ -96,8 +97,8 @@ func NewFetch(client *http.Client, opts *Options) *Fetch {
 		f.maxBody = DefaultMaxBodyBytes
 	}
 	f.defaultMaxLength = f.opts.DefaultMaxLength
-	if f.defaultMaxLength <= 0 || f.defaultMaxLength > MaxMaxLength {
-		f.defaultMaxLength = DefaultMaxLength
+	if f.defaultMaxLength <= 0 || f.defaultMaxLength > fetchargs.MaxMaxLength {
+		f.defaultMaxLength = fetchargs.DefaultMaxLength
 	}
 	f.timeout = f.opts.Timeout
 	if f.timeout <= 0 {
@@ -129,31 +130,12 @@ Rules: public hosts must use https. http://localhost, 127.0.0.1 or [::1] work on
 // robotsDescription ends the description when robots.txt is obeyed.
 const robotsDescription = ` This server respects robots.txt: a page the site's robots.txt disallows for user agent ocfetch is refused (robots_disallowed); tell the user, who can open it themselves.`
 
-// inputSchemaFormat is the input schema with the caps (timeout seconds,
-// max_bytes) to fill in: the Fetch's own.
-const inputSchemaFormat = `{
-  "type": "object",
-  "properties": {
-    "url": {"type": "string", "description": "Absolute URL to fetch: https://host/path (http:// only for an allowed localhost port)."},
-    "method": {"type": "string", "enum": ["GET", "POST"], "default": "GET", "description": "HTTP method."},
-    "headers": {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 32, "description": "Request headers, name to value. Host, Connection, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Accept-Encoding, Expect and Proxy-* may not be set."},
-    "body": {"type": "string", "maxLength": 65536, "description": "Request body, POST only, at most 64 KiB. No Content-Type is sent unless given in headers."},
-    "format": {"type": "string", "enum": ["markdown", "text", "raw"], "default": "markdown", "description": "How to return the content."},
-    "max_length": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": 20000, "description": "Maximum number of characters of content to return."},
-    "start_index": {"type": "integer", "minimum": 0, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."},
-    "timeout": {"type": "integer", "minimum": 1, "maximum": %[1]d, "default": %[1]d, "description": "Seconds the whole call may take, redirects and body included; at most the server's cap (%[1]d)."},
-    "max_bytes": {"type": "integer", "minimum": 1, "maximum": %[2]d, "default": %[2]d, "description": "Response body bytes to read at most (after decompression); a longer body is cut and reported; at most the server's cap (%[2]d)."}
-  },
-  "required": ["url"],
-  "additionalProperties": false
-}`
-
 // Name returns [Name] ([tool.Named]): the tool's name without its Info.
 func (*Fetch) Name() string { return Name }
 
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (f *Fetch) Info(context.Context) (*tool.Info, error) {
-	schema := json.RawMessage(fmt.Sprintf(inputSchemaFormat, max(int64(f.timeout/time.Second), 1), f.maxBody))
+	schema := fetchargs.Schema(max(int64(f.timeout/time.Second), 1), f.maxBody)
 	desc := description
 	if f.opts.Robots != nil {
 		desc += robotsDescription

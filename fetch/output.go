@@ -41,7 +41,7 @@ type Output struct {
 	// Title is the document's title, when it has one.
 	Title string `json:"title,omitempty"`
 	// Cached reports that the response came from the response cache
-	// ([Options].Cache); FetchedAt (RFC 3339, UTC) is when it was fetched.
+	// ([Options].Cache, a respcache.Cache); FetchedAt (RFC 3339, UTC) is when it was fetched.
 	// Omitted for a response fetched by this call.
 	Cached    bool   `json:"cached,omitempty"`
 	FetchedAt string `json:"fetched_at,omitempty"`

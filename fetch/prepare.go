@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
@@ -86,7 +87,7 @@ func (f *Fetch) PrepareCall(ctx context.Context, executionID uuid.UUID, argsJSON
 }
 
 func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
-	a, err := decodeArgs(argsJSON)
+	a, err := fetchargs.Decode(argsJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -98,42 +99,42 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 	case strings.EqualFold(a.Method, http.MethodPost):
 		p.method = http.MethodPost
 	default:
-		return nil, errArgs("method " + strconv.Quote(safetext.Short(a.Method)) + " is not allowed; use GET or POST")
+		return nil, fetchargs.Invalid("method " + strconv.Quote(safetext.Short(a.Method)) + " is not allowed; use GET or POST")
 	}
 	if p.hasBody && p.method != http.MethodPost {
-		return nil, errArgs("a body is allowed with POST only")
+		return nil, fetchargs.Invalid("a body is allowed with POST only")
 	}
-	if len(p.body) > MaxRequestBodyBytes {
-		return nil, errArgs("body is larger than 64 KiB")
+	if len(p.body) > fetchargs.MaxRequestBodyBytes {
+		return nil, fetchargs.Invalid("body is larger than 64 KiB")
 	}
-	if p.header, err = validateHeaders(a.Headers); err != nil {
+	if p.header, err = fetchargs.ValidateHeaders(a.Headers); err != nil {
 		return nil, err
 	}
 	if p.format, err = content.ParseFormat(a.Format); err != nil {
-		return nil, errArgs(`field format must be "markdown", "text" or "raw"`)
+		return nil, fetchargs.Invalid(`field format must be "markdown", "text" or "raw"`)
 	}
 	p.maxLength = f.defaultMaxLength
 	if a.HasMaxLen {
-		if a.MaxLength < 1 || a.MaxLength > MaxMaxLength {
-			return nil, errArgs("field max_length must be an integer from 1 to " + strconv.Itoa(MaxMaxLength))
+		if a.MaxLength < 1 || a.MaxLength > fetchargs.MaxMaxLength {
+			return nil, fetchargs.Invalid("field max_length must be an integer from 1 to " + strconv.Itoa(fetchargs.MaxMaxLength))
 		}
 		p.maxLength = int(a.MaxLength)
 	}
-	if a.StartIndex < 0 || a.StartIndex > MaxStartIndex {
-		return nil, errArgs("field start_index must be an integer of 0 or more")
+	if a.StartIndex < 0 || a.StartIndex > fetchargs.MaxStartIndex {
+		return nil, fetchargs.Invalid("field start_index must be an integer of 0 or more")
 	}
 	p.startIndex = int(a.StartIndex)
 	p.timeout, p.maxBody = f.timeout, f.maxBody
 	if a.HasTimeout {
 		capSec := int64(f.timeout / time.Second)
 		if a.Timeout < 1 || a.Timeout > max(capSec, 1) {
-			return nil, errArgs("field timeout must be an integer number of seconds from 1 to " + strconv.FormatInt(max(capSec, 1), 10) + " (the server's cap)")
+			return nil, fetchargs.Invalid("field timeout must be an integer number of seconds from 1 to " + strconv.FormatInt(max(capSec, 1), 10) + " (the server's cap)")
 		}
 		p.timeout = min(time.Duration(a.Timeout)*time.Second, f.timeout)
 	}
 	if a.HasMaxBytes {
 		if a.MaxBytes < 1 || a.MaxBytes > f.maxBody {
-			return nil, errArgs("field max_bytes must be an integer from 1 to " + strconv.FormatInt(f.maxBody, 10) + " (the server's cap)")
+			return nil, fetchargs.Invalid("field max_bytes must be an integer from 1 to " + strconv.FormatInt(f.maxBody, 10) + " (the server's cap)")
 		}
 		p.maxBody = a.MaxBytes
 	}
@@ -148,15 +149,15 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 // local fields. On a refusal after the host is known, p.target is set
 // so the caller can log it.
 func (f *Fetch) prepareURL(p *prepared, raw string) error {
-	if len(raw) > MaxURLBytes {
-		return errArgs("url is longer than 16 KiB")
+	if len(raw) > fetchargs.MaxURLBytes {
+		return fetchargs.Invalid("url is longer than 16 KiB")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return errArgs("url is not a valid URL")
+		return fetchargs.Invalid("url is not a valid URL")
 	}
 	if u.Scheme == "" {
-		return errArgs("url must be absolute, with a scheme and a host (https://host/…)")
+		return fetchargs.Invalid("url must be absolute, with a scheme and a host (https://host/…)")
 	}
 	scheme := u.Scheme // url.Parse lowercases it
 	if capability.DefaultPort(scheme) == 0 {
@@ -164,14 +165,14 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 			WithHint("use an https:// URL")
 	}
 	if u.Opaque != "" {
-		return errArgs("url must be absolute, with a scheme and a host (" + scheme + "://host/…)")
+		return fetchargs.Invalid("url must be absolute, with a scheme and a host (" + scheme + "://host/…)")
 	}
 	if u.User != nil {
 		return refusal.New(refusal.CredentialsInURL, "the URL carries credentials (user:password@); they are never sent").
 			WithHint("remove the credentials from the URL; if the site needs them, send an Authorization header")
 	}
 	if u.Host == "" {
-		return errArgs("url has no host")
+		return fetchargs.Invalid("url has no host")
 	}
 	o, err := capability.OriginOf(u)
 	switch {
@@ -181,7 +182,7 @@ func (f *Fetch) prepareURL(p *prepared, raw string) error {
 		msg := strings.TrimPrefix(err.Error(), capability.ErrInvalidHost.Error()+": ")
 		return refusal.New(refusal.InvalidHost, msg).WithHint("use a host name in ASCII or a canonical IP address")
 	case err != nil:
-		return errArgs("the URL's " + strings.TrimPrefix(err.Error(), capability.ErrInvalidPort.Error()+": "))
+		return fetchargs.Invalid("the URL's " + strings.TrimPrefix(err.Error(), capability.ErrInvalidPort.Error()+": "))
 	}
 	p.origin, p.target, p.scheme, p.local = o, o.Target, scheme, o.IsLocal()
 	p.url = &url.URL{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/content"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
@@ -80,9 +80,9 @@ func TestPrepareCallDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := art.(*prepared)
-	if p.method != "GET" || p.format != content.Markdown || p.maxLength != DefaultMaxLength || p.startIndex != 0 || p.hasBody || p.header != nil {
+	if p.method != "GET" || p.format != content.Markdown || p.maxLength != fetchargs.DefaultMaxLength || p.startIndex != 0 || p.hasBody || p.header != nil {
 		t.Errorf("got method %q format %q max_length %d start_index %d body %v headers %v; want GET markdown %d 0 false nil",
-			p.method, p.format, p.maxLength, p.startIndex, p.hasBody, p.header, DefaultMaxLength)
+			p.method, p.format, p.maxLength, p.startIndex, p.hasBody, p.header, fetchargs.DefaultMaxLength)
 	}
 	f = NewFetch(nil, &Options{DefaultMaxLength: 500})
 	_, art, _ = f.PrepareCall(context.Background(), uuid.New(), `{"url": "https://example.com", "format": "TEXT", "start_index": 7, "headers": {"accept": "text/plain", "x-token": "v"}}`)
@@ -164,11 +164,11 @@ func TestPrepareCallRefusals(t *testing.T) {
 		{"trailing object", permissive, `{"url": "https://example.com"}{"url": "https://evil.example"}`, refusal.InvalidArguments},
 		{"trailing garbage", permissive, `{"url": "https://example.com"} x`, refusal.InvalidArguments},
 		{"truncated", permissive, `{"url": "https://example.com"`, refusal.InvalidArguments},
-		{"too large", permissive, `{"url": "https://example.com", "body": "` + strings.Repeat("a", MaxArgsBytes) + `"}`, refusal.InvalidArguments},
+		{"too large", permissive, `{"url": "https://example.com", "body": "` + strings.Repeat("a", fetchargs.MaxArgsBytes) + `"}`, refusal.InvalidArguments},
 		{"method PUT", permissive, `{"url": "https://example.com", "method": "PUT"}`, refusal.InvalidArguments},
 		{"method wrong type", permissive, `{"url": "https://example.com", "method": 1}`, refusal.InvalidArguments},
 		{"body with GET", permissive, `{"url": "https://example.com", "body": "x"}`, refusal.InvalidArguments},
-		{"body too large", permissive, `{"url": "https://example.com", "method": "POST", "body": "` + strings.Repeat("a", MaxRequestBodyBytes+1) + `"}`, refusal.InvalidArguments},
+		{"body too large", permissive, `{"url": "https://example.com", "method": "POST", "body": "` + strings.Repeat("a", fetchargs.MaxRequestBodyBytes+1) + `"}`, refusal.InvalidArguments},
 		{"headers array", permissive, `{"url": "https://example.com", "headers": ["a"]}`, refusal.InvalidArguments},
 		{"header value number", permissive, `{"url": "https://example.com", "headers": {"X-A": 1}}`, refusal.InvalidArguments},
 		{"header Host", permissive, `{"url": "https://example.com", "headers": {"host": "evil.example"}}`, refusal.InvalidArguments},
@@ -181,7 +181,7 @@ func TestPrepareCallRefusals(t *testing.T) {
 		{"header bad name", permissive, `{"url": "https://example.com", "headers": {"X A": "1"}}`, refusal.InvalidArguments},
 		{"header CRLF value", permissive, `{"url": "https://example.com", "headers": {"X-A": "1\r\nHost: evil"}}`, refusal.InvalidArguments},
 		{"header NUL value", permissive, `{"url": "https://example.com", "headers": {"X-A": "a\u0000b"}}`, refusal.InvalidArguments},
-		{"header value too long", permissive, `{"url": "https://example.com", "headers": {"X-A": "` + strings.Repeat("v", MaxHeaderValueBytes+1) + `"}}`, refusal.InvalidArguments},
+		{"header value too long", permissive, `{"url": "https://example.com", "headers": {"X-A": "` + strings.Repeat("v", fetchargs.MaxHeaderValueBytes+1) + `"}}`, refusal.InvalidArguments},
 		{"headers too large in total", permissive, `{"url": "https://example.com", "headers": {"X-A": "` + strings.Repeat("v", 8000) + `", "X-B": "` + strings.Repeat("v", 8000) + `", "X-C": "` + strings.Repeat("v", 8000) + `", "X-D": "` + strings.Repeat("v", 8000) + `", "X-E": "` + strings.Repeat("v", 8000) + `"}}`, refusal.InvalidArguments},
 		{"too many headers", permissive, `{"url": "https://example.com", "headers": {` + strings.Join(many, ",") + `}}`, refusal.InvalidArguments},
 		{"format unknown", permissive, `{"url": "https://example.com", "format": "pdf"}`, refusal.InvalidArguments},
@@ -196,7 +196,7 @@ func TestPrepareCallRefusals(t *testing.T) {
 		{"url scheme-relative", permissive, `{"url": "//example.com/"}`, refusal.InvalidArguments},
 		{"url opaque", permissive, `{"url": "https:example.com"}`, refusal.InvalidArguments},
 		{"url no host", permissive, `{"url": "https:///path"}`, refusal.InvalidArguments},
-		{"url too long", permissive, `{"url": "https://example.com/` + strings.Repeat("a", MaxURLBytes) + `"}`, refusal.InvalidArguments},
+		{"url too long", permissive, `{"url": "https://example.com/` + strings.Repeat("a", fetchargs.MaxURLBytes) + `"}`, refusal.InvalidArguments},
 		{"port zero", permissive, `{"url": "https://example.com:0/"}`, refusal.InvalidArguments},
 		{"port too big", permissive, `{"url": "https://example.com:65536/"}`, refusal.InvalidArguments},
 		{"file scheme", permissive, `{"url": "file:///etc/passwd"}`, refusal.SchemeNotAllowed},
@@ -346,8 +346,8 @@ func TestInfo(t *testing.T) {
 	}
 	var props []string
 	for k := range schema.Properties {
-		if !slices.Contains(argsDoc.Keys, k) {
-			t.Errorf("schema property %q is not decoded by PrepareCall", k)
+		if _, err := fetchargs.Decode(`{"url": "u", "` + k + `": null}`); k != "url" && err != nil {
+			t.Errorf("schema property %q is not decoded by PrepareCall: %v", k, err)
 		}
 		props = append(props, k)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/tool"
 	"go.uber.org/goleak"
 )
@@ -106,7 +107,7 @@ func TestRobotsVerdicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, &Options{Robots: NewRobots(nil)})
+			h := newHarness(t, &Options{Robots: robotscheck.New(nil)})
 			mux := http.NewServeMux()
 			site := &robotsSite{robots: tc.robots}
 			mux.Handle("/", site)
@@ -155,7 +156,7 @@ func TestRobotsOff(t *testing.T) {
 // its TTL; a 5xx or a failure is not kept; the cache is bounded.
 func TestRobotsCache(t *testing.T) {
 	t.Run("second call does not refetch", func(t *testing.T) {
-		rb := NewRobots(nil)
+		rb := robotscheck.New(nil)
 		h := newHarness(t, &Options{Robots: rb})
 		site := &robotsSite{robots: robotsText("User-agent: *\nDisallow: /private\n")}
 		base, _ := h.serve(site)
@@ -171,7 +172,7 @@ func TestRobotsCache(t *testing.T) {
 		}
 	})
 	t.Run("concurrent calls fetch once", func(t *testing.T) {
-		h := newHarness(t, &Options{Robots: NewRobots(nil)})
+		h := newHarness(t, &Options{Robots: robotscheck.New(nil)})
 		site := &robotsSite{robots: robotsText("User-agent: *\nDisallow: /private\n")}
 		base, _ := h.serve(site)
 		var wg sync.WaitGroup
@@ -188,7 +189,7 @@ func TestRobotsCache(t *testing.T) {
 		}
 	})
 	t.Run("a 5xx is asked again", func(t *testing.T) {
-		h := newHarness(t, &Options{Robots: NewRobots(nil)})
+		h := newHarness(t, &Options{Robots: robotscheck.New(nil)})
 		var down atomic.Bool
 		down.Store(true)
 		site := &robotsSite{robots: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -211,7 +212,7 @@ func TestRobotsCache(t *testing.T) {
 		var mu sync.Mutex
 		now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-		h := newHarness(t, &Options{Robots: NewRobots(&RobotsOptions{TTL: time.Hour, Now: clock})})
+		h := newHarness(t, &Options{Robots: robotscheck.New(&robotscheck.Options{TTL: time.Hour, Now: clock})})
 		site := &robotsSite{robots: robotsText("")}
 		base, _ := h.serve(site)
 		output(t, call(context.Background(), h.f, `{"url": "`+base+`/a"}`))
@@ -228,7 +229,7 @@ func TestRobotsCache(t *testing.T) {
 		}
 	})
 	t.Run("bounded in origins", func(t *testing.T) {
-		rb := NewRobots(&RobotsOptions{MaxOrigins: 2})
+		rb := robotscheck.New(&robotscheck.Options{MaxOrigins: 2})
 		h := newHarness(t, &Options{Robots: rb})
 		var sites []*robotsSite
 		var bases []string
@@ -279,7 +280,7 @@ func TestRobotsBounds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, &Options{Robots: NewRobots(&RobotsOptions{Timeout: 300 * time.Millisecond})})
+			h := newHarness(t, &Options{Robots: robotscheck.New(&robotscheck.Options{Timeout: 300 * time.Millisecond})})
 			site := &robotsSite{robots: tc.robots}
 			base, _ := h.serve(site)
 			res := call(context.Background(), h.f, `{"url": "`+base+tc.path+`"}`)
@@ -331,7 +332,7 @@ func TestRobotsPublicHTTPS(t *testing.T) {
 		RootCAs: pub.RootCAs, Timeout: 5 * time.Second, Dial: pub.Dial,
 	})
 	t.Cleanup(func() { pub.Server.Close(); client.CloseIdleConnections(); goleak.VerifyNone(t, ignore) })
-	f := newFetch(client, &Options{Robots: NewRobots(nil)}, testScope{}.ws, risk.Standard)
+	f := newFetch(client, &Options{Robots: robotscheck.New(nil)}, testScope{}.ws, risk.Standard)
 
 	wantError(t, call(context.Background(), f, `{"url": "https://example.com/private/x"}`), refusal.RobotsDisallowed)
 	output(t, call(context.Background(), f, `{"url": "https://example.com/public"}`))

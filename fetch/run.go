@@ -15,6 +15,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/respcache"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -109,12 +110,12 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	client := *f.client
 	client.CheckRedirect = f.checkRedirect(p, again)
 	client.Jar = nil
-	var hit *cacheHit // nil without a cache: nothing allocated
+	var hit *respcache.Hit // nil without a cache: nothing allocated
 	if f.opts.Cache != nil && !p.local {
 		// Local mode is never cached (a dev server changes); every hop
 		// stays on the call's host (checkRedirect), so this holds for them.
-		hit = new(cacheHit)
-		client.Transport = f.opts.Cache.transport(client.Transport, hit)
+		hit = new(respcache.Hit)
+		client.Transport = f.opts.Cache.Transport(client.Transport, hit)
 	}
 
 	if f.log.Enabled(ctx, diag.L3) {
@@ -142,8 +143,8 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 		BodyTruncated: cut,
 		StartIndex:    p.startIndex,
 	}
-	if hit != nil && hit.hit {
-		out.Cached, out.FetchedAt = true, hit.fetched.UTC().Format(time.RFC3339)
+	if hit != nil && hit.Hit {
+		out.Cached, out.FetchedAt = true, hit.Fetched.UTC().Format(time.RFC3339)
 	}
 	if cut {
 		out.Notes = append(out.Notes, fmt.Sprintf("body cut at %d bytes (the cap); the content is that of the first %d bytes", p.maxBody, p.maxBody))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/risk"
@@ -126,7 +127,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			return map[string]any{"url": base + "/ok/" + path + "?" + query, "max_length": hval}
 		}},
 		{"body too large", func(path, query, hval, body string) map[string]any {
-			return map[string]any{"url": base + "/ok/" + path, "method": "POST", "body": strings.Repeat(body, MaxRequestBodyBytes/len(body)+1)}
+			return map[string]any{"url": base + "/ok/" + path, "method": "POST", "body": strings.Repeat(body, fetchargs.MaxRequestBodyBytes/len(body)+1)}
 		}},
 	}
 	slow := scenario{"timeout", withAll(base+"/slow/", "GET")}

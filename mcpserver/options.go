@@ -9,8 +9,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 	"github.com/ocfetch/ocfetch/tool"
@@ -93,12 +93,12 @@ type Options struct {
 
 	// Robots, if set, is the robots.txt check of every fetch
 	// (--respect-robots, fetch.Options.Robots): a page the site's
-	// robots.txt disallows is refused, robots_disallowed; the one Robots is
+	// robots.txt disallows is refused, robots_disallowed; the one Checker is
 	// the server's cache of robots.txt files. nil: robots.txt is not read.
-	Robots *fetch.Robots
+	Robots *robotscheck.Checker
 
 	// CacheTTL is how long the response cache keeps a GET response
-	// (--cache-ttl); 0 means [fetch.DefaultCacheTTL], a negative value disables
+	// (--cache-ttl); 0 means respcache.DefaultTTL, a negative value disables
 	// the cache.
 	CacheTTL time.Duration
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/egress"
-	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
+	"github.com/ocfetch/ocfetch/robotscheck"
 )
 
 // TestFetchRespectRobots: with Options.Robots (--respect-robots) the fetch
@@ -40,7 +40,7 @@ func TestFetchRespectRobots(t *testing.T) {
 	t.Run("on", func(t *testing.T) {
 		robotsHits.Store(0)
 		pageHits.Store(0)
-		cs := connect(t, &Options{Root: ws.Root, Egress: eo, Robots: fetch.NewRobots(nil), CacheTTL: -1}, clientSpec{})
+		cs := connect(t, &Options{Root: ws.Root, Egress: eo, Robots: robotscheck.New(nil), CacheTTL: -1}, clientSpec{})
 		tools, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/respcache"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/scope"
@@ -150,7 +151,7 @@ func newServer(opts *Options) (*server, error) {
 		}
 		if s.opts.CacheTTL >= 0 {
 			// One cache for the process, an option of every call's Fetch.
-			fo.Cache = fetch.NewCache(&fetch.CacheOptions{TTL: s.opts.CacheTTL})
+			fo.Cache = respcache.New(&respcache.Options{TTL: s.opts.CacheTTL})
 		}
 		s.newTool = func(client *http.Client) tool.Tool {
 			o := fo

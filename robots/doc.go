@@ -1,7 +1,7 @@
 // Package robots parses robots.txt (RFC 9309, the Robots Exclusion
 // Protocol) and answers whether a crawler's product token may fetch a
-// path. It is pure: it reads bytes it is given and sends nothing; the
-// fetch package fetches the file under the same decision as the page.
+// path. It is pure: it reads bytes it is given and sends nothing;
+// package robotscheck fetches the file under the same decision as the page.
 //
 //	rules := robots.Parse(body) // at most MaxBytes of it are read
 //	if !rules.Check("ocfetch", "/private/page?q=1").Allowed {

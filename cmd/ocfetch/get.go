@@ -21,7 +21,9 @@ import (
 	"github.com/ocfetch/ocfetch/download"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/tool"
 )
@@ -94,7 +96,7 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 	fl.StringVarP(&f.data, "data", "d", "", "request `BODY` for POST, at most 64 KiB; @FILE reads it from FILE, @- from stdin")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header `'Name: value'` (repeatable)")
 	fl.StringVar(&f.format, "format", "markdown", "content `FORMAT`: markdown, text or raw")
-	fl.IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return at most `N` characters of content (1 to 1000000)")
+	fl.IntVar(&f.maxLength, "max-length", fetchargs.DefaultMaxLength, "return at most `N` characters of content (1 to 1000000)")
 	fl.IntVar(&f.startIndex, "start-index", 0, "start the content at character `N`, to read on after a truncated result")
 	fl.Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` bytes of the response body (after decompression)")
 	fl.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "deadline (`DUR`, like 10s or 2m) for the whole call, redirects and body included")
@@ -145,7 +147,7 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	if !utf8.ValidString(rawURL) {
 		return "", usageErrorf(hint, "the URL is not valid UTF-8")
 	}
-	args := fetch.Args{URL: rawURL}
+	args := fetchargs.Document{URL: rawURL}
 
 	method := strings.ToUpper(f.method)
 	dataSet := cmd.Flags().Changed("data")
@@ -195,13 +197,13 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 	}
 	args.Format = string(format)
 
-	if f.maxLength < 1 || f.maxLength > fetch.MaxMaxLength {
-		return "", usageErrorf(hint, "--max-length must be from 1 to %d; got %d", fetch.MaxMaxLength, f.maxLength)
+	if f.maxLength < 1 || f.maxLength > fetchargs.MaxMaxLength {
+		return "", usageErrorf(hint, "--max-length must be from 1 to %d; got %d", fetchargs.MaxMaxLength, f.maxLength)
 	}
 	if cmd.Flags().Changed("max-length") {
 		args.MaxLength = &f.maxLength
 	}
-	if f.startIndex < 0 || f.startIndex > fetch.MaxStartIndex {
+	if f.startIndex < 0 || f.startIndex > fetchargs.MaxStartIndex {
 		return "", usageErrorf(hint, "--start-index must be 0 or more; got %d", f.startIndex)
 	}
 	if f.startIndex > 0 {
@@ -221,11 +223,11 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 }
 
 // readData returns the -d value: literal, @FILE, or @- for stdin, at most
-// fetch.MaxRequestBodyBytes.
+// fetchargs.MaxRequestBodyBytes.
 func readData(a *app, data string) (string, error) {
 	name, ok := strings.CutPrefix(data, "@")
 	if !ok {
-		if len(data) > fetch.MaxRequestBodyBytes {
+		if len(data) > fetchargs.MaxRequestBodyBytes {
 			return "", usageErrorf("send at most 64 KiB", "-d: the body is larger than 64 KiB")
 		}
 		return data, nil
@@ -247,11 +249,11 @@ func readData(a *app, data string) (string, error) {
 		}
 		r = fh
 	}
-	b, err := io.ReadAll(io.LimitReader(r, fetch.MaxRequestBodyBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, fetchargs.MaxRequestBodyBytes+1))
 	if err != nil {
 		return "", usageErrorf("-d @FILE reads the body from FILE", "-d: %v", err)
 	}
-	if len(b) > fetch.MaxRequestBodyBytes {
+	if len(b) > fetchargs.MaxRequestBodyBytes {
 		return "", usageErrorf("send at most 64 KiB", "-d %s: the body is larger than 64 KiB", data)
 	}
 	return string(b), nil
@@ -404,7 +406,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		UserAgent:    getUserAgent(),
 	}
 	if f.respectRobots {
-		fo.Robots = fetch.NewRobots(nil)
+		fo.Robots = robotscheck.New(nil)
 	}
 	tl := fetch.NewFetch(client, fo)
 	b := &broker.Broker{

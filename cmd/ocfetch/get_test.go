@@ -19,7 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
@@ -707,7 +707,7 @@ func FuzzFetchArgs(f *testing.F) {
 			}
 			return
 		}
-		var back fetch.Args
+		var back fetchargs.Document
 		dec := json.NewDecoder(strings.NewReader(got))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&back); err != nil {

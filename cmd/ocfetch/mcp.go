@@ -13,8 +13,11 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/internal/startpages"
 	"github.com/ocfetch/ocfetch/mcpserver"
+	"github.com/ocfetch/ocfetch/respcache"
+	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 )
@@ -74,9 +77,9 @@ at --max-sessions a new session closes the least recently used idle one.`,
 	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "with --http: the bearer token `FILE` (created, mode 0600, if missing; default <user config dir>/ocfetch/mcp-token)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "bound each fetch to `DUR`")
 	cmd.Flags().Int64Var(&f.maxBytes, "max-bytes", fetch.DefaultMaxBodyBytes, "read at most `N` response body bytes a fetch (after decompression)")
-	cmd.Flags().IntVar(&f.maxLength, "max-length", fetch.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
+	cmd.Flags().IntVar(&f.maxLength, "max-length", fetchargs.DefaultMaxLength, "return `N` characters of content a call by default (a call's max_length overrides it)")
 	cmd.Flags().StringVar(&f.userAgent, "user-agent", "", "send `UA` as User-Agent unless a call sets one (default ocfetch/VERSION (+https://github.com/ocfetch/ocfetch))")
-	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", fetch.DefaultCacheTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
+	cmd.Flags().DurationVar(&f.cacheTTL, "cache-ttl", respcache.DefaultTTL, "keep GET responses in memory for `DUR` (windows of one page read one response); 0 disables")
 	cmd.Flags().BoolVar(&f.respectRobots, "respect-robots", false, "refuse a page the site's robots.txt disallows for user agent ocfetch (robots_disallowed), robots.txt read under the same decision as the page and kept for the session")
 	cmd.Flags().DurationVar(&f.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http: close a session idle for `DUR`")
 	cmd.Flags().StringVar(&f.search.Backend, "search-backend", "", "serve the search tool with backend `NAME` (searxng, brave, tavily; default: search.json's, if any)")
@@ -122,8 +125,8 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		return usageErrorf("use --timeout 30s", "--timeout must be positive, not %s", f.timeout)
 	case f.maxBytes <= 0:
 		return usageErrorf("use --max-bytes 5242880", "--max-bytes must be positive, not %d", f.maxBytes)
-	case f.maxLength <= 0 || f.maxLength > fetch.MaxMaxLength:
-		return usageErrorf("use --max-length 20000", "--max-length must be between 1 and %d, not %d", fetch.MaxMaxLength, f.maxLength)
+	case f.maxLength <= 0 || f.maxLength > fetchargs.MaxMaxLength:
+		return usageErrorf("use --max-length 20000", "--max-length must be between 1 and %d, not %d", fetchargs.MaxMaxLength, f.maxLength)
 	}
 	if err := a.applyTrustRoot("mcp", f.trustRoot); err != nil {
 		return err
@@ -191,7 +194,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		opts.CacheTTL = -1 // disabled
 	}
 	if f.respectRobots {
-		opts.Robots = fetch.NewRobots(nil)
+		opts.Robots = robotscheck.New(nil)
 	}
 	if httpAddr != "" {
 		path := f.tokenFile

@@ -18,6 +18,7 @@ import (
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/policy"
@@ -192,7 +193,7 @@ func Run(ctx context.Context, o *Options) error {
 	// an approval.
 	b := &broker.Broker{Scope: sc, Approver: broker.ApproveOnce(), Audit: openAudit(ws), Logger: log}
 	call := func(rawURL string) *tool.Result {
-		args, _ := fetch.Args{URL: rawURL, Format: "markdown"}.JSON()
+		args, _ := fetchargs.Document{URL: rawURL, Format: "markdown"}.JSON()
 		t := fetch.NewFetch(client, &fetch.Options{Timeout: 5 * time.Second, Logger: log})
 		return b.Call(ctx, t, args)
 	}

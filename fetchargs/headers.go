@@ -1,4 +1,4 @@
-package fetch
+package fetchargs
 
 import (
 	"net/http"
@@ -44,39 +44,40 @@ var refusedHeaders = map[string]string{
 	"Expect":            "not supported",
 }
 
-// validateHeaders checks the request headers and returns them in canonical
-// form. A refusal names the header's NAME (sanitized), never its value.
-func validateHeaders(hs []header) (http.Header, error) {
+// ValidateHeaders checks the request headers of the headers argument and
+// returns them in canonical form. A refusal ([Invalid]) names the header's
+// NAME (sanitized), never its value.
+func ValidateHeaders(hs []Header) (http.Header, error) {
 	if len(hs) == 0 {
 		return nil, nil
 	}
 	if len(hs) > MaxHeaders {
-		return nil, errArgs("more than " + strconv.Itoa(MaxHeaders) + " headers")
+		return nil, Invalid("more than " + strconv.Itoa(MaxHeaders) + " headers")
 	}
 	h := make(http.Header, len(hs))
 	total := 0
 	for _, kv := range hs {
-		if !httpguts.ValidHeaderFieldName(kv.name) {
-			return nil, errArgs("header name " + strconv.Quote(safetext.Short(kv.name)) + " is not a valid HTTP token")
+		if !httpguts.ValidHeaderFieldName(kv.Name) {
+			return nil, Invalid("header name " + strconv.Quote(safetext.Short(kv.Name)) + " is not a valid HTTP token")
 		}
-		canon := http.CanonicalHeaderKey(kv.name)
+		canon := http.CanonicalHeaderKey(kv.Name)
 		if why, ok := refusedHeaders[canon]; ok {
-			return nil, errArgs("header " + canon + " may not be set (" + why + ")")
+			return nil, Invalid("header " + canon + " may not be set (" + why + ")")
 		}
 		if strings.HasPrefix(canon, "Proxy-") {
-			return nil, errArgs("header " + canon + " may not be set (there is no proxy)")
+			return nil, Invalid("header " + canon + " may not be set (there is no proxy)")
 		}
-		if len(kv.value) > MaxHeaderValueBytes {
-			return nil, errArgs("header " + canon + " has a value longer than 8 KiB")
+		if len(kv.Value) > MaxHeaderValueBytes {
+			return nil, Invalid("header " + canon + " has a value longer than 8 KiB")
 		}
-		if !httpguts.ValidHeaderFieldValue(kv.value) {
-			return nil, errArgs("header " + canon + " has a value with a control character (CR, LF, NUL, …)")
+		if !httpguts.ValidHeaderFieldValue(kv.Value) {
+			return nil, Invalid("header " + canon + " has a value with a control character (CR, LF, NUL, …)")
 		}
-		total += len(kv.name) + len(kv.value)
+		total += len(kv.Name) + len(kv.Value)
 		if total > MaxHeaderBytes {
-			return nil, errArgs("headers are larger than 32 KiB in total")
+			return nil, Invalid("headers are larger than 32 KiB in total")
 		}
-		h[canon] = []string{kv.value}
+		h[canon] = []string{kv.Value}
 	}
 	return h, nil
 }

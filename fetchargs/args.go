@@ -1,7 +1,6 @@
-package fetch
+package fetchargs
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -31,39 +30,14 @@ const (
 	MaxStartIndex = math.MaxInt32
 )
 
-// Args is the arguments document of the fetch tool, for a caller that
-// builds one (the CLI's get from its flags, the demo): marshal it with
-// [Args.JSON] rather than assembling JSON by hand, so that no value can
-// inject a field. An empty string or a nil pointer omits its field, and the
-// tool's default applies. Its keys are those the tool decodes (argsDoc's,
-// tested); what is accepted is decided by the tool when it prepares the
-// call, never here.
+// Args is the arguments document as decoded, before validation (the
+// Fetch's PrepareCall checks each field against its bounds and caps).
+// Present flags distinguish an absent (or null) optional field from its
+// zero value.
 type Args struct {
-	URL        string            `json:"url"`
-	Method     string            `json:"method,omitempty"`
-	Headers    map[string]string `json:"headers,omitempty"`
-	Body       *string           `json:"body,omitempty"`
-	Format     string            `json:"format,omitempty"`
-	MaxLength  *int              `json:"max_length,omitempty"`
-	StartIndex *int              `json:"start_index,omitempty"`
-	// Timeout is in seconds; it and MaxBytes may only lower the Fetch's
-	// caps.
-	Timeout  *int   `json:"timeout,omitempty"`
-	MaxBytes *int64 `json:"max_bytes,omitempty"`
-}
-
-// JSON returns the arguments document: a's fields as one JSON object.
-func (a Args) JSON() (string, error) {
-	b, err := json.Marshal(a)
-	return string(b), err
-}
-
-// args is the arguments document as decoded, before validation. Present
-// flags distinguish an absent (or null) optional field from its zero value.
-type args struct {
 	URL        string
 	Method     string
-	Headers    []header // in document order, names as written
+	Headers    []Header // in document order, names as written
 	Body       string
 	HasBody    bool
 	Format     string
@@ -71,14 +45,15 @@ type args struct {
 	HasMaxLen  bool
 	StartIndex int64
 	// Timeout is the timeout argument, in seconds; MaxBytes the max_bytes
-	// argument. Each bounded by the Fetch's caps in prepare.
+	// argument. Each bounded by the Fetch's caps in PrepareCall.
 	Timeout     int64
 	HasTimeout  bool
 	MaxBytes    int64
 	HasMaxBytes bool
 }
 
-type header struct{ name, value string }
+// Header is one member of the headers argument, its name as written.
+type Header struct{ Name, Value string }
 
 // argsDoc is the shape of the arguments document: one object of the
 // fields below, where headers is a map of arbitrary header names. The
@@ -90,30 +65,32 @@ var argsDoc = strictjson.Walker{
 	AnyKeysAt: []string{"headers"},
 }
 
-// errArgs is the refusal for any malformed arguments document. Messages
-// name a field or a header NAME, never a value: values may be secrets.
-func errArgs(msg string) *refusal.Error {
+// Invalid is the refusal (invalid_arguments) for any malformed arguments
+// document, msg saying what is wrong, with the hint that shows the whole
+// document. Messages name a field or a header NAME, never a value: values
+// may be secrets.
+func Invalid(msg string) *refusal.Error {
 	return refusal.New(refusal.InvalidArguments, msg).
 		WithHint(`pass one JSON object: {"url": "https://…", "method": "GET", "headers": {…}, "body": "…", "format": "markdown", "max_length": 20000, "start_index": 0, "timeout": 30, "max_bytes": 5242880} (timeout in seconds and max_bytes at most the server's caps)`)
 }
 
-// decodeArgs decodes argsJSON strictly, in one pass of argsDoc: valid
+// Decode decodes argsJSON strictly, in one pass of argsDoc: valid
 // UTF-8 holding exactly one JSON object; no unknown field, no duplicate
 // key (at the top level or inside headers, where names compare
 // case-insensitively), no trailing data; every field of its documented
 // type. A null optional field counts as absent; a null url is refused.
 // encoding/json alone would keep the last of duplicate keys, match field
 // names case-insensitively and replace invalid UTF-8 with U+FFFD.
-func decodeArgs(argsJSON string) (args, error) {
+func Decode(argsJSON string) (Args, error) {
 	if len(argsJSON) > MaxArgsBytes {
-		return args{}, errArgs("arguments are larger than 256 KiB")
+		return Args{}, Invalid("arguments are larger than 256 KiB")
 	}
 	d := argsDecoder{doc: argsJSON}
 	if err := argsDoc.Walk([]byte(argsJSON), d.visit); err != nil {
 		return d.a, walkError(err)
 	}
 	if !d.hasURL {
-		return d.a, errArgs("field url is required")
+		return d.a, Invalid("field url is required")
 	}
 	return d.a, nil
 }
@@ -121,7 +98,7 @@ func decodeArgs(argsJSON string) (args, error) {
 // argsDecoder fills a from the values argsDoc's walk visits.
 type argsDecoder struct {
 	doc    string // the document, for substrings that need no copy
-	a      args
+	a      Args
 	hasURL bool
 }
 
@@ -129,7 +106,7 @@ func (d *argsDecoder) visit(p strictjson.Path, v strictjson.Value) error {
 	switch len(p) {
 	case 0:
 		if v.Kind != strictjson.Object {
-			return errArgs("arguments must be a JSON object")
+			return Invalid("arguments must be a JSON object")
 		}
 	case 1:
 		return d.field(p[0].Key, v)
@@ -148,13 +125,13 @@ func (d *argsDecoder) field(key string, v strictjson.Value) error {
 	switch key {
 	case "url":
 		if v.Kind == strictjson.Null {
-			return errArgs("field url must be a string, not null")
+			return Invalid("field url must be a string, not null")
 		}
 		a.URL, err = d.str(key, v)
 		d.hasURL = true
 	case "headers":
 		if v.Kind != strictjson.Null && v.Kind != strictjson.Object {
-			return errArgs("field headers must be an object of header name to string value")
+			return Invalid("field headers must be an object of header name to string value")
 		}
 	case "method", "body", "format":
 		if v.Kind == strictjson.Null {
@@ -206,17 +183,17 @@ func (d *argsDecoder) field(key string, v strictjson.Value) error {
 func (d *argsDecoder) header(name string, v strictjson.Value) error {
 	hs := d.a.Headers
 	if len(hs) >= MaxHeaders {
-		return errArgs("more than " + strconv.Itoa(MaxHeaders) + " headers")
+		return Invalid("more than " + strconv.Itoa(MaxHeaders) + " headers")
 	}
 	for _, h := range hs {
-		if strings.EqualFold(h.name, name) {
-			return errArgs("header " + strconv.Quote(safetext.Short(name)) + " appears more than once")
+		if strings.EqualFold(h.Name, name) {
+			return Invalid("header " + strconv.Quote(safetext.Short(name)) + " appears more than once")
 		}
 	}
 	if v.Kind != strictjson.String {
-		return errArgs("header " + strconv.Quote(safetext.Short(name)) + " must have a string value")
+		return Invalid("header " + strconv.Quote(safetext.Short(name)) + " must have a string value")
 	}
-	d.a.Headers = append(hs, header{name: name, value: d.text(v)})
+	d.a.Headers = append(hs, Header{Name: name, Value: d.text(v)})
 	return nil
 }
 
@@ -238,7 +215,7 @@ func (d *argsDecoder) text(v strictjson.Value) string {
 
 func (d *argsDecoder) str(key string, v strictjson.Value) (string, error) {
 	if v.Kind != strictjson.String {
-		return "", errArgs("field " + key + " must be a string")
+		return "", Invalid("field " + key + " must be a string")
 	}
 	return d.text(v), nil
 }
@@ -256,7 +233,7 @@ func (d *argsDecoder) int(key string, v strictjson.Value) (int64, error) {
 			return int64(f), nil
 		}
 	}
-	return 0, errArgs("field " + key + " must be an integer")
+	return 0, Invalid("field " + key + " must be an integer")
 }
 
 // walkError turns an error of argsDoc's walk into a refusal naming at most
@@ -269,20 +246,20 @@ func walkError(err error) error {
 	var e *strictjson.Error
 	switch {
 	case errors.Is(err, strictjson.ErrEmpty), errors.Is(err, io.ErrUnexpectedEOF):
-		return errArgs("arguments are not valid JSON (unexpected end)")
+		return Invalid("arguments are not valid JSON (unexpected end)")
 	case !errors.As(err, &e):
-		return errArgs("arguments are not valid JSON")
+		return Invalid("arguments are not valid JSON")
 	case errors.Is(err, strictjson.ErrInvalidUTF8):
-		return errArgs("arguments are not valid UTF-8 (at byte " + strconv.Itoa(e.Offset) + ")")
+		return Invalid("arguments are not valid UTF-8 (at byte " + strconv.Itoa(e.Offset) + ")")
 	case errors.Is(err, strictjson.ErrTrailingData):
-		return errArgs("arguments have data after the JSON object")
+		return Invalid("arguments have data after the JSON object")
 	case errors.Is(err, strictjson.ErrUnknownKey):
-		return errArgs("unknown field " + strconv.Quote(safetext.Short(e.Key)) +
+		return Invalid("unknown field " + strconv.Quote(safetext.Short(e.Key)) +
 			"; the fields are url, method, headers, body, format, max_length, start_index, timeout, max_bytes")
 	case errors.Is(err, strictjson.ErrDuplicateKey) && len(e.Path) == 0:
-		return errArgs("field " + e.Key + " appears more than once")
+		return Invalid("field " + e.Key + " appears more than once")
 	case errors.Is(err, strictjson.ErrDuplicateKey):
-		return errArgs("header " + strconv.Quote(safetext.Short(e.Key)) + " appears more than once")
+		return Invalid("header " + strconv.Quote(safetext.Short(e.Key)) + " appears more than once")
 	}
-	return errArgs("arguments are not valid JSON (at byte " + strconv.Itoa(e.Offset) + ")")
+	return Invalid("arguments are not valid JSON (at byte " + strconv.Itoa(e.Offset) + ")")
 }

@@ -1,4 +1,4 @@
-package fetch
+package respcache
 
 import (
 	"bytes"
@@ -12,20 +12,20 @@ import (
 	"time"
 )
 
-// Defaults of [CacheOptions].
+// Defaults of [Options].
 const (
-	DefaultCacheTTL        = 15 * time.Minute
-	DefaultCacheMaxEntries = 256
-	DefaultCacheMaxBytes   = 64 << 20
+	DefaultTTL        = 15 * time.Minute
+	DefaultMaxEntries = 256
+	DefaultMaxBytes   = 64 << 20
 )
 
-// CacheOptions bound a [Cache]. The zero value is usable: every bound
+// Options bound a [Cache]. The zero value is usable: every bound
 // takes its default.
-type CacheOptions struct {
-	// TTL is how long a response is kept; 0 means DefaultCacheTTL.
+type Options struct {
+	// TTL is how long a response is kept; 0 means DefaultTTL.
 	TTL time.Duration
 	// MaxEntries and MaxBytes bound the cache (least recently used out
-	// first); 0 means DefaultCacheMaxEntries and DefaultCacheMaxBytes.
+	// first); 0 means DefaultMaxEntries and DefaultMaxBytes.
 	MaxEntries int
 	MaxBytes   int64
 	// Now is the clock; nil means time.Now.
@@ -33,11 +33,12 @@ type CacheOptions struct {
 }
 
 // Cache is an in-memory response cache for the Fetch tool, shared by the
-// Fetches whose [Options].Cache names it (the MCP server: one for the
+// Fetches whose fetch.Options.Cache names it (the MCP server: one for the
 // process), so that paging through a long page (windows of max_length)
 // reads one response, not one per window. It is an option of the Fetch's
-// transport: a run wraps its client's RoundTripper in it, so the guarded
-// transport below is unchanged and the front end only configures it.
+// transport: a run wraps its client's RoundTripper in it ([Cache.Transport]),
+// so the guarded transport below is unchanged and the front end only
+// configures it.
 //
 // It keeps GET responses only, keyed by the whole URL and the request
 // headers, for its TTL, bounded in entries and bytes; it never keeps a
@@ -46,8 +47,8 @@ type CacheOptions struct {
 // to the end (see [recordingBody]: the call's max_bytes is obeyed), or
 // anything of local mode (a dev server changes). Every call is still
 // decided and audited by the broker; a hit only saves the network request,
-// and the result says so (Output.Cached, Output.FetchedAt). A Cache is safe
-// for concurrent use.
+// and the result says so (fetch.Output.Cached, fetch.Output.FetchedAt, from
+// the run's [Hit]). A Cache is safe for concurrent use.
 type Cache struct {
 	ttl        time.Duration
 	maxEntries int
@@ -69,15 +70,15 @@ type cacheEntry struct {
 	fetched time.Time
 }
 
-// NewCache returns an empty cache bounded by opts (nil: the defaults).
-func NewCache(opts *CacheOptions) *Cache {
-	var o CacheOptions
+// New returns an empty cache bounded by opts (nil: the defaults).
+func New(opts *Options) *Cache {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	c := &Cache{
-		ttl: cmp.Or(o.TTL, DefaultCacheTTL), maxEntries: cmp.Or(o.MaxEntries, DefaultCacheMaxEntries),
-		maxBytes: cmp.Or(o.MaxBytes, DefaultCacheMaxBytes), now: o.Now,
+		ttl: cmp.Or(o.TTL, DefaultTTL), maxEntries: cmp.Or(o.MaxEntries, DefaultMaxEntries),
+		maxBytes: cmp.Or(o.MaxBytes, DefaultMaxBytes), now: o.Now,
 		byKey: map[string]*list.Element{}, lru: list.New(),
 	}
 	if c.now == nil {
@@ -86,11 +87,13 @@ func NewCache(opts *CacheOptions) *Cache {
 	return c
 }
 
-// cacheHit is how a run learns that its final response came from the
-// cache, and when that response was fetched.
-type cacheHit struct {
-	hit     bool
-	fetched time.Time
+// Hit is how a run learns that its final response came from the cache,
+// and when that response was fetched. The zero value: not from the cache.
+type Hit struct {
+	// Hit reports that the final response came from the cache.
+	Hit bool
+	// Fetched is when a cached response was fetched from the network.
+	Fetched time.Time
 }
 
 // cachingTransport is one run's view of the cache: next is the run's
@@ -99,11 +102,14 @@ type cacheHit struct {
 type cachingTransport struct {
 	c    *Cache
 	next http.RoundTripper
-	hit  *cacheHit
+	hit  *Hit
 }
 
-// transport returns next behind c for one run, recording into hit.
-func (c *Cache) transport(next http.RoundTripper, hit *cacheHit) http.RoundTripper {
+// Transport returns next behind c for one run, recording into hit whether
+// the run's final response came from c. A nil next is
+// http.DefaultTransport, as for an http.Client. The returned RoundTripper
+// belongs to one run: its client calls it hop by hop in one goroutine.
+func (c *Cache) Transport(next http.RoundTripper, hit *Hit) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport // what http.Client uses for a nil Transport
 	}
@@ -128,13 +134,13 @@ func cacheKey(req *http.Request) string {
 
 func (t *cachingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
-	*t.hit = cacheHit{} // the final hop's response decides
+	*t.hit = Hit{} // the final hop's response decides
 	if req.Method != http.MethodGet || req.Header.Get("Range") != "" {
 		return t.next.RoundTrip(req)
 	}
 	key := cacheKey(req)
 	if e, ok := c.lookup(key); ok {
-		*t.hit = cacheHit{hit: true, fetched: e.fetched}
+		*t.hit = Hit{Hit: true, Fetched: e.fetched}
 		return &http.Response{
 			Status: http.StatusText(e.status), StatusCode: e.status, Proto: e.proto, ProtoMajor: 1, ProtoMinor: 1,
 			Header: e.header.Clone(), Body: io.NopCloser(bytes.NewReader(e.body)),

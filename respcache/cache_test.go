@@ -1,0 +1,60 @@
+package respcache
+
+import (
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// roundTripFunc is an http.RoundTripper from a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestCacheExpiry: with an injected clock, an entry is served until its
+// TTL and fetched again after.
+func TestCacheExpiry(t *testing.T) {
+	var hits atomic.Int32
+	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		hits.Add(1)
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	})
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	c := New(&Options{TTL: time.Minute, MaxEntries: 2, MaxBytes: 1 << 20, Now: func() time.Time { return now }})
+	get := func(url string) {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		var hit Hit
+		resp, err := c.Transport(next, &hit).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body) // an entry is kept once its body is read to the end
+		resp.Body.Close()
+	}
+	steps := []struct {
+		name    string
+		later   time.Duration
+		url     string
+		wantHit bool
+	}{
+		{"first", 0, "https://a.example/", false},
+		{"within the TTL", 59 * time.Second, "https://a.example/", true},
+		{"at the TTL", 60 * time.Second, "https://a.example/", false},
+		{"fresh again", 61 * time.Second, "https://a.example/", true},
+		{"b", 61 * time.Second, "https://b.example/", false},
+		{"c evicts the least recently used (a)", 61 * time.Second, "https://c.example/", false},
+		{"a was evicted", 61 * time.Second, "https://a.example/", false},
+		{"c still there", 61 * time.Second, "https://c.example/", true},
+	}
+	base := now
+	for _, st := range steps {
+		now = base.Add(st.later)
+		before := hits.Load()
+		get(st.url)
+		if hit := hits.Load() == before; hit != st.wantHit {
+			t.Errorf("%s: hit %v; want %v", st.name, hit, st.wantHit)
+		}
+	}
+}
