@@ -47,3 +47,19 @@ func (st Status) Refusal(root, file, grant string) *refusal.Error {
 	}
 	return Untrusted(root, file, grant)
 }
+
+// UntrustedNote says, for a person reading `ocfetch trust` or `ocfetch
+// explain`, why a workspace the store has an entry for is not trusted
+// (the reasons [Status.Refusal] gives a call): "" when st trusts it, or
+// when there is no entry.
+func (st Status) UntrustedNote() string {
+	switch {
+	case !st.Found || st.Trusted():
+		return ""
+	case st.State == Replaced:
+		return "was replaced since it was trusted on " + st.Entry.TrustedAt.UTC().Format(time.DateOnly) + ": the directory there now is another one, and it is not trusted"
+	case st.Entry.Outdated() && st.State == Present:
+		return "was trusted by an older ocfetch, which did not record which directory it was: it is not trusted until you trust it again"
+	}
+	return ""
+}

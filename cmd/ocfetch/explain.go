@@ -95,7 +95,7 @@ type layerState struct {
 	State string `json:"state"`
 	// Grants (the workspace layer) is what its files grant, as `ocfetch
 	// trust` lists it; counted only while the workspace is trusted.
-	Grants []grantLine `json:"grants,omitempty"`
+	Grants []trust.GrantLine `json:"grants,omitempty"`
 }
 
 // localVerdict is local mode's part: whether the host is one of the three,
@@ -150,7 +150,7 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 
 // layerStates reads the layers' files as Decide reads them, one state per
 // layer of policy.Order that has files: the managed policy, the workspace
-// (trusted or not, and what its files grant: [workspaceGrants], the lines
+// (trusted or not, and what its files grant: [trust.Grants.Lines], the lines
 // `ocfetch trust` lists), the user's rules.
 func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState) {
 	var out []layerState
@@ -191,11 +191,11 @@ func layerStates(ws workspace.Workspace, l *policy.Layers) (*bool, []layerState)
 // workspaceState is the workspace layer's state: trusted or not, and what
 // its files grant (the grants of spec, the layer's description, when they
 // cannot be read).
-func workspaceState(ws workspace.Workspace, l *policy.Layers, spec policy.LayerSpec) (*bool, string, []grantLine) {
-	var grants []grantLine
+func workspaceState(ws workspace.Workspace, l *policy.Layers, spec policy.LayerSpec) (*bool, string, []trust.GrantLine) {
+	var grants []trust.GrantLine
 	ignored := "its grants (" + spec.Grants + ") are ignored; its restrictions apply"
 	if g, err := trust.ReadGrants(ws); err == nil {
-		grants, _ = workspaceGrants(g)
+		grants, _ = g.Lines()
 		ignored = "its files grant nothing; its restrictions apply"
 		if len(grants) > 0 {
 			var what []string
@@ -214,7 +214,7 @@ func workspaceState(ws workspace.Workspace, l *policy.Layers, spec policy.LayerS
 		return nil, "untrusted: the trust store " + s.Path() + " cannot be read", grants
 	}
 	ok := st.Trusted()
-	switch note := untrustedNote(st); {
+	switch note := st.UntrustedNote(); {
 	case ok:
 		return &ok, "trusted (" + s.Path() + "): its grants and restrictions apply", grants
 	case note != "":

@@ -192,7 +192,7 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 		fmt.Fprintf(a.stdout, "unchanged: %s is trusted (since %s, by %s)\n", safetext.Line(e.Path), e.TrustedAt.Format(time.RFC3339), safetext.Line(e.How))
 		return nil
 	}
-	if note := untrustedNote(st); note != "" {
+	if note := st.UntrustedNote(); note != "" {
 		fmt.Fprintf(a.stdout, "note: %s %s\n", safetext.Line(ws.Root), note)
 	}
 	if !yes {
@@ -221,14 +221,14 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 }
 
 // printGrants shows what the workspace's files grant and restrict
-// ([workspaceGrants], the lines explain names too).
+// ([trust.Grants.Lines], the lines explain names too).
 func printGrants(a *app, g trust.Grants) {
 	w := a.stdout
 	fmt.Fprintf(w, "workspace: %s\n", safetext.Line(g.Workspace))
-	grants, restricts := workspaceGrants(g)
+	grants, restricts := g.Lines()
 	// A grant names its file; rules after the first do not, nor does a
 	// deny rule (as trust has always printed them).
-	print := func(lines []grantLine, rulesFrom bool) {
+	print := func(lines []trust.GrantLine, rulesFrom bool) {
 		for i, l := range lines {
 			rule := l.File == g.RulesFile
 			if rule && (!rulesFrom || (i > 0 && lines[i-1].File == g.RulesFile)) {
@@ -267,20 +267,6 @@ type trustedJSON struct {
 	// Outdated: an older ocfetch wrote the entry without recording which
 	// directory it was; it trusts nothing until `ocfetch trust` again.
 	Outdated bool `json:"outdated,omitempty"`
-}
-
-// untrustedNote says why a workspace the store has an entry for is not
-// trusted: "" when it is, or when there is no entry.
-func untrustedNote(st trust.Status) string {
-	switch {
-	case !st.Found || st.Trusted():
-		return ""
-	case st.State == trust.Replaced:
-		return "was replaced since it was trusted on " + st.Entry.TrustedAt.UTC().Format(time.DateOnly) + ": the directory there now is another one, and it is not trusted"
-	case st.Entry.Outdated() && st.State == trust.Present:
-		return "was trusted by an older ocfetch, which did not record which directory it was: it is not trusted until you trust it again"
-	}
-	return ""
 }
 
 func runTrustList(a *app, asJSON bool) error {
