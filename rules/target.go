@@ -63,6 +63,12 @@ type Arg struct {
 	Note    string
 }
 
+// String returns the target as rules write it: "example.com:443",
+// "*.example.com:8443", "[::1]:8080", "*:443".
+func (a Arg) String() string {
+	return string(appendHostPort(nil, a.Pattern.String(), a.Port))
+}
+
 // ParseArg parses a rule target argument: HOST[:PORT] as
 // [ParseRuleTarget] reads it, or an http or https URL, understood for the
 // host and port it reaches: http://example.com/ is example.com:80,

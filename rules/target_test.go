@@ -148,3 +148,25 @@ func TestAllowable(t *testing.T) {
 		})
 	}
 }
+
+// TestArgString: an Arg is written as rules write their target.
+func TestArgString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"example.com", "example.com:443"},
+		{"*.example.com:8443", "*.example.com:8443"},
+		{"[::1]:8080", "[::1]:8080"},
+		{"http://Example.com/", "example.com:80"},
+	} {
+		a, err := rules.ParseArg(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.String(); got != tc.want {
+			t.Errorf("ParseArg(%q).String() = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+	open := rules.Arg{Pattern: capability.HostPattern{Host: rules.PublicHTTPSHost}, Port: rules.PublicHTTPSPort}
+	if got := open.String(); got != "*:443" {
+		t.Errorf("the open-web target = %q; want \"*:443\"", got)
+	}
+}

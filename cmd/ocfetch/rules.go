@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -356,20 +354,15 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string, u
 		return classify(err)
 	}
 	rule := rules.NewRule(d, pattern, port)
-	var previous *rules.Rule
-	for _, r := range set.Rules() {
-		if r.Target.Host == rule.Target.Host && r.Target.Port == port {
-			previous = &r
-		}
-	}
-	if previous != nil && previous.Decision == d {
+	previous, saved := set.Saved(rule)
+	if saved && previous.Decision == d {
 		fmt.Fprintf(a.stdout, "unchanged: %s is already in %s\n", rule, st.path)
 		return nil
 	}
 	if err := st.add(ctx, rule); err != nil {
 		return classify(err)
 	}
-	if previous != nil {
+	if saved {
 		fmt.Fprintf(a.stdout, "replaced: %s with %s in %s\n", previous, rule, st.path)
 		return nil
 	}
@@ -415,11 +408,10 @@ func runRulesRemove(ctx context.Context, a *app, target string, user bool) error
 			return ruleTargetUsage(err)
 		}
 	}
-	pattern, port := arg.Pattern, arg.Port
 	if !user {
 		// Nothing to remove where there is no .oc_chat/: create nothing.
 		if ws, err := a.workspace(); err == nil && !exists(ws.Dir()) {
-			fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), ws.RulesPath())
+			fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", arg, ws.RulesPath())
 			return nil
 		}
 	}
@@ -427,15 +419,15 @@ func runRulesRemove(ctx context.Context, a *app, target string, user bool) error
 	if err != nil {
 		return err
 	}
-	removed, err := st.remove(ctx, pattern.String(), port)
+	removed, err := st.remove(ctx, arg.Pattern.String(), arg.Port)
 	if err != nil {
 		return classify(err)
 	}
 	if !removed {
-		fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), st.path)
+		fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", arg, st.path)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "removed: %s from %s\n", hostPort(pattern.String(), port), st.path)
+	fmt.Fprintf(a.stdout, "removed: %s from %s\n", arg, st.path)
 	return nil
 }
 
@@ -462,10 +454,6 @@ func ruleTargetUsage(err error) error {
 		return classify(err)
 	}
 	return usageErrorf(r.Hint, "%s", r.Message)
-}
-
-func hostPort(host string, port uint16) string {
-	return net.JoinHostPort(host, strconv.Itoa(int(port)))
 }
 
 // writeJSON prints v as one indented JSON object and a newline.

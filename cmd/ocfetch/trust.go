@@ -280,9 +280,9 @@ func runTrustList(a *app, asJSON bool) error {
 	}
 	out := trustListJSON{File: s.Path(), Workspaces: []trustedJSON{}}
 	for _, e := range entries {
-		state := e.State()
-		out.Workspaces = append(out.Workspaces, trustedJSON{Path: e.Path, TrustedAt: e.TrustedAt, How: e.How, State: state,
-			Trusted: state == trust.Present && !e.Outdated(), Outdated: e.Outdated()})
+		st := trust.Status{Found: true, Entry: e, State: e.State()}
+		out.Workspaces = append(out.Workspaces, trustedJSON{Path: e.Path, TrustedAt: e.TrustedAt, How: e.How, State: st.State,
+			Trusted: st.Trusted(), Outdated: e.Outdated()})
 	}
 	if asJSON {
 		return writeJSON(a.stdout, out)
