@@ -170,3 +170,42 @@ func TestArgString(t *testing.T) {
 		t.Errorf("the open-web target = %q; want \"*:443\"", got)
 	}
 }
+
+// FuzzParseArg: whatever a person types, ParseArg either refuses with a
+// named refusal carrying a hint, or returns a target a rule can hold (it
+// saves as NewRule makes it and reads back the same).
+func FuzzParseArg(f *testing.F) {
+	for _, seed := range []string{
+		"example.com",                       // the default port
+		"*.example.com:8443",                // a wildcard with a port
+		"[::1]:8080",                        // a bracketed IPv6 literal
+		"https://example.com:8443/docs?q=1", // a URL with a path and query
+		"http://[2606:4700::1111]/",         // an http URL to a public IPv6 host
+		"http://user:pw@example.com/",       // credentials
+		"ftp://example.com/",                // another scheme
+		"*",                                 // the open-web rule's host alone
+		"example.com:0443",                  // a leading zero
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := rules.ParseArg(s)
+		if err != nil {
+			r, ok := refusal.As(err)
+			if !ok || (r.Code != refusal.InvalidArguments && r.Code != refusal.InvalidHost) || r.Hint == "" {
+				t.Fatalf("ParseArg(%q) = %v; want invalid_arguments or invalid_host with a hint", s, err)
+			}
+			return
+		}
+		if a.Port == 0 {
+			t.Fatalf("ParseArg(%q) = port 0", s)
+		}
+		set, err := rules.NewSet(rules.NewRule(rules.Allow, a.Pattern, a.Port))
+		if err != nil {
+			t.Fatalf("ParseArg(%q) = %s, which is no rule: %v", s, a, err)
+		}
+		if got := set.Rules()[0].Target; got.Host != a.Pattern.String() || got.Port != a.Port {
+			t.Fatalf("ParseArg(%q) = %s; saved as %s:%d", s, a, got.Host, got.Port)
+		}
+	})
+}
