@@ -1,6 +1,7 @@
 package trust_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +71,21 @@ func TestUntrustedNote(t *testing.T) {
 				t.Errorf("UntrustedNote() = %q; want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// Command is the one wording of the command that trusts a workspace, the
+// root shell-quoted; the refusals' hints name it.
+func TestCommand(t *testing.T) {
+	for _, tc := range []struct{ root, want string }{
+		{"/p/proj", "ocfetch trust --root /p/proj"},
+		{"/p/my proj", "ocfetch trust --root '/p/my proj'"},
+	} {
+		if got := trust.Command(tc.root); got != tc.want {
+			t.Errorf("Command(%q) = %q; want %q", tc.root, got, tc.want)
+		}
+		if r := trust.Untrusted(tc.root, "/f", "port 1"); !strings.Contains(r.Hint, "`"+tc.want+"`") {
+			t.Errorf("Untrusted(%q).Hint = %q; want it to name `%s`", tc.root, r.Hint, tc.want)
+		}
 	}
 }

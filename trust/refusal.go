@@ -7,6 +7,12 @@ import (
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
+// Command is the command that trusts the workspace at root, for a person
+// to run: "ocfetch trust --root '/p/proj'" (the root shell-quoted).
+func Command(root string) string {
+	return "ocfetch trust --root " + safetext.ShellQuote(root)
+}
+
 // Untrusted returns the workspace_untrusted refusal for a call that needed
 // a grant the workspace at root gives in file, ignored because the
 // workspace is not trusted. grant says what was ignored, in the words of
@@ -18,7 +24,7 @@ import (
 func Untrusted(root, file, grant string) *refusal.Error {
 	return refusal.Newf(refusal.WorkspaceUntrusted,
 		"workspace %s is not trusted, so %q in %s was ignored", safetext.Line(root), safetext.Short(grant), safetext.Line(file)).
-		WithHint("if you trust this workspace's files, run `ocfetch trust --root " + safetext.ShellQuote(root) +
+		WithHint("if you trust this workspace's files, run `" + Command(root) +
 			"` (an AI agent should ask the user to run it)")
 }
 
@@ -32,7 +38,7 @@ func (st Status) Refusal(root, file, grant string) *refusal.Error {
 	if !st.Found {
 		return Untrusted(root, file, grant)
 	}
-	cmd := "`ocfetch trust --root " + safetext.ShellQuote(root) + "`"
+	cmd := "`" + Command(root) + "`"
 	switch {
 	case st.State == Replaced:
 		return refusal.Newf(refusal.WorkspaceUntrusted,

@@ -14,6 +14,7 @@ import (
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/shellrun"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -142,7 +143,7 @@ func runRulesList(_ context.Context, a *app, asJSON bool) error {
 		return err
 	}
 	if ignored > 0 {
-		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its allow rules are ignored until `%s`\n", trustHint(ws))
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its allow rules are ignored until `%s`\n", trust.Command(ws.Root))
 	}
 	if m.ManagedRulesOnly {
 		fmt.Fprintf(a.stdout, "note: the managed policy %s admits its own allow rules only\n", safetext.Line(m.File))

@@ -118,11 +118,6 @@ func (a *app) workspaceTrusted(ws workspace.Workspace) (bool, error) {
 	return ok, nil
 }
 
-// trustHint is the command that trusts ws.
-func trustHint(ws workspace.Workspace) string {
-	return "ocfetch trust --root " + safetext.ShellQuote(ws.Root)
-}
-
 func newTrustCmd(a *app) *cobra.Command {
 	var yes, list, revoke, asJSON bool
 	cmd := &cobra.Command{
@@ -199,7 +194,7 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 		if !a.interactive() {
 			return refusalError(refusal.Newf(refusal.WorkspaceUntrusted,
 				"workspace %s is not trusted, and nobody can be asked here (not a terminal)", safetext.Line(ws.Root)).
-				WithHint("read what it grants above, then run `" + trustHint(ws) + " --yes`"))
+				WithHint("read what it grants above, then run `" + trust.Command(ws.Root) + " --yes`"))
 		}
 		fmt.Fprintf(a.stderr, "Trust %s? [y/N] ", safetext.Line(ws.Root))
 		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
@@ -301,7 +296,7 @@ func runTrustList(a *app, asJSON bool) error {
 		case trust.Present:
 			if e.Outdated {
 				note = "  (outdated: trusted by an older ocfetch, which did not record which directory it was; not trusted until you run `" +
-					"ocfetch trust --root " + safetext.ShellQuote(e.Path) + "` again)"
+					trust.Command(e.Path) + "` again)"
 			}
 		}
 		fmt.Fprintf(a.stdout, "%s  %s  %s%s\n", safetext.Line(e.Path), e.TrustedAt.Format(time.RFC3339), safetext.Line(e.How), note)
