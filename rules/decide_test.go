@@ -196,3 +196,31 @@ func TestRuleString(t *testing.T) {
 		}
 	}
 }
+
+// TestSaved: Saved finds the rule for the same capability, host pattern
+// and port whatever its decision (the one Add would replace), and of a
+// hand-written conflicting pair the deny rule.
+func TestSaved(t *testing.T) {
+	s := mustSet(t,
+		rule(rules.Allow, "example.com", 443),
+		rule(rules.Allow, "*.example.com", 443),
+		rule(rules.Allow, "both.example", 443), rule(rules.Deny, "both.example", 443))
+	for _, tc := range []struct {
+		query rules.Rule
+		want  string // "" for none
+	}{
+		{rule(rules.Deny, "example.com", 443), "allow example.com:443"},
+		{rule(rules.Allow, "*.example.com", 443), "allow *.example.com:443"},
+		{rule(rules.Allow, "example.com", 8443), ""},
+		{rule(rules.Allow, "www.example.com", 443), ""},
+		{rule(rules.Allow, "both.example", 443), "deny both.example:443"},
+	} {
+		got, ok := s.Saved(tc.query)
+		if (tc.want != "") != ok || (ok && got.String() != tc.want) {
+			t.Errorf("Saved(%s) = %s, %t; want %q", tc.query, got, ok, tc.want)
+		}
+	}
+	if _, ok := (*rules.Set)(nil).Saved(rule(rules.Allow, "example.com", 443)); ok {
+		t.Error("a nil set holds a rule")
+	}
+}

@@ -80,16 +80,21 @@ func (r Rule) String() string {
 	var buf [96]byte
 	b := append(buf[:0], r.Decision...)
 	b = append(b, ' ')
-	if strings.IndexByte(r.Target.Host, ':') >= 0 {
+	return string(appendHostPort(b, r.Target.Host, r.Target.Port))
+}
+
+// appendHostPort appends a rule target as rules are written: "host:port",
+// "*.domain:port", "[v6]:port" (net.JoinHostPort's form).
+func appendHostPort(b []byte, host string, port uint16) []byte {
+	if strings.IndexByte(host, ':') >= 0 {
 		b = append(b, '[')
-		b = append(b, r.Target.Host...)
+		b = append(b, host...)
 		b = append(b, ']')
 	} else {
-		b = append(b, r.Target.Host...)
+		b = append(b, host...)
 	}
 	b = append(b, ':')
-	b = strconv.AppendUint(b, uint64(r.Target.Port), 10)
-	return string(b)
+	return strconv.AppendUint(b, uint64(port), 10)
 }
 
 // normalize validates r and returns it with its host in normal form
@@ -240,6 +245,22 @@ func (s *Set) Rules() []Rule {
 		return nil
 	}
 	return slices.Clone(s.rules)
+}
+
+// Saved returns the rule s holds for r's target — the same capability,
+// host pattern and port: the rule [Add] would replace with r — and whether
+// it holds one. r's host is normalised, as [NewRule] makes it. Of a
+// conflicting pair a hand-written file may hold, it is the deny rule (the
+// later in the order of [Set.Rules]).
+func (s *Set) Saved(r Rule) (Rule, bool) {
+	var saved Rule
+	found := false
+	for _, x := range s.Rules() {
+		if sameTarget(x, r) {
+			saved, found = x, true
+		}
+	}
+	return saved, found
 }
 
 // PublicHTTPS returns the open-web rule ("allow *:443") when the set holds

@@ -2,9 +2,12 @@ package rules
 
 import (
 	"errors"
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/netrange"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -49,6 +52,115 @@ func ParseRuleTarget(s string) (capability.HostPattern, uint16, error) {
 		}
 	}
 	return p, port, nil
+}
+
+// Arg is a rule target as a person writes it for `ocfetch rules allow`,
+// `deny` and `remove`, parsed by [ParseArg]: the host pattern and port,
+// and Note, a remark on what a URL was read as ("" for none).
+type Arg struct {
+	Pattern capability.HostPattern
+	Port    uint16
+	Note    string
+}
+
+// String returns the target as rules write it: "example.com:443",
+// "*.example.com:8443", "[::1]:8080", "*:443".
+func (a Arg) String() string {
+	return string(appendHostPort(nil, a.Pattern.String(), a.Port))
+}
+
+// ParseArg parses a rule target argument: HOST[:PORT] as
+// [ParseRuleTarget] reads it, or an http or https URL, understood for the
+// host and port it reaches: http://example.com/ is example.com:80,
+// https://example.com/docs is example.com:443, an explicit port wins. A
+// rule covers the whole host and port, so the URL's path and query are
+// not part of it (Note says so, and says that an http rule for a public
+// host serves the proxy only). Another scheme or credentials in the URL
+// are an invalid_arguments refusal whose hint says to write HOST[:PORT];
+// "*" alone is an invalid_host refusal whose hint names the open-web rule.
+// Every refusal has a message and a hint.
+func ParseArg(s string) (Arg, error) {
+	var a Arg
+	if strings.Contains(s, "://") {
+		var err error
+		if s, a.Note, err = urlTarget(s); err != nil {
+			return Arg{}, err
+		}
+	}
+	var err error
+	a.Pattern, a.Port, err = ParseRuleTarget(s)
+	if err != nil {
+		if h, _, _ := strings.Cut(s, ":"); h == "*" {
+			return Arg{}, refusal.New(refusal.InvalidHost, "'*' is not a host pattern").
+				WithHint("for every public host over https, ocfetch rules allow --public-https (read its --help first)").Wrap(err)
+		}
+		return Arg{}, err
+	}
+	return a, nil
+}
+
+// urlTarget turns an http or https URL into the HOST:PORT it reaches, and
+// the note [ParseArg] gives.
+func urlTarget(s string) (target, note string, err error) {
+	bad := func(format string, args ...any) error {
+		return refusal.Newf(refusal.InvalidArguments, format, args...).
+			WithHint("write HOST[:PORT], like example.com or example.com:8443 (a URL's http:// means port 80, https:// port 443)")
+	}
+	u, perr := url.Parse(s)
+	if perr != nil || u.Host == "" {
+		return "", "", bad("rule target %q is not a URL ocfetch can read", safetext.Short(s))
+	}
+	port := ""
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		port = "80"
+	case "https":
+		port = "443"
+	default:
+		return "", "", bad("rule target %q: scheme %q cannot be fetched", safetext.Short(s), safetext.Short(u.Scheme))
+	}
+	if u.User != nil {
+		return "", "", bad("rule target: a URL with credentials (user:pass@) is not a rule")
+	}
+	if u.Port() != "" {
+		port = u.Port()
+	}
+	host := u.Hostname()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	var notes []string
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		notes = append(notes, "a rule covers the whole host and port; the URL's path and query are not part of it")
+	}
+	if strings.EqualFold(u.Scheme, "http") && !capability.IsLocalHost(strings.ToLower(u.Hostname())) {
+		// The rule is right for the proxy; say what it does not do.
+		notes = append(notes, "ocfetch get and the MCP server reach public hosts over https only, so this rule serves shell tools through the proxy (ocfetch run); for get, allow "+safetext.ShellQuote(u.Hostname())+" (port 443)")
+	}
+	return host + ":" + port, strings.Join(notes, "; "), nil
+}
+
+// Allowable refuses an allow rule for an address the egress guard always
+// refuses (a private, link-local, metadata, … literal), naming the range,
+// since such a rule could never let a call through: an invalid_arguments
+// refusal. Local mode's loopback hosts (localhost, 127.0.0.1, ::1) stay
+// allowable: their rules cover an allowlisted port. A name is allowable:
+// what it resolves to is checked at every dial.
+func Allowable(pattern capability.HostPattern) error {
+	host := pattern.String()
+	if host == "localhost" || host == "127.0.0.1" || host == "::1" {
+		return nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil // a name: what it resolves to is checked at every dial
+	}
+	r, bad := netrange.NonPublicRange(ip)
+	if !bad {
+		return nil
+	}
+	return refusal.Newf(refusal.InvalidArguments, "cannot allow %s: the egress guard always refuses it (%s is in %s)", ip, ip, r).
+		WithHint("only public addresses can be reached; for a dev server on this machine use local mode: ocfetch local allow PORT, then http://127.0.0.1:PORT/")
 }
 
 func badHost(s string, err error) error {

@@ -1,8 +1,10 @@
 package rules_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 )
@@ -58,4 +60,152 @@ func TestParseRuleTarget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParseArg: a URL is read as the host and port it reaches (http:// 80,
+// https:// 443, an explicit port wins), with a note when it had a path or
+// query, or when an http rule serves the proxy only; other schemes,
+// credentials and '*' alone are refused with a hint.
+func TestParseArg(t *testing.T) {
+	tests := []struct {
+		in       string
+		wantHost string
+		wantPort uint16
+		wantNote string // a substring; "" for no note
+		wantCode refusal.Code
+		wantHint string // a substring of the refusal's hint
+	}{
+		{"example.com:8443", "example.com", 8443, "", "", ""},
+		{"https://Example.COM", "example.com", 443, "", "", ""},
+		{"https://example.com:8443/docs?q=1", "example.com", 8443, "the URL's path and query are not part of it", "", ""},
+		{"http://example.com/", "example.com", 80, "this rule serves shell tools through the proxy", "", ""},
+		{"http://127.0.0.1:3000/", "127.0.0.1", 3000, "", "", ""},
+		{"http://[2606:4700::1111]/", "2606:4700::1111", 80, "for get, allow 2606:4700::1111 (port 443)", "", ""},
+		{"ftp://example.com/", "", 0, "", refusal.InvalidArguments, "write HOST[:PORT]"},
+		{"http://user:pw@example.com/", "", 0, "", refusal.InvalidArguments, "write HOST[:PORT]"},
+		{"https:///nohost", "", 0, "", refusal.InvalidArguments, "write HOST[:PORT]"},
+		{"*", "", 0, "", refusal.InvalidHost, "--public-https"},
+		{"*:443", "", 0, "", refusal.InvalidHost, "--public-https"},
+		{"bad host!", "", 0, "", refusal.InvalidHost, "write HOST[:PORT]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			a, err := rules.ParseArg(tc.in)
+			if tc.wantCode != "" {
+				r, ok := refusal.As(err)
+				if !ok || r.Code != tc.wantCode || !strings.Contains(r.Hint, tc.wantHint) {
+					t.Fatalf("ParseArg(%q) = %+v, %v; want %s with a hint holding %q", tc.in, a, err, tc.wantCode, tc.wantHint)
+				}
+				if strings.Contains(r.Message, "pw") {
+					t.Errorf("message repeats the password: %q", r.Message)
+				}
+				return
+			}
+			if err != nil || a.Pattern.String() != tc.wantHost || a.Port != tc.wantPort {
+				t.Fatalf("ParseArg(%q) = %q, %d, %v; want %q, %d", tc.in, a.Pattern, a.Port, err, tc.wantHost, tc.wantPort)
+			}
+			if (tc.wantNote == "") != (a.Note == "") || !strings.Contains(a.Note, tc.wantNote) {
+				t.Errorf("ParseArg(%q).Note = %q; want %q", tc.in, a.Note, tc.wantNote)
+			}
+			if strings.Contains(a.Note, "docs") || strings.Contains(a.Note, "q=1") {
+				t.Errorf("note repeats the path or query: %q", a.Note)
+			}
+		})
+	}
+}
+
+// TestAllowable: an allow rule for an address the guard always refuses is
+// refused naming its range; names, public addresses and local mode's
+// loopback hosts are allowable.
+func TestAllowable(t *testing.T) {
+	for _, tc := range []struct{ host, want string }{
+		{"10.0.0.1", "10.0.0.1 is in 10.0.0.0/8 (private use)"},
+		{"169.254.169.254", "169.254.169.254 is in 169.254.0.0/16 (link local)"},
+		{"fd00:ec2::254", "fd00:ec2::254 is in fc00::/7"},
+		{"127.0.0.2", "127.0.0.2 is in 127.0.0.0/8 (loopback)"},
+		{"127.0.0.1", ""},
+		{"::1", ""},
+		{"localhost", ""},
+		{"93.184.216.34", ""},
+		{"example.com", ""},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			p, err := capability.ParseHostPattern(tc.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = rules.Allowable(p)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("Allowable(%s) = %v; want nil", tc.host, err)
+				}
+				return
+			}
+			r, ok := refusal.As(err)
+			if !ok || r.Code != refusal.InvalidArguments || !strings.Contains(r.Message, tc.want) || !strings.Contains(r.Hint, "ocfetch local allow PORT") {
+				t.Errorf("Allowable(%s) = %v; want invalid_arguments naming %q, hinting at local mode", tc.host, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestArgString: an Arg is written as rules write their target.
+func TestArgString(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"example.com", "example.com:443"},
+		{"*.example.com:8443", "*.example.com:8443"},
+		{"[::1]:8080", "[::1]:8080"},
+		{"http://Example.com/", "example.com:80"},
+	} {
+		a, err := rules.ParseArg(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.String(); got != tc.want {
+			t.Errorf("ParseArg(%q).String() = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+	open := rules.Arg{Pattern: capability.HostPattern{Host: rules.PublicHTTPSHost}, Port: rules.PublicHTTPSPort}
+	if got := open.String(); got != "*:443" {
+		t.Errorf("the open-web target = %q; want \"*:443\"", got)
+	}
+}
+
+// FuzzParseArg: whatever a person types, ParseArg either refuses with a
+// named refusal carrying a hint, or returns a target a rule can hold (it
+// saves as NewRule makes it and reads back the same).
+func FuzzParseArg(f *testing.F) {
+	for _, seed := range []string{
+		"example.com",                       // the default port
+		"*.example.com:8443",                // a wildcard with a port
+		"[::1]:8080",                        // a bracketed IPv6 literal
+		"https://example.com:8443/docs?q=1", // a URL with a path and query
+		"http://[2606:4700::1111]/",         // an http URL to a public IPv6 host
+		"http://user:pw@example.com/",       // credentials
+		"ftp://example.com/",                // another scheme
+		"*",                                 // the open-web rule's host alone
+		"example.com:0443",                  // a leading zero
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := rules.ParseArg(s)
+		if err != nil {
+			r, ok := refusal.As(err)
+			if !ok || (r.Code != refusal.InvalidArguments && r.Code != refusal.InvalidHost) || r.Hint == "" {
+				t.Fatalf("ParseArg(%q) = %v; want invalid_arguments or invalid_host with a hint", s, err)
+			}
+			return
+		}
+		if a.Port == 0 {
+			t.Fatalf("ParseArg(%q) = port 0", s)
+		}
+		set, err := rules.NewSet(rules.NewRule(rules.Allow, a.Pattern, a.Port))
+		if err != nil {
+			t.Fatalf("ParseArg(%q) = %s, which is no rule: %v", s, a, err)
+		}
+		if got := set.Rules()[0].Target; got.Host != a.Pattern.String() || got.Port != a.Port {
+			t.Fatalf("ParseArg(%q) = %s; saved as %s:%d", s, a, got.Host, got.Port)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -41,6 +42,42 @@ type Grants struct {
 // Empty reports whether the files grant nothing.
 func (g Grants) Empty() bool {
 	return g.Profile == "" && g.Upstream == "" && len(g.Ports) == 0 && len(g.Allow) == 0
+}
+
+// GrantLine is one thing a workspace's files grant or restrict, and the
+// file that says so: what `ocfetch trust` lists and what `ocfetch explain`
+// names in its workspace layer.
+type GrantLine struct {
+	What string `json:"what"`
+	File string `json:"file"`
+}
+
+// Lines is the one definition of what the workspace layer's files grant
+// (counted only while the workspace is trusted) and restrict (always), as
+// lines to show: trust and explain both list these lines, so one cannot
+// say "grants nothing" while the other refuses a grant (policy.Order's
+// LayerWorkspace, NeedsTrust). A grant's text is safe to show
+// (safetext.Line); its File is the path as g names it.
+func (g Grants) Lines() (grants, restricts []GrantLine) {
+	if g.Profile != "" {
+		grants = append(grants, GrantLine{"profile " + string(g.Profile) + " (local mode)", g.SettingsFile})
+	}
+	if g.Upstream != "" {
+		grants = append(grants, GrantLine{"upstream_proxy " + safetext.Line(g.Upstream) + " (public connections go through it)", g.SettingsFile})
+	}
+	if len(g.Ports) > 0 {
+		grants = append(grants, GrantLine{"loopback ports " + g.Ports.String(), g.LocalFetchFile})
+	}
+	for _, r := range g.Allow {
+		grants = append(grants, GrantLine{r.String(), g.RulesFile})
+	}
+	if g.Strict {
+		restricts = append(restricts, GrantLine{"profile strict", g.SettingsFile})
+	}
+	for _, r := range g.Deny {
+		restricts = append(restricts, GrantLine{r.String(), g.RulesFile})
+	}
+	return grants, restricts
 }
 
 // ReadGrants reads the workspace's settings.json, local_fetch.json and

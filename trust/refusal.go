@@ -7,6 +7,12 @@ import (
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
+// Command is the command that trusts the workspace at root, for a person
+// to run: "ocfetch trust --root '/p/proj'" (the root shell-quoted).
+func Command(root string) string {
+	return "ocfetch trust --root " + safetext.ShellQuote(root)
+}
+
 // Untrusted returns the workspace_untrusted refusal for a call that needed
 // a grant the workspace at root gives in file, ignored because the
 // workspace is not trusted. grant says what was ignored, in the words of
@@ -18,7 +24,7 @@ import (
 func Untrusted(root, file, grant string) *refusal.Error {
 	return refusal.Newf(refusal.WorkspaceUntrusted,
 		"workspace %s is not trusted, so %q in %s was ignored", safetext.Line(root), safetext.Short(grant), safetext.Line(file)).
-		WithHint("if you trust this workspace's files, run `ocfetch trust --root " + safetext.ShellQuote(root) +
+		WithHint("if you trust this workspace's files, run `" + Command(root) +
 			"` (an AI agent should ask the user to run it)")
 }
 
@@ -32,7 +38,7 @@ func (st Status) Refusal(root, file, grant string) *refusal.Error {
 	if !st.Found {
 		return Untrusted(root, file, grant)
 	}
-	cmd := "`ocfetch trust --root " + safetext.ShellQuote(root) + "`"
+	cmd := "`" + Command(root) + "`"
 	switch {
 	case st.State == Replaced:
 		return refusal.Newf(refusal.WorkspaceUntrusted,
@@ -46,4 +52,20 @@ func (st Status) Refusal(root, file, grant string) *refusal.Error {
 			WithHint("if you still trust this workspace's files, run " + cmd + " again (an AI agent should ask the user to run it)")
 	}
 	return Untrusted(root, file, grant)
+}
+
+// UntrustedNote says, for a person reading `ocfetch trust` or `ocfetch
+// explain`, why a workspace the store has an entry for is not trusted
+// (the reasons [Status.Refusal] gives a call): "" when st trusts it, or
+// when there is no entry.
+func (st Status) UntrustedNote() string {
+	switch {
+	case !st.Found || st.Trusted():
+		return ""
+	case st.State == Replaced:
+		return "was replaced since it was trusted on " + st.Entry.TrustedAt.UTC().Format(time.DateOnly) + ": the directory there now is another one, and it is not trusted"
+	case st.Entry.Outdated() && st.State == Present:
+		return "was trusted by an older ocfetch, which did not record which directory it was: it is not trusted until you trust it again"
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/explain"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 )
@@ -80,7 +81,7 @@ func TestExplainVerdicts(t *testing.T) {
 			if r.code != exitOK {
 				t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
 			}
-			var e explanation
+			var e explain.Explanation
 			decodeStrict(t, r.stdout, &e)
 			if e.Decision != tc.decision || e.Reason != tc.reason || e.Rule != tc.rule || e.File != tc.file || (tc.layer != "" && e.Layer != tc.layer) {
 				t.Errorf("explain %s = %+v; want decision %s layer %s rule %q file %q reason %q", tc.url, e, tc.decision, tc.layer, tc.rule, tc.file, tc.reason)
@@ -204,7 +205,7 @@ func explainEqualsGet(t *testing.T, root, rawURL string) {
 		}
 		t.Fatalf("explain %q: exit %d %s", rawURL, ex.code, ex.stderr)
 	}
-	var e explanation
+	var e explain.Explanation
 	decodeStrict(t, ex.stdout, &e)
 	rec := &recorder{}
 	g := ocfetch(t, cliOptions{egress: func(o *egress.Options) { o.Resolver, o.Dial = rec, rec.dial }},
@@ -330,8 +331,8 @@ func TestExplainPrintsCLIHints(t *testing.T) {
 		url, hint string
 	}{
 		{"https://example.com/", "hint:       allow it with: ocfetch rules allow example.com:443\n"},
-		{"http://127.0.0.1:018090/", "hint:       " + explainURLHint + "\n"},
-		{"https://example.com:99999/", "hint:       " + explainURLHint + "\n"},
+		{"http://127.0.0.1:018090/", "hint:       " + explain.URLHint + "\n"},
+		{"https://example.com:99999/", "hint:       " + explain.URLHint + "\n"},
 	} {
 		t.Run(tc.url, func(t *testing.T) {
 			r := ocfetch(t, cliOptions{}, "--root", root, "explain", tc.url)

@@ -10,6 +10,7 @@ import (
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -100,7 +101,7 @@ func runLocalShow(_ context.Context, a *app, asJSON bool) error {
 		fmt.Fprintf(a.stdout, "profile %s: local mode is ON for ports %s\n", profile, localfetch.Ports(out.Ports))
 	}
 	if !out.Trusted && len(out.Ports) > 0 {
-		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its ports are ignored until `%s`\n", trustHint(ws))
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its ports are ignored until `%s`\n", trust.Command(ws.Root))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/trust"
 )
 
 func newProfileCmd(a *app) *cobra.Command {
@@ -86,7 +87,7 @@ func runProfileShow(a *app, asJSON bool) error {
 		fmt.Fprintf(a.stdout, "profile: %s (from %s)\n", p, safetext.Line(out.File))
 	}
 	if out.Source == "settings" && p == risk.Permissive && !out.Trusted {
-		fmt.Fprintf(a.stdout, "note: the workspace is not trusted, so its profile %s is ignored (standard applies); `%s` trusts it\n", p, trustHint(ws))
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted, so its profile %s is ignored (standard applies); `%s` trusts it\n", p, trust.Command(ws.Root))
 	}
 	if m.Present() && !m.Allows(p) {
 		fmt.Fprintf(a.stdout, "note: the managed policy %s caps the profile at %s\n", safetext.Line(m.File), m.MaxProfile)
@@ -138,7 +139,7 @@ func runProfileSet(ctx context.Context, a *app, name string) error {
 	fmt.Fprintf(a.stdout, "%s: profile %s in %s\n", verb, p, safetext.Line(ws.SettingsPath()))
 	if p == risk.Permissive {
 		if ok, err := a.workspaceTrusted(ws); err == nil && !ok {
-			fmt.Fprintf(a.stdout, "note: the workspace is not trusted, so this profile is ignored until `%s`\n", trustHint(ws))
+			fmt.Fprintf(a.stdout, "note: the workspace is not trusted, so this profile is ignored until `%s`\n", trust.Command(ws.Root))
 		}
 	}
 	if m, err := a.managedPolicy(); err == nil && m.Present() && !m.Allows(p) {

@@ -4,22 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ocfetch/ocfetch/policy"
-	"net"
-	"net/netip"
-	"net/url"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
-	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/shellrun"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -148,7 +143,7 @@ func runRulesList(_ context.Context, a *app, asJSON bool) error {
 		return err
 	}
 	if ignored > 0 {
-		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its allow rules are ignored until `%s`\n", trustHint(ws))
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted: its allow rules are ignored until `%s`\n", trust.Command(ws.Root))
 	}
 	if m.ManagedRulesOnly {
 		fmt.Fprintf(a.stdout, "note: the managed policy %s admits its own allow rules only\n", safetext.Line(m.File))
@@ -338,17 +333,18 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 // rule for the same host and port with the other decision, so the file
 // never holds both.
 func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string, user bool) error {
-	pattern, port, note, err := parseRuleTarget(target)
+	arg, err := rules.ParseArg(target)
 	if err != nil {
-		return err
+		return ruleTargetUsage(err)
 	}
+	pattern, port := arg.Pattern, arg.Port
 	if d == rules.Allow {
-		if err := checkAllowable(pattern); err != nil {
-			return err
+		if err := rules.Allowable(pattern); err != nil {
+			return ruleTargetUsage(err)
 		}
 	}
-	if note != "" {
-		fmt.Fprintf(a.stderr, "ocfetch: note: %s\n", note)
+	if arg.Note != "" {
+		fmt.Fprintf(a.stderr, "ocfetch: note: %s\n", arg.Note)
 	}
 	st, err := a.ruleStore(ctx, user, "ocfetch rules "+string(d))
 	if err != nil {
@@ -359,20 +355,15 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string, u
 		return classify(err)
 	}
 	rule := rules.NewRule(d, pattern, port)
-	var previous *rules.Rule
-	for _, r := range set.Rules() {
-		if r.Target.Host == rule.Target.Host && r.Target.Port == port {
-			previous = &r
-		}
-	}
-	if previous != nil && previous.Decision == d {
+	previous, saved := set.Saved(rule)
+	if saved && previous.Decision == d {
 		fmt.Fprintf(a.stdout, "unchanged: %s is already in %s\n", rule, st.path)
 		return nil
 	}
 	if err := st.add(ctx, rule); err != nil {
 		return classify(err)
 	}
-	if previous != nil {
+	if saved {
 		fmt.Fprintf(a.stdout, "replaced: %s with %s in %s\n", previous, rule, st.path)
 		return nil
 	}
@@ -411,20 +402,17 @@ func newRulesRemoveCmd(a *app) *cobra.Command {
 // runRulesRemove removes the rules for target; "" is the open-web rule
 // (--public-https).
 func runRulesRemove(ctx context.Context, a *app, target string, user bool) error {
-	var (
-		pattern capability.HostPattern
-		port    uint16
-		err     error
-	)
-	if target == "" {
-		pattern, port = capability.HostPattern{Host: rules.PublicHTTPSHost}, rules.PublicHTTPSPort
-	} else if pattern, port, _, err = parseRuleTarget(target); err != nil {
-		return err
+	arg := rules.Arg{Pattern: capability.HostPattern{Host: rules.PublicHTTPSHost}, Port: rules.PublicHTTPSPort}
+	if target != "" {
+		var err error
+		if arg, err = rules.ParseArg(target); err != nil {
+			return ruleTargetUsage(err)
+		}
 	}
 	if !user {
 		// Nothing to remove where there is no .oc_chat/: create nothing.
 		if ws, err := a.workspace(); err == nil && !exists(ws.Dir()) {
-			fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), ws.RulesPath())
+			fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", arg, ws.RulesPath())
 			return nil
 		}
 	}
@@ -432,15 +420,15 @@ func runRulesRemove(ctx context.Context, a *app, target string, user bool) error
 	if err != nil {
 		return err
 	}
-	removed, err := st.remove(ctx, pattern.String(), port)
+	removed, err := st.remove(ctx, arg.Pattern.String(), arg.Port)
 	if err != nil {
 		return classify(err)
 	}
 	if !removed {
-		fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", hostPort(pattern.String(), port), st.path)
+		fmt.Fprintf(a.stdout, "unchanged: no rule for %s in %s\n", arg, st.path)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "removed: %s from %s\n", hostPort(pattern.String(), port), st.path)
+	fmt.Fprintf(a.stdout, "removed: %s from %s\n", arg, st.path)
 	return nil
 }
 
@@ -458,98 +446,15 @@ func (a *app) savedRules() (workspace.Workspace, *rules.Set, error) {
 	return ws, set, nil
 }
 
-// parseRuleTarget is rules.ParseRuleTarget with a bad pattern as a usage
-// error, keeping the rules package's message and hint. A URL is understood
-// too, for the host and port it reaches: http://example.com/ is
-// example.com:80, https://example.com/docs is example.com:443, an explicit
-// port wins. A rule covers the whole host and port, so the URL's path and
-// query are not part of it (note says so); another scheme or credentials
-// in the URL are a usage error that says to write HOST[:PORT].
-func parseRuleTarget(s string) (pattern capability.HostPattern, port uint16, note string, err error) {
-	if strings.Contains(s, "://") {
-		s, note, err = urlRuleTarget(s)
-		if err != nil {
-			return pattern, 0, "", err
-		}
+// ruleTargetUsage is a refusal of a rule target the user wrote
+// (rules.ParseArg, rules.Allowable) as a usage error, keeping its message
+// and hint.
+func ruleTargetUsage(err error) error {
+	r, ok := refusal.As(err)
+	if !ok {
+		return classify(err)
 	}
-	pattern, port, err = rules.ParseRuleTarget(s)
-	if err != nil {
-		msg, hint := err.Error(), "write HOST, HOST:PORT, *.DOMAIN[:PORT] or [IPv6]:PORT; the port defaults to 443"
-		if h, _, _ := strings.Cut(s, ":"); h == "*" {
-			return pattern, 0, "", usageErrorf("for every public host over https, ocfetch rules allow --public-https (read its --help first)", "'*' is not a host pattern")
-		}
-		if r, ok := refusal.As(err); ok {
-			msg = r.Message
-			if r.Hint != "" {
-				hint = r.Hint
-			}
-		}
-		return pattern, 0, "", usageErrorf(hint, "%s", msg)
-	}
-	return pattern, port, note, nil
-}
-
-// urlRuleTarget turns an http or https URL into the HOST:PORT it reaches.
-func urlRuleTarget(s string) (target, note string, err error) {
-	const hint = "write HOST[:PORT], like example.com or example.com:8443 (a URL's http:// means port 80, https:// port 443)"
-	u, perr := url.Parse(s)
-	if perr != nil || u.Host == "" {
-		return "", "", usageErrorf(hint, "rule target %q is not a URL ocfetch can read", safetext.Short(s))
-	}
-	port := ""
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		port = "80"
-	case "https":
-		port = "443"
-	default:
-		return "", "", usageErrorf(hint, "rule target %q: scheme %q cannot be fetched", safetext.Short(s), safetext.Short(u.Scheme))
-	}
-	if u.User != nil {
-		return "", "", usageErrorf(hint, "rule target: a URL with credentials (user:pass@) is not a rule")
-	}
-	if u.Port() != "" {
-		port = u.Port()
-	}
-	host := u.Hostname()
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	var notes []string
-	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
-		notes = append(notes, "a rule covers the whole host and port; the URL's path and query are not part of it")
-	}
-	if strings.EqualFold(u.Scheme, "http") && !capability.IsLocalHost(strings.ToLower(u.Hostname())) {
-		// The rule is right for the proxy; say what it does not do.
-		notes = append(notes, "ocfetch get and the MCP server reach public hosts over https only, so this rule serves shell tools through the proxy (ocfetch run); for get, allow "+safetext.ShellQuote(u.Hostname())+" (port 443)")
-	}
-	return host + ":" + port, strings.Join(notes, "; "), nil
-}
-
-// checkAllowable refuses an allow rule for an address the egress guard
-// always refuses (a private, link-local, metadata, … literal), naming the
-// range, since such a rule could never let a call through. Local mode's
-// loopback hosts (localhost, 127.0.0.1, ::1) stay allowable: their rules
-// cover an allowlisted port.
-func checkAllowable(pattern capability.HostPattern) error {
-	host := pattern.String()
-	if host == "localhost" || host == "127.0.0.1" || host == "::1" {
-		return nil
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return nil // a name: what it resolves to is checked at every dial
-	}
-	r, bad := egress.NonPublicRange(ip)
-	if !bad {
-		return nil
-	}
-	return usageErrorf("only public addresses can be reached; for a dev server on this machine use local mode: ocfetch local allow PORT, then http://127.0.0.1:PORT/",
-		"cannot allow %s: the egress guard always refuses it (%s is in %s)", ip, ip, r)
-}
-
-func hostPort(host string, port uint16) string {
-	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+	return usageErrorf(r.Hint, "%s", r.Message)
 }
 
 // writeJSON prints v as one indented JSON object and a newline.

@@ -118,11 +118,6 @@ func (a *app) workspaceTrusted(ws workspace.Workspace) (bool, error) {
 	return ok, nil
 }
 
-// trustHint is the command that trusts ws.
-func trustHint(ws workspace.Workspace) string {
-	return "ocfetch trust --root " + safetext.ShellQuote(ws.Root)
-}
-
 func newTrustCmd(a *app) *cobra.Command {
 	var yes, list, revoke, asJSON bool
 	cmd := &cobra.Command{
@@ -192,14 +187,14 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 		fmt.Fprintf(a.stdout, "unchanged: %s is trusted (since %s, by %s)\n", safetext.Line(e.Path), e.TrustedAt.Format(time.RFC3339), safetext.Line(e.How))
 		return nil
 	}
-	if note := untrustedNote(st); note != "" {
+	if note := st.UntrustedNote(); note != "" {
 		fmt.Fprintf(a.stdout, "note: %s %s\n", safetext.Line(ws.Root), note)
 	}
 	if !yes {
 		if !a.interactive() {
 			return refusalError(refusal.Newf(refusal.WorkspaceUntrusted,
 				"workspace %s is not trusted, and nobody can be asked here (not a terminal)", safetext.Line(ws.Root)).
-				WithHint("read what it grants above, then run `" + trustHint(ws) + " --yes`"))
+				WithHint("read what it grants above, then run `" + trust.Command(ws.Root) + " --yes`"))
 		}
 		fmt.Fprintf(a.stderr, "Trust %s? [y/N] ", safetext.Line(ws.Root))
 		line, _ := bufio.NewReader(a.stdin).ReadString('\n')
@@ -221,14 +216,14 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 }
 
 // printGrants shows what the workspace's files grant and restrict
-// ([workspaceGrants], the lines explain names too).
+// ([trust.Grants.Lines], the lines explain names too).
 func printGrants(a *app, g trust.Grants) {
 	w := a.stdout
 	fmt.Fprintf(w, "workspace: %s\n", safetext.Line(g.Workspace))
-	grants, restricts := workspaceGrants(g)
+	grants, restricts := g.Lines()
 	// A grant names its file; rules after the first do not, nor does a
 	// deny rule (as trust has always printed them).
-	print := func(lines []grantLine, rulesFrom bool) {
+	print := func(lines []trust.GrantLine, rulesFrom bool) {
 		for i, l := range lines {
 			rule := l.File == g.RulesFile
 			if rule && (!rulesFrom || (i > 0 && lines[i-1].File == g.RulesFile)) {
@@ -269,20 +264,6 @@ type trustedJSON struct {
 	Outdated bool `json:"outdated,omitempty"`
 }
 
-// untrustedNote says why a workspace the store has an entry for is not
-// trusted: "" when it is, or when there is no entry.
-func untrustedNote(st trust.Status) string {
-	switch {
-	case !st.Found || st.Trusted():
-		return ""
-	case st.State == trust.Replaced:
-		return "was replaced since it was trusted on " + st.Entry.TrustedAt.UTC().Format(time.DateOnly) + ": the directory there now is another one, and it is not trusted"
-	case st.Entry.Outdated() && st.State == trust.Present:
-		return "was trusted by an older ocfetch, which did not record which directory it was: it is not trusted until you trust it again"
-	}
-	return ""
-}
-
 func runTrustList(a *app, asJSON bool) error {
 	s, err := a.trustStore()
 	if err != nil {
@@ -294,9 +275,9 @@ func runTrustList(a *app, asJSON bool) error {
 	}
 	out := trustListJSON{File: s.Path(), Workspaces: []trustedJSON{}}
 	for _, e := range entries {
-		state := e.State()
-		out.Workspaces = append(out.Workspaces, trustedJSON{Path: e.Path, TrustedAt: e.TrustedAt, How: e.How, State: state,
-			Trusted: state == trust.Present && !e.Outdated(), Outdated: e.Outdated()})
+		st := trust.Status{Found: true, Entry: e, State: e.State()}
+		out.Workspaces = append(out.Workspaces, trustedJSON{Path: e.Path, TrustedAt: e.TrustedAt, How: e.How, State: st.State,
+			Trusted: st.Trusted(), Outdated: e.Outdated()})
 	}
 	if asJSON {
 		return writeJSON(a.stdout, out)
@@ -315,7 +296,7 @@ func runTrustList(a *app, asJSON bool) error {
 		case trust.Present:
 			if e.Outdated {
 				note = "  (outdated: trusted by an older ocfetch, which did not record which directory it was; not trusted until you run `" +
-					"ocfetch trust --root " + safetext.ShellQuote(e.Path) + "` again)"
+					trust.Command(e.Path) + "` again)"
 			}
 		}
 		fmt.Fprintf(a.stdout, "%s  %s  %s%s\n", safetext.Line(e.Path), e.TrustedAt.Format(time.RFC3339), safetext.Line(e.How), note)

@@ -343,8 +343,8 @@ func TestTrustAndExplainListTheSameGrants(t *testing.T) {
 				Reason string `json:"reason"`
 				File   string `json:"file"`
 				Layers []struct {
-					Layer  string      `json:"layer"`
-					Grants []grantLine `json:"grants"`
+					Layer  string            `json:"layer"`
+					Grants []trust.GrantLine `json:"grants"`
 				} `json:"layers"`
 			}
 			if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
