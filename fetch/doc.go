@@ -12,11 +12,15 @@
 //
 //	client := egress.NewClient(&egress.Options{Timeout: 30 * time.Second})
 //	f := fetch.NewFetch(client, &fetch.Options{
-//		Workspace: ws,      // where .oc_chat/local_fetch.json lives
-//		Profile:   profile, // risk.Resolve(ws, flag)
-//		Logger:    logger,  // diag; nil discards
+//		Logger: logger,                          // diag; nil discards
+//		Cache:  respcache.New(nil),              // optional: repeated GETs within a TTL
+//		Robots: robotscheck.New(nil),            // optional: --respect-robots
 //	})
-//	res := b.Call(ctx, f, `{"url": "https://example.com/"}`) // broker: prepare, approve, run, audit
+//	b := &broker.Broker{Scope: sc, Audit: audit.Open(sc.Workspace)} // sc: scope.Open
+//	res := b.Call(ctx, f, `{"url": "https://example.com/"}`)         // prepare, decide, run, audit
+//
+// The workspace, its profile and local mode are the Scope's and
+// policy.Decide's (asked by the broker), not fetch's.
 //
 // # One call
 //
