@@ -22,6 +22,7 @@ import (
 func (s *Server) serveConn(cc *clientConn) {
 	defer func() {
 		cc.close()
+		cc.release()
 		s.forget(cc)
 		<-s.sem
 		s.wg.Done()
