@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/loopback"
+	"github.com/ocfetch/ocfetch/internal/socks5"
 	"github.com/ocfetch/ocfetch/scope"
 )
 
@@ -549,7 +550,7 @@ func (s *Server) answerBusy(c net.Conn, wait time.Duration) {
 	head := &headLimitReader{r: c, n: int64(s.maxHead)}
 	br := bufio.NewReaderSize(head, 4<<10)
 	bw := bufio.NewWriterSize(c, 512)
-	if b, err := br.Peek(1); err == nil && b[0] == socksVersion {
+	if b, err := br.Peek(1); err == nil && b[0] == socks5.Version {
 		s.socksBusy(c, br, bw)
 		return
 	}
@@ -568,32 +569,32 @@ func (s *Server) answerBusy(c net.Conn, wait time.Duration) {
 // other), then replies general failure to the request. Nothing is dialled.
 func (s *Server) socksBusy(c net.Conn, br *bufio.Reader, bw *bufio.Writer) {
 	c.SetWriteDeadline(s.now().Add(time.Second))
-	methods, err := readSocksGreeting(br)
+	methods, err := socks5.ReadGreeting(br)
 	if err != nil {
 		return
 	}
-	method := chooseSocksMethod(methods, s.auth != nil)
-	bw.Write([]byte{socksVersion, method})
-	if bw.Flush() != nil || method == socksMethodNoAcceptable {
+	method := socks5.ChooseMethod(methods, s.auth != nil)
+	bw.Write([]byte{socks5.Version, method})
+	if bw.Flush() != nil || method == socks5.MethodNoAcceptable {
 		return
 	}
-	if method == socksMethodUserPass {
-		user, pass, err := readSocksUserPass(br)
+	if method == socks5.MethodUserPass {
+		user, pass, err := socks5.ReadUserPass(br)
 		if err != nil {
 			return
 		}
 		if s.auth != nil && !s.auth.match(user, pass) {
-			bw.Write([]byte{socksAuthVersion, socksAuthFailed})
+			bw.Write([]byte{socks5.AuthVersion, socks5.AuthFailed})
 			bw.Flush()
 			return
 		}
-		bw.Write([]byte{socksAuthVersion, socksAuthOK})
+		bw.Write([]byte{socks5.AuthVersion, socks5.AuthOK})
 		if bw.Flush() != nil {
 			return
 		}
 	}
-	readSocksRequest(br)
-	bw.Write(socksReply(socksGeneralFailure))
+	socks5.ReadRequest(br)
+	bw.Write(socks5.Reply(socks5.GeneralFailure))
 	bw.Flush()
 	s.log.Warn("SOCKS5 connection refused: too many connections", "limit", cap(s.sem))
 }
