@@ -7,8 +7,9 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
-// Version is SOCKS5's version byte, the first byte of every message a
-// client sends but the username/password request.
+// Version is SOCKS5's version byte (VER), the first byte of the client's
+// greeting and request and of the server's method selection and reply;
+// the username/password sub-negotiation has its own, [AuthVersion].
 const Version = 0x05
 
 // Authentication methods.
