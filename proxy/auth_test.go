@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/socks5"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -125,7 +126,7 @@ func TestAuthSocks(t *testing.T) {
 		t.Errorf("no credentials offered: got %#x; want no acceptable method", rep)
 	}
 	for _, bad := range []Credentials{{"ocfetch", "wrong"}, {"other", "s3cret"}, {"ocfetch", "s3cret2"}} {
-		if rep, _, _ := w.socksDial(&bad, req); rep != 0x100+socksAuthFailed {
+		if rep, _, _ := w.socksDial(&bad, req); rep != 0x100+socks5.AuthFailed {
 			t.Errorf("credentials %v: got %#x; want the auth failure", bad, rep)
 		}
 	}
@@ -142,7 +143,7 @@ func TestAuthSocks(t *testing.T) {
 		t.Errorf("audit lines: got %d; want 4", len(es))
 	}
 	rep, c, br := w.socksDial(&creds, req)
-	if rep != socksSucceeded {
+	if rep != socks5.Succeeded {
 		t.Fatalf("right credentials: got %#x; want success", rep)
 	}
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+publicHost+"\r\nConnection: close\r\n\r\n")

@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/socks5"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -22,6 +23,7 @@ import (
 func (s *Server) serveConn(cc *clientConn) {
 	defer func() {
 		cc.close()
+		cc.release()
 		s.forget(cc)
 		<-s.sem
 		s.wg.Done()
@@ -62,7 +64,7 @@ func (s *Server) serveConn(cc *clientConn) {
 func (s *Server) sniffSocks(cc *clientConn) bool {
 	cc.head.n = int64(s.maxHead) + int64(cc.br.Size())
 	b, err := cc.br.Peek(1)
-	if err != nil || b[0] != socksVersion {
+	if err != nil || b[0] != socks5.Version {
 		return false
 	}
 	cc.state.Store(stateActive)

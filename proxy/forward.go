@@ -73,6 +73,7 @@ func (s *Server) forward(cc *clientConn, req *http.Request, x *exchange) bool {
 	var body *clientBody
 	if req.Body != nil && req.Body != http.NoBody {
 		body = &clientBody{r: req.Body, c: cc.c, idle: s.idle, now: s.now, arm: arm}
+		cc.lentReader = true
 		out.Body = body
 		if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 			cc.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/socks5"
 )
 
 // FuzzParseRequest feeds arbitrary request heads to the parser the proxy
@@ -66,7 +67,8 @@ func FuzzParseRequest(f *testing.F) {
 }
 
 // FuzzSocksHandshake feeds arbitrary bytes to the SOCKS5 parsers in the
-// order a connection runs them: greeting, username/password, request.
+// order a connection runs them: greeting, username/password, request,
+// and judges the request as the proxy does (socksTarget).
 // Whatever request is accepted names a CONNECT to a normalised host with a
 // port; every refusal carries a reply code and a one-line message.
 func FuzzSocksHandshake(f *testing.F) {
@@ -93,20 +95,20 @@ func FuzzSocksHandshake(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bytes.NewReader(in)
-		methods, err := readSocksGreeting(r)
+		methods, err := socks5.ReadGreeting(r)
 		if err != nil {
 			return
 		}
 		if len(methods) == 0 {
 			t.Fatalf("greeting %x accepted with no method", in)
 		}
-		if chooseSocksMethod(methods, true) == socksMethodUserPass {
-			if _, _, err := readSocksUserPass(r); err != nil {
+		if socks5.ChooseMethod(methods, true) == socks5.MethodUserPass {
+			if _, _, err := socks5.ReadUserPass(r); err != nil {
 				return
 			}
 		}
-		req, err := readSocksRequest(r)
-		var se *socksError
+		req, err := socks5.ReadRequest(r)
+		var se *socks5.Error
 		if errors.As(err, &se) {
 			checkSocksError(t, se)
 			return
@@ -114,13 +116,13 @@ func FuzzSocksHandshake(f *testing.F) {
 		if err != nil {
 			return
 		}
-		tg, se := req.target()
+		tg, se := socksTarget(req)
 		if se != nil {
 			checkSocksError(t, se)
 			return
 		}
-		if req.cmd != socksCmdConnect || tg.Port() == 0 {
-			t.Errorf("accepted command %d port %d", req.cmd, tg.Port())
+		if req.Cmd != socks5.CmdConnect || tg.Port() == 0 {
+			t.Errorf("accepted command %d port %d", req.Cmd, tg.Port())
 		}
 		if h, err := capability.NormalizeHost(tg.Host()); err != nil || h != tg.Host() {
 			t.Errorf("accepted host %q is not normalised (%q, %v)", tg.Host(), h, err)
@@ -128,9 +130,9 @@ func FuzzSocksHandshake(f *testing.F) {
 	})
 }
 
-func checkSocksError(t *testing.T, se *socksError) {
+func checkSocksError(t *testing.T, se *socks5.Error) {
 	t.Helper()
-	if se.rep == socksSucceeded || se.err == nil || se.err.Code == "" || strings.ContainsAny(se.err.Message, "\r\n") {
-		t.Errorf("refusal %#x %+v: want a failure reply, a code and a one-line message", se.rep, se.err)
+	if se.Rep == socks5.Succeeded || se.Err == nil || se.Err.Code == "" || strings.ContainsAny(se.Err.Message, "\r\n") {
+		t.Errorf("refusal %#x %+v: want a failure reply, a code and a one-line message", se.Rep, se.Err)
 	}
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"net/netip"
@@ -10,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/socks5"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -28,19 +33,19 @@ func (w *world) socksDial(creds *Credentials, req []byte) (int, net.Conn, *bufio
 	w.t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(c)
-	method := byte(socksMethodNone)
+	method := byte(socks5.MethodNone)
 	if creds != nil {
-		method = socksMethodUserPass
+		method = socks5.MethodUserPass
 	}
 	c.Write([]byte{5, 1, method})
 	var sel [2]byte
 	if _, err := io.ReadFull(br, sel[:]); err != nil {
 		w.t.Fatalf("method selection: %v", err)
 	}
-	if sel[1] == socksMethodNoAcceptable {
+	if sel[1] == socks5.MethodNoAcceptable {
 		return 0x1FF, nil, nil
 	}
-	if sel[1] == socksMethodUserPass {
+	if sel[1] == socks5.MethodUserPass {
 		if creds == nil {
 			w.t.Fatal("proxy chose username/password, which was not offered")
 		}
@@ -52,7 +57,7 @@ func (w *world) socksDial(creds *Credentials, req []byte) (int, net.Conn, *bufio
 		if _, err := io.ReadFull(br, st[:]); err != nil {
 			w.t.Fatalf("auth status: %v", err)
 		}
-		if st[1] != socksAuthOK {
+		if st[1] != socks5.AuthOK {
 			if _, err := br.ReadByte(); err != io.EOF {
 				w.t.Errorf("after an auth failure: got %v; want the connection closed", err)
 			}
@@ -64,20 +69,74 @@ func (w *world) socksDial(creds *Credentials, req []byte) (int, net.Conn, *bufio
 	if _, err := io.ReadFull(br, rep[:]); err != nil {
 		w.t.Fatalf("reply: %v", err)
 	}
-	if rep[0] != 5 || rep[3] != socksAtypIPv4 {
+	if rep[0] != 5 || rep[3] != socks5.AtypIPv4 {
 		w.t.Fatalf("reply %x is not a SOCKS5 reply with an IPv4 bound address", rep)
 	}
 	return int(rep[1]), c, br
 }
 
+// socksConnect is a CONNECT request for a domain name.
+func socksConnect(name string, port uint16) []byte {
+	b := []byte{5, socks5.CmdConnect, 0, socks5.AtypDomain, byte(len(name))}
+	b = append(b, name...)
+	return append(b, byte(port>>8), byte(port))
+}
+
 func socksIP(addr string, port uint16) []byte {
 	a := netip.MustParseAddr(addr)
-	atyp := byte(socksAtypIPv4)
+	atyp := byte(socks5.AtypIPv4)
 	if a.Is6() {
-		atyp = socksAtypIPv6
+		atyp = socks5.AtypIPv6
 	}
-	b := append([]byte{5, socksCmdConnect, 0, atyp}, a.AsSlice()...)
+	b := append([]byte{5, socks5.CmdConnect, 0, atyp}, a.AsSlice()...)
 	return append(b, byte(port>>8), byte(port))
+}
+
+// TestSocksTarget: a request read by socks5.ReadRequest is judged as an
+// HTTP CONNECT target is — CONNECT only, a port, a host that normalises to
+// itself — and refused with the reply code clients show.
+func TestSocksTarget(t *testing.T) {
+	tests := []struct {
+		name       string
+		in         []byte
+		wantTarget capability.Target
+		wantRep    byte // the reply for a refused request; 0 = none
+	}{
+		{"CONNECT IPv4", []byte{5, 1, 0, 1, 93, 184, 216, 34, 1, 187}, capability.MustTarget("93.184.216.34", 443), 0},
+		{"CONNECT IPv6", append(append([]byte{5, 1, 0, 4}, netip.MustParseAddr("2001:db8::1").AsSlice()...), 0, 80), capability.MustTarget("2001:db8::1", 80), 0},
+		{"CONNECT domain", socksConnect("Example.COM.", 443), capability.MustTarget("example.com", 443), 0},
+		{"CONNECT IDN domain", socksConnect("bücher.example", 443), capability.MustTarget("xn--bcher-kva.example", 443), 0},
+		{"CONNECT domain holding an IP literal", socksConnect("127.0.0.1", 8080), capability.MustTarget("127.0.0.1", 8080), 0},
+		{"BIND", []byte{5, 2, 0, 1, 1, 2, 3, 4, 0, 80}, capability.Target{}, socks5.CommandNotSupported},
+		{"UDP ASSOCIATE", []byte{5, 3, 0, 1, 0, 0, 0, 0, 0, 0}, capability.Target{}, socks5.CommandNotSupported},
+		{"unknown command", []byte{5, 9, 0, 1, 1, 2, 3, 4, 0, 80}, capability.Target{}, socks5.CommandNotSupported},
+		{"port 0", socksConnect("example.com", 0), capability.Target{}, socks5.GeneralFailure},
+		{"domain with a NUL", socksConnect("example.com\x00.evil", 443), capability.Target{}, socks5.NotAllowed},
+		{"domain with a colon", socksConnect("example.com:80", 443), capability.Target{}, socks5.NotAllowed},
+		{"domain with two trailing dots", socksConnect("localhost..", 8080), capability.Target{}, socks5.NotAllowed},
+		{"non-canonical IPv4 as a domain", socksConnect("127.1", 8080), capability.Target{}, socks5.NotAllowed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := socks5.ReadRequest(bytes.NewReader(tc.in))
+			if err != nil {
+				t.Fatalf("socks5.ReadRequest: %v", err)
+			}
+			got, se := socksTarget(req)
+			if se != nil {
+				if se.Rep != tc.wantRep || tc.wantRep == 0 {
+					t.Errorf("target: refused with %#x (%v); want reply %#x", se.Rep, se.Err, tc.wantRep)
+				}
+				return
+			}
+			if tc.wantRep != 0 {
+				t.Fatalf("target: got %v; want a refusal with reply %#x", got, tc.wantRep)
+			}
+			if diff := cmp.Diff(tc.wantTarget, got); diff != "" {
+				t.Errorf("target (-want +got)\n%s", diff)
+			}
+		})
+	}
 }
 
 // TestSocksThroughProxy: SOCKS5 CONNECT reaches what a rule allows, by
@@ -118,7 +177,7 @@ func TestSocksThroughProxy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, c, br := w.socksDial(nil, tc.req)
-			if rep != socksSucceeded {
+			if rep != socks5.Succeeded {
 				t.Fatalf("reply: got %#x; want success", rep)
 			}
 			io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+publicHost+"\r\nConnection: close\r\n\r\n")
@@ -130,7 +189,7 @@ func TestSocksThroughProxy(t *testing.T) {
 	}
 	t.Run("loopback through local mode", func(t *testing.T) {
 		rep, c, br := w.socksDial(nil, socksConnect("localhost", uint16(port)))
-		if rep != socksSucceeded {
+		if rep != socks5.Succeeded {
 			t.Fatalf("reply: got %#x; want success", rep)
 		}
 		io.WriteString(c, "ping")
@@ -146,21 +205,21 @@ func TestSocksThroughProxy(t *testing.T) {
 		rep  int
 		code refusal.Code
 	}{
-		{"uncovered name", socksConnect("uncovered.test", 80), socksNotAllowed, refusal.NotApproved},
-		{"denied name", socksConnect(deniedHost, 80), socksNotAllowed, refusal.DeniedByRule},
-		{"127.0.0.2", socksIP("127.0.0.2", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"RFC 1918", socksIP("10.0.0.1", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"metadata address", socksIP("169.254.169.254", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"IPv4-mapped loopback", socksIP("::ffff:127.0.0.1", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"unspecified IPv4", socksIP("0.0.0.0", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"unspecified IPv6", socksIP("::", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"metadata address as a name", socksConnect("169.254.169.254", 80), socksNotAllowed, refusal.AddressNotPublic},
-		{"non-canonical IPv4 name", socksConnect("127.1", 80), socksNotAllowed, refusal.InvalidHost},
-		{"two trailing dots", socksConnect("localhost..", uint16(port)), socksNotAllowed, refusal.InvalidHost},
-		{"local port not allowlisted", socksConnect("localhost", 9), socksNotAllowed, refusal.LocalPortNotAllowed},
-		{"BIND", []byte{5, socksCmdBind, 0, 1, 93, 184, 216, 34, 0, 80}, socksCommandNotSupported, refusal.InvalidArguments},
-		{"UDP ASSOCIATE", []byte{5, socksCmdUDPAssociate, 0, 1, 0, 0, 0, 0, 0, 0}, socksCommandNotSupported, refusal.InvalidArguments},
-		{"address type 2", []byte{5, 1, 0, 2, 1, 2, 3, 4, 0, 80}, socksAddrNotSupported, refusal.InvalidArguments},
+		{"uncovered name", socksConnect("uncovered.test", 80), socks5.NotAllowed, refusal.NotApproved},
+		{"denied name", socksConnect(deniedHost, 80), socks5.NotAllowed, refusal.DeniedByRule},
+		{"127.0.0.2", socksIP("127.0.0.2", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"RFC 1918", socksIP("10.0.0.1", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"metadata address", socksIP("169.254.169.254", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"IPv4-mapped loopback", socksIP("::ffff:127.0.0.1", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"unspecified IPv4", socksIP("0.0.0.0", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"unspecified IPv6", socksIP("::", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"metadata address as a name", socksConnect("169.254.169.254", 80), socks5.NotAllowed, refusal.AddressNotPublic},
+		{"non-canonical IPv4 name", socksConnect("127.1", 80), socks5.NotAllowed, refusal.InvalidHost},
+		{"two trailing dots", socksConnect("localhost..", uint16(port)), socks5.NotAllowed, refusal.InvalidHost},
+		{"local port not allowlisted", socksConnect("localhost", 9), socks5.NotAllowed, refusal.LocalPortNotAllowed},
+		{"BIND", []byte{5, socks5.CmdBind, 0, 1, 93, 184, 216, 34, 0, 80}, socks5.CommandNotSupported, refusal.InvalidArguments},
+		{"UDP ASSOCIATE", []byte{5, socks5.CmdUDPAssociate, 0, 1, 0, 0, 0, 0, 0, 0}, socks5.CommandNotSupported, refusal.InvalidArguments},
+		{"address type 2", []byte{5, 1, 0, 2, 1, 2, 3, 4, 0, 80}, socks5.AddrNotSupported, refusal.InvalidArguments},
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,7 +233,7 @@ func TestSocksThroughProxy(t *testing.T) {
 	}
 	// A name that resolves to a private address is refused by the guard at
 	// dial time, before any connection.
-	if rep, _, _ := w.socksDial(nil, socksConnect(privateHost, 80)); rep != socksNotAllowed {
+	if rep, _, _ := w.socksDial(nil, socksConnect(privateHost, 80)); rep != socks5.NotAllowed {
 		t.Errorf("%s: reply %#x; want not allowed", privateHost, rep)
 	}
 

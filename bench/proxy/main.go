@@ -72,6 +72,8 @@ type config struct {
 	limit       time.Duration
 	only        string
 	modes       string
+	export      bool
+	rate        int
 }
 
 func bench() error {
@@ -86,6 +88,8 @@ func bench() error {
 	flag.StringVar(&c.only, "only", "", `run only "small" or "large"`)
 	flag.StringVar(&c.modes, "modes", "connect,http,socks", "small-request modes to measure: connect, http, socks")
 	flag.DurationVar(&c.limit, "limit", 60*time.Second, "time bound of each measured phase")
+	flag.BoolVar(&c.export, "export", false, "measure the audit export instead (issue 24): `ocfetch proxy` with and without an OTLP collector, see export.go")
+	flag.IntVar(&c.rate, "rate", 1000, "with -export: requests per second, all clients together (0: as fast as they go)")
 	flag.Parse()
 	if c.smokescreen == "" || c.ocfetch == "" {
 		return errors.New("-ocfetch PATH and -smokescreen PATH are required (run.sh builds them)")
@@ -119,7 +123,10 @@ func bench() error {
 	if err != nil {
 		return err
 	}
-	ours, err := startOurs(c.ocfetch, root)
+	if c.export {
+		return exportBench(c, root, tmp, originAddrs, layers)
+	}
+	ours, err := startOurs(c.ocfetch, root, "")
 	if err != nil {
 		return err
 	}
@@ -166,7 +173,7 @@ func bench() error {
 				if !supports(p, mode) {
 					continue
 				}
-				if _, err := small(p, mode, originAddrs, c.warmup, c.concurrency, c.limit); err != nil {
+				if _, err := small(p, mode, originAddrs, c.warmup, c.concurrency, 0, c.limit); err != nil {
 					return fmt.Errorf("%s %s warm-up: %w", p.name, mode, err)
 				}
 			}
@@ -181,7 +188,7 @@ func bench() error {
 						continue
 					}
 					cpu0 := p.cpu()
-					res, err := small(p, mode, originAddrs, per, c.concurrency, c.limit)
+					res, err := small(p, mode, originAddrs, per, c.concurrency, 0, c.limit)
 					if err != nil {
 						return fmt.Errorf("%s %s: %w", p.name, mode, err)
 					}
@@ -424,8 +431,11 @@ func (p *proc) memory() (hwm, rss int64) {
 // loopback port, with its default credentials file (created in the user
 // configuration directory on first use), and waits for the address it
 // prints.
-func startOurs(bin, root string) (*proc, error) {
+func startOurs(bin, root, configHome string) (*proc, error) {
 	cmd := exec.Command(bin, "--root", root, "proxy", "--listen", "127.0.0.1:0")
+	if configHome != "" {
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+configHome)
+	}
 	errOut, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -469,9 +479,11 @@ func startOurs(bin, root string) (*proc, error) {
 	case <-time.After(10 * time.Second):
 		return fail(errors.New("ocfetch proxy did not listen within 10s"))
 	}
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return fail(err)
+	dir := configHome
+	if dir == "" {
+		if dir, err = os.UserConfigDir(); err != nil {
+			return fail(err)
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "ocfetch", "proxy-credentials"))
 	if err != nil {
@@ -664,8 +676,11 @@ func smallOne(ctx context.Context, p *proc, mode, target string, src net.Addr) e
 }
 
 // small sends n requests in mode, each on a new connection, from conc
-// clients, within limit. It fails if more than 1% of the requests fail.
-func small(p *proc, mode string, targets []string, n, conc int, limit time.Duration) (smallResult, error) {
+// clients, within limit: at rate requests per second all together (the
+// k-th request starts no earlier than k/rate seconds in), or as fast as
+// the clients go when rate is 0. It fails if more than 1% of the
+// requests fail.
+func small(p *proc, mode string, targets []string, n, conc, rate int, limit time.Duration) (smallResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var next, errs atomic.Int64
@@ -680,6 +695,9 @@ func small(p *proc, mode string, targets []string, n, conc int, limit time.Durat
 				k := next.Add(1)
 				if k > int64(n) || ctx.Err() != nil {
 					break
+				}
+				if rate > 0 {
+					time.Sleep(time.Until(start.Add(time.Duration(k-1) * time.Second / time.Duration(rate))))
 				}
 				target := targets[int(k)%len(targets)]
 				// Client source addresses 127.0.1.1–127.0.1.200.

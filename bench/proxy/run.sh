@@ -11,6 +11,9 @@
 # Usage: bench/proxy/run.sh [driver flags]   (see main.go; e.g. -n 20000 -c 64)
 # Defaults: 10k requests per proxy and mode in 5 interleaved rounds, 32
 # clients; about 1–2 minutes on the 2-core machine.
+# bench/proxy/run.sh -export [-rate 1000 -n 10000] measures the audit
+# export instead: `ocfetch proxy` with and without an OTLP collector, CPU
+# per request side by side (see export.go).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 tmp="$(mktemp -d)"

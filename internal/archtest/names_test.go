@@ -87,7 +87,7 @@ func TestArchitectureNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := regexp.MustCompile(`(?m)^##+ ([a-z][a-z/]*)(?:[: ].*)?$`)
+	section := regexp.MustCompile(`(?m)^##+ ([a-z][a-z0-9/]*)(?:[: ].*)?$`)
 	span := regexp.MustCompile("`([^`]+)`")
 	lead := regexp.MustCompile(`^(?:\(\*?[A-Z]\w*\)\.)?([A-Z]\w*)([({])`)
 	literal := regexp.MustCompile(`^([A-Z]\w*)\{([A-Za-z, ]+)\}`)
