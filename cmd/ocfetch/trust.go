@@ -14,6 +14,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/sandbox"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -205,8 +206,8 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 			return nil
 		}
 	}
-	if err := checkPolicyWritable(s.Path()); err != nil {
-		return err
+	if err := sandbox.CheckPolicyWritable(s.Path()); err != nil {
+		return classify(err)
 	}
 	if err := s.Trust(ctx, ws.Root, trust.Details{How: "ocfetch trust"}); err != nil {
 		return classify(err)
@@ -315,8 +316,8 @@ func runTrustRevoke(ctx context.Context, a *app) error {
 	} else if root == "" {
 		return err
 	} // else: a deleted workspace's entry is revoked by its path
-	if err := checkPolicyWritable(s.Path()); err != nil {
-		return err
+	if err := sandbox.CheckPolicyWritable(s.Path()); err != nil {
+		return classify(err)
 	}
 	removed, err := s.Revoke(ctx, root)
 	if err != nil {
