@@ -22,6 +22,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/fetchargs"
+	"github.com/ocfetch/ocfetch/internal/ctxio"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -311,44 +312,13 @@ func (a *app) approver(ctx context.Context, yes bool) broker.Approver {
 	case yes:
 		return broker.ApproveOnce()
 	case a.interactive():
-		ta := &broker.TerminalApprover{In: ctxReader{ctx: ctx, r: a.stdin}, Out: a.stderr}
+		ta := &broker.TerminalApprover{In: ctxio.NewReader(ctx, a.stdin), Out: a.stderr}
 		if ws, err := a.workspace(); err == nil {
 			ta.RulesFile = ws.RulesPath() // where "always" saves the rule
 		}
 		return ta
 	}
 	return broker.NonInteractive()
-}
-
-// ctxReader is a reader that gives up when ctx is done, so that ^C at the
-// approval prompt ends the call instead of waiting for a line. A read it
-// gave up on finishes in the background and its bytes are dropped; the
-// process is exiting by then.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		buf := make([]byte, len(p))
-		n, err := c.r.Read(buf)
-		done <- result{buf[:n], err}
-	}()
-	select {
-	case r := <-done:
-		return copy(p, r.b), r.err
-	case <-c.ctx.Done():
-		return 0, c.ctx.Err()
-	}
 }
 
 // approverName names the approver for diagnostics.
