@@ -22,6 +22,7 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/fetchargs"
+	"github.com/ocfetch/ocfetch/internal/batchwrite"
 	"github.com/ocfetch/ocfetch/internal/ctxio"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/robotscheck"
@@ -518,44 +519,8 @@ func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *download.Fil
 	if sink != nil {
 		opt.SavedTo = f.output
 	}
-	bw := &batchWriter{w: w, buf: make([]byte, 0, 64<<10)}
+	bw := batchwrite.New(w, 64<<10)
 	if fetch.WriteOutput(bw, out, opt) == nil {
 		bw.Flush()
 	}
-}
-
-// batchWriter gathers small writes into one, up to its buffer's capacity;
-// a write larger than that goes to w at once (after what is gathered), so a
-// long page is not copied through the buffer piece by piece.
-type batchWriter struct {
-	w   io.Writer
-	buf []byte
-}
-
-func (b *batchWriter) Write(p []byte) (int, error) {
-	if len(b.buf)+len(p) <= cap(b.buf) {
-		b.buf = append(b.buf, p...)
-		return len(p), nil
-	}
-	if err := b.Flush(); err != nil {
-		return 0, err
-	}
-	if len(p) >= cap(b.buf) {
-		return b.w.Write(p)
-	}
-	b.buf = append(b.buf, p...)
-	return len(p), nil
-}
-
-// Flush writes what is gathered.
-func (b *batchWriter) Flush() error {
-	if len(b.buf) == 0 {
-		return nil
-	}
-	n, err := b.w.Write(b.buf)
-	if err == nil && n < len(b.buf) {
-		err = io.ErrShortWrite
-	}
-	b.buf = b.buf[:0]
-	return err
 }
