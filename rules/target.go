@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -20,8 +21,17 @@ const DefaultPort = 443
 // "*.example.com:8443", "[::1]:8080", "::1" (a bare IPv6 address takes the
 // default port). The host is normalised as in rules.json. A bad host is an
 // invalid_host refusal, a bad port invalid_arguments; both quote the input
-// sanitised.
+// sanitised, but never credentials (user@, user:pass@) or a path, query or
+// fragment: a target holding one is refused naming that part, quoting at
+// most the host before it.
 func ParseRuleTarget(s string) (capability.HostPattern, uint16, error) {
+	if strings.Contains(s, "@") {
+		return capability.HostPattern{}, 0, refusal.New(refusal.InvalidHost, "rule target: credentials (user@ or user:pass@) are not part of a host").
+			WithHint(hostHint).Wrap(capability.ErrInvalidHost)
+	}
+	if i := strings.IndexAny(s, "/?#"); i >= 0 {
+		return capability.HostPattern{}, 0, badHost(s[:i], errors.New("a path, query or fragment is not part of a rule target"))
+	}
 	host, portStr, hasPort := s, "", false
 	switch {
 	case strings.HasPrefix(s, "["):
@@ -99,8 +109,12 @@ func ParseArg(s string) (Arg, error) {
 	return a, nil
 }
 
+// errURLCredentials is the message of a URL target with a user:pass@.
+const errURLCredentials = "rule target: a URL with credentials (user:pass@) is not a rule"
+
 // urlTarget turns an http or https URL into the HOST:PORT it reaches, and
-// the note [ParseArg] gives.
+// the note [ParseArg] gives. Its refusals quote at most the scheme or the
+// host, never the rest of s.
 func urlTarget(s string) (target, note string, err error) {
 	bad := func(format string, args ...any) error {
 		return refusal.Newf(refusal.InvalidArguments, format, args...).
@@ -108,7 +122,10 @@ func urlTarget(s string) (target, note string, err error) {
 	}
 	u, perr := url.Parse(s)
 	if perr != nil || u.Host == "" {
-		return "", "", bad("rule target %q is not a URL ocfetch can read", safetext.Short(s))
+		if why := unreadableURL(s); why != "" {
+			return "", "", bad("rule target is not a URL ocfetch can read: %s", why)
+		}
+		return "", "", bad("%s", errURLCredentials)
 	}
 	port := ""
 	switch strings.ToLower(u.Scheme) {
@@ -117,10 +134,10 @@ func urlTarget(s string) (target, note string, err error) {
 	case "https":
 		port = "443"
 	default:
-		return "", "", bad("rule target %q: scheme %q cannot be fetched", safetext.Short(s), safetext.Short(u.Scheme))
+		return "", "", bad("rule target: scheme %q cannot be fetched", safetext.Short(u.Scheme))
 	}
 	if u.User != nil {
-		return "", "", bad("rule target: a URL with credentials (user:pass@) is not a rule")
+		return "", "", bad("%s", errURLCredentials)
 	}
 	if u.Port() != "" {
 		port = u.Port()
@@ -163,9 +180,53 @@ func Allowable(pattern capability.HostPattern) error {
 		WithHint("only public addresses can be reached; for a dev server on this machine use local mode: ocfetch local allow PORT, then http://127.0.0.1:PORT/")
 }
 
+// unreadableURL names the part of s, a URL url.Parse refused or found no
+// host in, that is wrong, quoting at most its scheme-less host: "" when
+// the part is the credentials (the caller says [errURLCredentials]). Its
+// parts are split as url.Parse splits them: the scheme before "://", the
+// authority up to the first '/', '?' or '#', credentials before the
+// authority's last '@'.
+func unreadableURL(s string) string {
+	scheme, rest, _ := strings.Cut(s, "://")
+	if !isScheme(scheme) {
+		return "the text before :// is not a scheme such as https"
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	switch {
+	case strings.Contains(authority, "@"):
+		return ""
+	case authority == "":
+		return "it names no host"
+	}
+	if _, err := url.Parse(scheme + "://" + authority); err != nil {
+		return fmt.Sprintf("its host and port %q are not valid", safetext.Short(authority))
+	}
+	return "its path, query or fragment is not valid"
+}
+
+// isScheme reports whether s is a URL scheme as RFC 3986 writes it: a
+// letter, then letters, digits, '+', '-' or '.'.
+func isScheme(s string) bool {
+	for i, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// hostHint is the hint of a refused host.
+const hostHint = "write HOST[:PORT]: example.com, *.example.com (subdomains only), [::1]:8080"
+
 func badHost(s string, err error) error {
 	return refusal.Newf(refusal.InvalidHost, "rule target %q: %v", safetext.Short(s), err).
-		WithHint("write HOST[:PORT]: example.com, *.example.com (subdomains only), [::1]:8080").Wrap(err)
+		WithHint(hostHint).Wrap(err)
 }
 
 func errorIsHost(err error) bool { return errors.Is(err, capability.ErrInvalidHost) }

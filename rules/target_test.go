@@ -209,3 +209,91 @@ func FuzzParseArg(f *testing.F) {
 		}
 	})
 }
+
+// secretMark marks the credentials, path, query and fragment put into a
+// rule target by the tests below: no refusal may repeat it.
+const secretMark = "Zq7s"
+
+// noSecret fails t if ParseArg's refusal of in (message, hint or Error())
+// repeats secretMark.
+func noSecret(t *testing.T, in string) {
+	t.Helper()
+	_, err := rules.ParseArg(in)
+	if err == nil {
+		return
+	}
+	r, ok := refusal.As(err)
+	if !ok {
+		t.Fatalf("ParseArg(%q) = %v; want a refusal", in, err)
+	}
+	for _, text := range []string{r.Message, r.Hint, err.Error()} {
+		if strings.Contains(text, secretMark) {
+			t.Fatalf("ParseArg(%q): refusal %q repeats the credentials, path or query", in, text)
+		}
+	}
+}
+
+// TestParseArgQuotesNoSecret: a refused target's message names the part
+// that is wrong (the credentials, a missing host, a bad scheme, host or
+// path) and never repeats the credentials, path, query or fragment typed.
+func TestParseArgQuotesNoSecret(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://u:" + secretMark + "@/", "a URL with credentials (user:pass@) is not a rule"},
+		{"http://" + secretMark + "@example.com/", "a URL with credentials (user:pass@) is not a rule"},
+		{"ftp://u:" + secretMark + "@example.com/" + secretMark + "?" + secretMark, `scheme "ftp" cannot be fetched`},
+		{"https:///" + secretMark + "?" + secretMark, "it names no host"},
+		{"https://exa mple.com/" + secretMark + "?" + secretMark, `its host and port "exa mple.com" are not valid`},
+		{"https://example.com/%zz" + secretMark, "its path, query or fragment is not valid"},
+		{"https://example.com/\x7f" + secretMark, "its path, query or fragment is not valid"},
+		{"1x://example.com/" + secretMark, "the text before :// is not a scheme"},
+		{"u:" + secretMark + "@example.com", "credentials (user@ or user:pass@) are not part of a host"},
+		{"example.com/" + secretMark + "?" + secretMark, `rule target "example.com": a path, query or fragment`},
+		{"example.com:80?" + secretMark, `rule target "example.com:80": a path, query or fragment`},
+		{"bad host!/" + secretMark, `rule target "bad host!": a path, query or fragment`},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			noSecret(t, tc.in)
+			_, err := rules.ParseArg(tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ParseArg(%q) = %v; want a refusal saying %q", tc.in, err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzParseArgQuotesNoSecret: whatever host text a person types, when it
+// is given credentials, a path, a query or a fragment (marked with
+// secretMark), a refusal of ParseArg repeats none of them.
+func FuzzParseArgQuotesNoSecret(f *testing.F) {
+	for _, seed := range []string{
+		"example.com",         // a good host
+		"example.com:8443",    // with a port
+		"[::1]:8080",          // a bracketed IPv6 literal
+		"",                    // no host
+		"bad host!",           // a bad host
+		"exa%zzmple.com",      // a bad escape in the host
+		"https://example.com", // a URL in the host's place
+		"a@b",                 // an '@' of its own
+		"*",                   // the open-web rule's host alone
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		if strings.Contains(strings.ToLower(host), strings.ToLower(secretMark)) {
+			t.Skip("the host itself holds the mark")
+		}
+		for _, in := range []string{
+			host + "/" + secretMark + "?" + secretMark + "#" + secretMark,
+			host + "?" + secretMark,
+			host + "#" + secretMark,
+			"u:" + secretMark + "@" + host,
+			"http://u:" + secretMark + "@" + host + "/" + secretMark,
+			"https://" + secretMark + "@" + host,
+			"https://" + host + "/" + secretMark + "?" + secretMark,
+			"https://" + host + "?" + secretMark,
+			"ftp://" + host + "/" + secretMark,
+		} {
+			noSecret(t, in)
+		}
+	})
+}

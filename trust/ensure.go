@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -44,6 +45,23 @@ type Ensured struct {
 	// When Trusted is set without it, .oc_chat/ was there already and
 	// held only ocfetch's own files.
 	Created bool
+}
+
+// Line is the one wording of what [Store.Ensure] did to the workspace ws,
+// for a person (the root through safetext.Line): "trusted: ROOT (ocfetch
+// created its .oc_chat/; …)" or "trusted: ROOT (its .oc_chat/ held only
+// ocfetch's own files: …)", each naming the command that undoes it; ""
+// when it trusted nothing.
+func (e Ensured) Line(ws workspace.Workspace) string {
+	switch {
+	case e.Created:
+		return fmt.Sprintf("trusted: %s (ocfetch created its %s/; `ocfetch trust --revoke` undoes this)",
+			safetext.Line(ws.Root), workspace.DirName)
+	case e.Trusted:
+		return fmt.Sprintf("trusted: %s (its %s/ held only ocfetch's own files: the audit log, lock files; `ocfetch trust --revoke` undoes this)",
+			safetext.Line(ws.Root), workspace.DirName)
+	}
+	return ""
 }
 
 // Ensure is [Store.EnsureWorkspace], saying also whether this call

@@ -382,3 +382,21 @@ func TestUntrusted(t *testing.T) {
 		t.Errorf("hint = %q; want it to hold %s", err.Hint, want)
 	}
 }
+
+// TestEnsuredLine: what Ensure did is said in one line naming the root
+// (sanitised) and the undo command; nothing when it trusted nothing.
+func TestEnsuredLine(t *testing.T) {
+	ws := workspace.Workspace{Root: "/p/proj\x1b[2J"}
+	for _, tc := range []struct {
+		e    trust.Ensured
+		want string
+	}{
+		{trust.Ensured{Trusted: true, Created: true}, "trusted: /p/proj\uFFFD[2J (ocfetch created its .oc_chat/; `ocfetch trust --revoke` undoes this)"},
+		{trust.Ensured{Trusted: true}, "trusted: /p/proj\uFFFD[2J (its .oc_chat/ held only ocfetch's own files: the audit log, lock files; `ocfetch trust --revoke` undoes this)"},
+		{trust.Ensured{}, ""},
+	} {
+		if got := tc.e.Line(ws); got != tc.want {
+			t.Errorf("%+v.Line = %q; want %q", tc.e, got, tc.want)
+		}
+	}
+}

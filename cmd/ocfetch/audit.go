@@ -5,15 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/audit"
-	"github.com/ocfetch/ocfetch/safetext"
 )
 
 func newAuditCmd(a *app) *cobra.Command {
@@ -66,22 +62,9 @@ func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
 		for _, line := range strings.Split(readErr.Error(), "\n") {
 			fmt.Fprintf(a.stderr, "ocfetch: warning: %s\n", line)
 		}
-		fmt.Fprintf(a.stderr, "hint: %s\n", malformedAuditHint(readErr, ws.AuditPath()))
+		fmt.Fprintf(a.stderr, "hint: %s\n", audit.MalformedHint(readErr, ws.AuditPath()))
 	}
 	return nil
-}
-
-// malformedAuditHint says where a line the reader skipped may come from
-// and how to look at it, naming the first such line.
-func malformedAuditHint(err error, path string) string {
-	look := ""
-	var le *audit.LineError
-	if errors.As(err, &le) && le.Line > 0 {
-		look = fmt.Sprintf(" look at it with: sed -n %dp %s;", le.Line, safetext.ShellQuote(path))
-	}
-	return "ocfetch only appends whole lines, so a line it cannot read was cut short (a crash, a full disk), " +
-		"edited by hand, or written by something else;" + look +
-		" the other lines are shown; to start a fresh log, move the file aside (ocfetch never rewrites it)"
 }
 
 func printAudit(a *app, path string, entries []audit.Entry, asJSON, skipped bool) error {
@@ -102,30 +85,6 @@ func printAudit(a *app, path string, entries []audit.Entry, asJSON, skipped bool
 		fmt.Fprintf(a.stdout, "no audit lines in %s\n", path)
 		return nil
 	}
-	printAuditTable(a, entries)
+	audit.WriteTable(a.stdout, entries)
 	return nil
-}
-
-// printAuditTable writes the human table of entries.
-func printAuditTable(a *app, entries []audit.Entry) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tDECISION\tBY\tSUMMARY\tOUTCOME\tSTATUS\tBYTES\tDURATION")
-	for _, e := range entries {
-		status := "-"
-		if e.Status != 0 {
-			status = strconv.Itoa(e.Status)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-			e.Time.Local().Format(time.DateTime), safetext.Line(string(e.Decision)), safetext.Line(orDash(string(e.DecidedBy))),
-			safetext.Line(e.Summary), safetext.Line(e.Outcome),
-			status, e.Bytes, (time.Duration(e.DurationMS) * time.Millisecond).String())
-	}
-	tw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -42,7 +42,7 @@ func runDemo(ctx context.Context, a *app, keep bool) error {
 		Logger:     a.log(),
 		Managed:    a.layers.managed,
 		Audit:      a.auditLog,
-		AuditTable: func(entries []audit.Entry) { printAuditTable(a, entries) },
+		AuditTable: func(entries []audit.Entry) { audit.WriteTable(a.stdout, entries) },
 		Keep:       keep,
 	})
 	var de *demo.Error

@@ -22,6 +22,8 @@ import (
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/fetchargs"
+	"github.com/ocfetch/ocfetch/internal/batchwrite"
+	"github.com/ocfetch/ocfetch/internal/ctxio"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -311,44 +313,13 @@ func (a *app) approver(ctx context.Context, yes bool) broker.Approver {
 	case yes:
 		return broker.ApproveOnce()
 	case a.interactive():
-		ta := &broker.TerminalApprover{In: ctxReader{ctx: ctx, r: a.stdin}, Out: a.stderr}
+		ta := &broker.TerminalApprover{In: ctxio.NewReader(ctx, a.stdin), Out: a.stderr}
 		if ws, err := a.workspace(); err == nil {
 			ta.RulesFile = ws.RulesPath() // where "always" saves the rule
 		}
 		return ta
 	}
 	return broker.NonInteractive()
-}
-
-// ctxReader is a reader that gives up when ctx is done, so that ^C at the
-// approval prompt ends the call instead of waiting for a line. A read it
-// gave up on finishes in the background and its bytes are dropped; the
-// process is exiting by then.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		buf := make([]byte, len(p))
-		n, err := c.r.Read(buf)
-		done <- result{buf[:n], err}
-	}()
-	select {
-	case r := <-done:
-		return copy(p, r.b), r.err
-	case <-c.ctx.Done():
-		return 0, c.ctx.Err()
-	}
 }
 
 // approverName names the approver for diagnostics.
@@ -548,44 +519,8 @@ func printResponse(w io.Writer, out fetch.Output, f getFlags, sink *download.Fil
 	if sink != nil {
 		opt.SavedTo = f.output
 	}
-	bw := &batchWriter{w: w, buf: make([]byte, 0, 64<<10)}
+	bw := batchwrite.New(w, 64<<10)
 	if fetch.WriteOutput(bw, out, opt) == nil {
 		bw.Flush()
 	}
-}
-
-// batchWriter gathers small writes into one, up to its buffer's capacity;
-// a write larger than that goes to w at once (after what is gathered), so a
-// long page is not copied through the buffer piece by piece.
-type batchWriter struct {
-	w   io.Writer
-	buf []byte
-}
-
-func (b *batchWriter) Write(p []byte) (int, error) {
-	if len(b.buf)+len(p) <= cap(b.buf) {
-		b.buf = append(b.buf, p...)
-		return len(p), nil
-	}
-	if err := b.Flush(); err != nil {
-		return 0, err
-	}
-	if len(p) >= cap(b.buf) {
-		return b.w.Write(p)
-	}
-	b.buf = append(b.buf, p...)
-	return len(p), nil
-}
-
-// Flush writes what is gathered.
-func (b *batchWriter) Flush() error {
-	if len(b.buf) == 0 {
-		return nil
-	}
-	n, err := b.w.Write(b.buf)
-	if err == nil && n < len(b.buf) {
-		err = io.ErrShortWrite
-	}
-	b.buf = b.buf[:0]
-	return err
 }

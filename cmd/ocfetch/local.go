@@ -10,6 +10,7 @@ import (
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/sandbox"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -187,8 +188,8 @@ func editAllowlist(ctx context.Context, a *app, arg, how string,
 	if err != nil && refusal.CodeOf(err) != refusal.LocalAllowlistMissing {
 		return portEdit{}, classify(err)
 	}
-	if err := checkPolicyWritable(localfetch.AllowlistPath(ws)); err != nil {
-		return portEdit{}, err
+	if err := sandbox.CheckPolicyWritable(localfetch.AllowlistPath(ws)); err != nil {
+		return portEdit{}, classify(err)
 	}
 	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
 		return portEdit{}, err

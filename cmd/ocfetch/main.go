@@ -13,6 +13,7 @@ import (
 	_ "github.com/ocfetch/ocfetch/internal/startpages" // one-shot commands start with their pages mapped
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/sandbox"
 )
 
 // The exit codes of the CLI contract.
@@ -125,7 +126,7 @@ func classify(err error) *exitError {
 	if err == nil {
 		return nil
 	}
-	err = asPolicyReadOnly(err)
+	err = sandbox.AsPolicyReadOnly(err)
 	var e *exitError
 	if errors.As(err, &e) {
 		return e

@@ -10,6 +10,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/sandbox"
 	"github.com/ocfetch/ocfetch/trust"
 )
 
@@ -121,8 +122,8 @@ func runProfileSet(ctx context.Context, a *app, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkPolicyWritable(ws.SettingsPath()); err != nil {
-		return err
+	if err := sandbox.CheckPolicyWritable(ws.SettingsPath()); err != nil {
+		return classify(err)
 	}
 	if err := a.ensureWorkspace(ctx, ws, "ocfetch profile set"); err != nil {
 		return err

@@ -239,7 +239,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 	}
 	// Only the root's own --version flag prints it (cobra adds that flag
 	// when Version is set).
-	root.Version = versionString()
+	root.Version = currentBuild().String()
 	for _, c := range subcommands {
 		root.AddCommand(c.new(a))
 	}

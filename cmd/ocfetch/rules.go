@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/sandbox"
 	"github.com/ocfetch/ocfetch/shellrun"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -296,8 +297,8 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 		if err != nil {
 			return ruleStore{}, err
 		}
-		if err := checkPolicyWritable(loc.Path()); err != nil {
-			return ruleStore{}, err
+		if err := sandbox.CheckPolicyWritable(loc.Path()); err != nil {
+			return ruleStore{}, classify(err)
 		}
 		return ruleStore{
 			path: loc.Path(),
@@ -315,8 +316,8 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 	if _, err := rules.Load(ws); err != nil {
 		return ruleStore{}, classify(err) // refuse before creating anything
 	}
-	if err := checkPolicyWritable(ws.RulesPath()); err != nil {
-		return ruleStore{}, err
+	if err := sandbox.CheckPolicyWritable(ws.RulesPath()); err != nil {
+		return ruleStore{}, classify(err)
 	}
 	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
 		return ruleStore{}, err

@@ -108,6 +108,24 @@ func TestRulesBadInput(t *testing.T) {
 	}
 }
 
+// TestRulesTargetQuotesNoSecret: a refused rule target names the part
+// that is wrong and never echoes a URL's password, path or query.
+func TestRulesTargetQuotesNoSecret(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct{ arg, msg string }{
+		{"http://u:secret@/", "a URL with credentials (user:pass@) is not a rule"},
+		{"ftp://u:secret@example.com/secret?secret", `scheme "ftp" cannot be fetched`},
+		{"https:///secret?secret", "it names no host"},
+		{"u:secret@example.com", "credentials (user@ or user:pass@) are not part of a host"},
+	} {
+		r := ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", tc.arg)
+		r.want(t, exitUsage, nil, []string{tc.msg, "\nhint: "})
+		if strings.Contains(r.stderr, "secret") {
+			t.Errorf("rules allow %q: stderr repeats the secret:\n%s", tc.arg, r.stderr)
+		}
+	}
+}
+
 // TestRulesURLTarget: a pasted URL is understood for the host and port it
 // reaches (http:// is port 80, https:// 443, an explicit port wins); other
 // schemes and credentials are refused with "write HOST[:PORT]".

@@ -14,6 +14,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/sandbox"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -82,8 +83,8 @@ func (a *app) managedPolicy() (managed.Policy, error) {
 
 // ensureWorkspace is what every command that writes into .oc_chat/ calls
 // first: if .oc_chat/ does not exist, ocfetch creates it and trusts the
-// workspace (trust.Store.Ensure), and says on stdout what it did: created
-// .oc_chat/, or trusted one that held only ocfetch's own files.
+// workspace (trust.Store.Ensure), and says on stdout what it did
+// (trust.Ensured.Line).
 func (a *app) ensureWorkspace(ctx context.Context, ws workspace.Workspace, how string) error {
 	s, err := a.trustStore()
 	if err != nil {
@@ -93,13 +94,8 @@ func (a *app) ensureWorkspace(ctx context.Context, ws workspace.Workspace, how s
 	if err != nil {
 		return classify(err)
 	}
-	switch {
-	case e.Created:
-		fmt.Fprintf(a.stdout, "trusted: %s (ocfetch created its %s/; `ocfetch trust --revoke` undoes this)\n",
-			safetext.Line(ws.Root), workspace.DirName)
-	case e.Trusted:
-		fmt.Fprintf(a.stdout, "trusted: %s (its %s/ held only ocfetch's own files: the audit log, lock files; `ocfetch trust --revoke` undoes this)\n",
-			safetext.Line(ws.Root), workspace.DirName)
+	if line := e.Line(ws); line != "" {
+		fmt.Fprintln(a.stdout, line)
 	}
 	return nil
 }
@@ -205,8 +201,8 @@ func runTrust(ctx context.Context, a *app, yes bool) error {
 			return nil
 		}
 	}
-	if err := checkPolicyWritable(s.Path()); err != nil {
-		return err
+	if err := sandbox.CheckPolicyWritable(s.Path()); err != nil {
+		return classify(err)
 	}
 	if err := s.Trust(ctx, ws.Root, trust.Details{How: "ocfetch trust"}); err != nil {
 		return classify(err)
@@ -315,8 +311,8 @@ func runTrustRevoke(ctx context.Context, a *app) error {
 	} else if root == "" {
 		return err
 	} // else: a deleted workspace's entry is revoked by its path
-	if err := checkPolicyWritable(s.Path()); err != nil {
-		return err
+	if err := sandbox.CheckPolicyWritable(s.Path()); err != nil {
+		return classify(err)
 	}
 	removed, err := s.Revoke(ctx, root)
 	if err != nil {

@@ -3,9 +3,10 @@ package main
 import (
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/ocfetch/ocfetch/buildinfo"
 )
 
 func TestVersion(t *testing.T) {
@@ -23,17 +24,17 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version = %d, %q; want 0, %q", r.code, r.stdout, want)
 	}
 	r = ocfetch(t, cliOptions{}, "version", "--json")
-	var got buildInfo
+	var got buildinfo.Info
 	decodeStrict(t, r.stdout, &got)
-	wantInfo := buildInfo{Version: "1.2.3", Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	wantInfo := buildinfo.Info{Version: "1.2.3", Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if got != wantInfo {
 		t.Errorf("version --json = %+v; want %+v", got, wantInfo)
 	}
 	if plainVersion() != "1.2.3" {
 		t.Errorf("plainVersion (the MCP server's) = %q; want 1.2.3", plainVersion())
 	}
-	if r2 := ocfetch(t, cliOptions{}, "--version"); r2.code != exitOK || r2.stdout != versionString()+"\n" {
-		t.Errorf("--version = %d, %q; want 0, %q", r2.code, r2.stdout, versionString()+"\n")
+	if r2 := ocfetch(t, cliOptions{}, "--version"); r2.code != exitOK || r2.stdout != currentBuild().String()+"\n" {
+		t.Errorf("--version = %d, %q; want 0, %q", r2.code, r2.stdout, currentBuild().String()+"\n")
 	}
 	ocfetch(t, cliOptions{}, "version", "extra").want(t, exitUsage, nil, []string{"takes no arguments"})
 }
@@ -77,34 +78,6 @@ func TestCompletion(t *testing.T) {
 	for _, f := range []string{"markdown\n", "text\n", "raw\n"} {
 		if !strings.Contains(r.stdout, f) {
 			t.Errorf("completing --format does not offer %q:\n%s", f, r.stdout)
-		}
-	}
-}
-
-// TestResolveBuild: the version `ocfetch version` reports comes from the
-// linker flags of a release build, else the module's build info — what
-// `go install github.com/ocfetch/ocfetch/cmd/ocfetch@v0.2.0` records —
-// else "(devel)".
-func TestResolveBuild(t *testing.T) {
-	installed := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ocfetch/ocfetch", Version: "v0.2.0"}}
-	checkout := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ocfetch/ocfetch", Version: "(devel)"}, Settings: []debug.BuildSetting{
-		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"},
-	}}
-	for _, tc := range []struct {
-		name   string
-		linked buildInfo
-		info   *debug.BuildInfo
-		ok     bool
-		want   buildInfo
-	}{
-		{"go install @v0.2.0", buildInfo{}, installed, true, buildInfo{Version: "v0.2.0"}},
-		{"a release build's ldflags win", buildInfo{Version: "0.2.0", Commit: "abc", Date: "d"}, checkout, true, buildInfo{Version: "0.2.0", Commit: "abc", Date: "d"}},
-		{"a git checkout", buildInfo{}, checkout, true, buildInfo{Version: "(devel)", Commit: "0123456789abcdef0123456789abcdef01234567", Date: "2026-12-01T10:00:00Z"}},
-		{"no module version", buildInfo{}, &debug.BuildInfo{}, true, buildInfo{Version: "(devel)"}},
-		{"no build info", buildInfo{}, nil, false, buildInfo{Version: "(devel)"}},
-	} {
-		if got := resolveBuild(tc.linked, tc.info, tc.ok); got != tc.want {
-			t.Errorf("%s: resolveBuild = %+v; want %+v", tc.name, got, tc.want)
 		}
 	}
 }
