@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
-	_ "github.com/ocfetch/ocfetch/internal/startpages" // one-shot commands start with their pages mapped
+	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/startpages" // one-shot commands start with their pages mapped
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/sandbox"
@@ -30,6 +32,9 @@ const (
 
 func main() {
 	reexec.Init() // a child part of ocfetch (the sandbox's first process, the PDF extractor) runs instead, and exits
+	if !watchesChanges(os.Args[1:]) {
+		securefile.DisableNotification()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -39,6 +44,16 @@ func main() {
 // run executes one ocfetch command line and returns its exit code. It is
 // the whole program minus the process: main, the in-process tests and the
 // testscript end-to-end tests all go through it.
+// watchesChanges reports whether the command args name serves until
+// stopped (startpages.LongRunning: mcp, proxy, run), the processes whose
+// many calls change notification pays for. A one-shot command checks its
+// policy files with stats instead (securefile.DisableNotification): the
+// watches on every directory above them would cost it more than the stats
+// they spare.
+func watchesChanges(args []string) bool {
+	return slices.Contains(startpages.LongRunning, commandFor(args))
+}
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return execute(ctx, newApp(stdin, stdout, stderr), args)
 }

@@ -186,6 +186,25 @@ func (w *watcher) init() {
 	})
 }
 
+// DisableNotification makes this process check every snapshot with
+// stats, the path of systems without change notification, and place no
+// watch. It is for a process that makes one call or a few (`ocfetch get`,
+// `explain`): placing the watches costs more than the stats they spare —
+// each is a watch on every directory above a policy file (/, /home, /tmp
+// …), and the kernel visits the cached entries of each directory it
+// watches — and such a process never makes the calls where they pay.
+// Call it before the first call; it cannot be undone.
+func DisableNotification() {
+	w := &notifier
+	w.off.Store(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.k != nil {
+		w.k.close()
+		w.k = nil
+	}
+}
+
 // poll drains the events queued since the last poll: one system call
 // when nothing changed. Every call polls before it trusts a Stamp
 // ([Call.sync]).

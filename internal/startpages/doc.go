@@ -41,8 +41,10 @@ package startpages
 // allocates.
 const HeapBytes = 4 << 20
 
-// LongRunning names the ocfetch commands that serve until stopped; a
-// command line naming one of them is not prefaulted.
+// LongRunning names the ocfetch commands that serve until stopped: a
+// command line naming one of them is not prefaulted, and only such a
+// command keeps change notification of the policy files (cmd/ocfetch:
+// securefile.DisableNotification for every other one).
 var LongRunning = []string{"mcp", "proxy", "run"}
 
 // ReexecEnv is internal/reexec's EnvName: a child part of the binary (the
