@@ -28,10 +28,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ocfetch/ocfetch/audit"
+	"github.com/ocfetch/ocfetch/bench/internal/benchws"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
@@ -68,23 +68,12 @@ func main() {
 	}
 }
 
-// page is a 10 KB HTML page, paragraphs of plain text.
-func page() []byte {
-	var s strings.Builder
-	s.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
-	for s.Len() < 10<<10-200 {
-		s.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
-	}
-	s.WriteString("</main></body></html>")
-	return []byte(s.String())
-}
-
 func serveFn() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	body := page()
+	body := benchws.Page()
 	fmt.Printf("http://%s/page\n", ln.Addr())
 	return (&http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

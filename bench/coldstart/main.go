@@ -52,17 +52,6 @@ func main() {
 	}
 }
 
-// page is a 10 KB HTML page, paragraphs of plain text.
-func page() []byte {
-	var s strings.Builder
-	s.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
-	for s.Len() < 10<<10-200 {
-		s.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
-	}
-	s.WriteString("</main></body></html>")
-	return []byte(s.String())
-}
-
 type sample struct {
 	wall, cpu time.Duration
 	maxRSS    int64 // KiB
@@ -71,7 +60,7 @@ type sample struct {
 func run(binList, curl string, n int, limit time.Duration, straceBin string) error {
 	bins := strings.Split(binList, ",")
 	bin := bins[0]
-	body := page()
+	body := benchws.Page()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -133,18 +122,13 @@ func run(binList, curl string, n int, limit time.Duration, straceBin string) err
 		}
 	}
 	res := make([][]sample, len(cmds))
-	deadline := time.Now().Add(limit)
-	rounds := 0
-	for r := 0; r < n && time.Now().Before(deadline); r++ {
-		for k := range cmds {
-			i := (r + k) % len(cmds) // rotate the order every round
-			s, err := once(cmds[i].argv)
-			if err != nil {
-				return err
-			}
-			res[i] = append(res[i], s)
-		}
-		rounds++
+	rounds, err := benchws.Interleave(n, len(cmds), limit, func(i int) error {
+		s, err := once(cmds[i].argv)
+		res[i] = append(res[i], s)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("coldstart %s, %d interleaved rounds, 10 KB page on loopback, load %s\n",

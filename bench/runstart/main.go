@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ocfetch/ocfetch/bench/internal/benchws"
 )
 
 func main() {
@@ -58,18 +60,13 @@ func run(bins []string, n int, limit time.Duration) error {
 		}
 	}
 	res := make([][]sample, len(bins))
-	deadline := time.Now().Add(limit)
-	rounds := 0
-	for r := 0; r < n && time.Now().Before(deadline); r++ {
-		for k := range bins {
-			i := (r + k) % len(bins)
-			s, err := once(bins[i])
-			if err != nil {
-				return err
-			}
-			res[i] = append(res[i], s)
-		}
-		rounds++
+	rounds, err := benchws.Interleave(n, len(bins), limit, func(i int) error {
+		s, err := once(bins[i])
+		res[i] = append(res[i], s)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("runstart %s, %d interleaved rounds of `ocfetch run -- true`, load %s\n",

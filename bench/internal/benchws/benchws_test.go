@@ -1,9 +1,13 @@
 package benchws
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TestProcFigures reads this process's own /proc entries: the figures the
@@ -47,5 +51,33 @@ func TestProcFigures(t *testing.T) {
 	}
 	if _, err := CPU(-1); err == nil {
 		t.Error("CPU(-1): no error")
+	}
+}
+
+// TestInterleave: every round measures each subject once, the first
+// subject rotating; an error stops the rounds; the count is bounded.
+func TestInterleave(t *testing.T) {
+	var order []int
+	done, err := Interleave(3, 3, time.Minute, func(i int) error { order = append(order, i); return nil })
+	if err != nil || done != 3 || fmt.Sprint(order) != "[0 1 2 1 2 0 2 0 1]" {
+		t.Errorf("Interleave(3, 3) = %d, %v, order %v; want 3 rounds in rotating order", done, err, order)
+	}
+	boom := errors.New("boom")
+	calls := 0
+	done, err = Interleave(5, 2, time.Minute, func(int) error {
+		calls++
+		if calls == 3 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) || done != 1 || calls != 3 {
+		t.Errorf("an error in round 2: got %d rounds, %v after %d calls; want 1, boom, 3", done, err, calls)
+	}
+	if done, _ := Interleave(1000, 1, 0, func(int) error { return nil }); done != 0 {
+		t.Errorf("a limit already passed: %d rounds; want 0", done)
+	}
+	if p := Page(); len(p) < 9<<10 || len(p) > 10<<10 || !bytes.Contains(p, []byte("<title>Ten KB</title>")) {
+		t.Errorf("Page: %d bytes; want about 10 KB of HTML with its title", len(p))
 	}
 }
