@@ -83,24 +83,47 @@ func run(binList, curl string, n int, limit time.Duration, straceBin string) err
 	if err != nil {
 		return err
 	}
+	// Every binary after the first gets a configuration directory of its
+	// own, its trust store and user rule written by its own commands: an
+	// older ocfetch may not read the trust store a newer one writes (the
+	// incarnation field), and must still find the workspace trusted.
+	envs := make([][]string, len(bins)) // nil: this process's environment
+	for i := 1; i < len(bins); i++ {
+		dir, err := os.MkdirTemp("", "coldstart-config")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		envs[i] = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+		for _, args := range [][]string{{"trust", "--yes"}, {"rules", "allow", "--user", "example.org"}} {
+			c := exec.Command(bins[i], append([]string{"--root", root}, args...)...)
+			c.Env = envs[i]
+			if out, err := c.CombinedOutput(); err != nil {
+				return fmt.Errorf("%s %s: %v\n%s", bins[i], strings.Join(args, " "), err, out)
+			}
+		}
+	}
 	type command struct {
 		name string
 		argv []string
+		env  []string
 	}
-	cmds := []command{{"curl -s", []string{curl, "-s", "-o", os.DevNull, url}}}
-	for _, b := range bins {
+	cmds := []command{{"curl -s", []string{curl, "-s", "-o", os.DevNull, url}, nil}}
+	for i, b := range bins {
 		name := filepath.Base(b)
 		cmds = append(cmds,
-			command{name + " get --format raw", []string{b, "--root", root, "get", "--format", "raw", url}},
-			command{name + " get (markdown)", []string{b, "--root", root, "get", url}})
+			command{name + " get --format raw", []string{b, "--root", root, "get", "--format", "raw", url}, envs[i]},
+			command{name + " get (markdown)", []string{b, "--root", root, "get", url}, envs[i]})
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	defer devnull.Close()
-	once := func(argv []string) (sample, error) {
+	once := func(cmd command) (sample, error) {
+		argv := cmd.argv
 		c := exec.Command(argv[0], argv[1:]...)
+		c.Env = cmd.env
 		c.Stdout, c.Stderr = devnull, devnull
 		start := time.Now()
 		if err := c.Run(); err != nil {
@@ -116,14 +139,14 @@ func run(binList, curl string, n int, limit time.Duration, straceBin string) err
 	// Warm up the page cache and check every command succeeds.
 	for _, c := range cmds {
 		for range 3 {
-			if _, err := once(c.argv); err != nil {
+			if _, err := once(c); err != nil {
 				return err
 			}
 		}
 	}
 	res := make([][]sample, len(cmds))
 	rounds, err := benchws.Interleave(n, len(cmds), limit, func(i int) error {
-		s, err := once(cmds[i].argv)
+		s, err := once(cmds[i])
 		res[i] = append(res[i], s)
 		return err
 	})

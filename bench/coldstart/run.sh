@@ -11,6 +11,8 @@
 # over 21 runs (median clock; bytes and allocations are the same every
 # run) and the packages that allocate most.
 # BASE=REV also builds git revision REV the same way, as "ocfetch-base",
+# with a configuration directory of its own (its trust store and user rule
+# written by its own commands, so an older release can be compared),
 # and times it side by side (before/after in one run).
 # Usage: bench/coldstart/run.sh [-n ROUNDS] [-limit DUR]   (default 200 rounds, at most 90 s)
 set -euo pipefail
