@@ -7,34 +7,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/ocfetch/ocfetch/internal/boundedread"
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 )
-
-// endless is a reader that never ends.
-type endless struct{}
-
-func (endless) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 'e'
-	}
-	return len(p), nil
-}
-
-// failing returns data, then err.
-type failing struct {
-	r   io.Reader
-	err error
-}
-
-func (f *failing) Read(p []byte) (int, error) {
-	n, err := f.r.Read(p)
-	if err == io.EOF {
-		return n, f.err
-	}
-	return n, err
-}
 
 func response(body io.Reader, contentLength int64, encoding string) *http.Response {
 	h := http.Header{}
@@ -64,12 +42,12 @@ func TestReadBody(t *testing.T) {
 		{"one byte over", response(strings.NewReader(text+"y"), -1, ""), limit, true, nil, limit + 1},
 		{"length lies low", response(strings.NewReader(text+"y"), 10, ""), limit, true, nil, limit + 1},
 		{"declared huge", response(strings.NewReader("abc"), 1<<40, ""), 3, false, nil, limit + 1},
-		{"endless", response(endless{}, -1, ""), limit, true, nil, limit + 1},
+		{"endless", response(testio.Endless{}, -1, ""), limit, true, nil, limit + 1},
 		{"gzip not decoded by the transport", response(bytes.NewReader(hostile.GzipBombBytes(1<<20)), -1, "gzip"), limit, true, nil, limit + 1},
 		{"gzip small", response(bytes.NewReader(hostile.GzipBombBytes(10)), -1, "GZIP"), 10, false, nil, boundedread.FirstChunk},
 		{"gzip empty body", response(strings.NewReader(""), 0, "gzip"), 0, false, nil, 0},
 		{"gzip corrupt", response(strings.NewReader("not gzip at all"), -1, "gzip"), 0, false, errBadEncoding, 0},
-		{"reset mid-body", response(&failing{strings.NewReader("part"), errReset}, 100, ""), 4, false, errReset, 101},
+		{"reset mid-body", response(io.MultiReader(strings.NewReader("part"), iotest.ErrReader(errReset)), 100, ""), 4, false, errReset, 101},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,7 +73,7 @@ func TestReadBody(t *testing.T) {
 func TestReadBodyGrowth(t *testing.T) {
 	resps := make([]*http.Response, 4) // AllocsPerRun calls f runs+1 times
 	for i := range resps {
-		resps[i] = response(endless{}, -1, "")
+		resps[i] = response(testio.Endless{}, -1, "")
 	}
 	n := 0
 	allocs := testing.AllocsPerRun(3, func() {

@@ -5,29 +5,10 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 )
-
-type endless struct{}
-
-func (endless) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 'x'
-	}
-	return len(p), nil
-}
-
-type failing struct {
-	r   io.Reader
-	err error
-}
-
-func (f *failing) Read(p []byte) (int, error) {
-	n, err := f.r.Read(p)
-	if err == io.EOF {
-		return n, f.err
-	}
-	return n, err
-}
 
 func TestAppend(t *testing.T) {
 	const limit = 1000
@@ -50,11 +31,11 @@ func TestAppend(t *testing.T) {
 		{"one byte over", nil, strings.NewReader(text + "y"), -1, limit, true, nil, limit + 1},
 		{"declared length lies low", nil, strings.NewReader(text + "y"), 10, limit, true, nil, limit + 1},
 		{"declared length huge", nil, strings.NewReader("abc"), 1 << 40, 3, false, nil, limit + 1},
-		{"endless", nil, endless{}, -1, limit, true, nil, limit + 1},
+		{"endless", nil, testio.Endless{}, -1, limit, true, nil, limit + 1},
 		{"a pooled buffer with room is used as it is", make([]byte, 0, 64), strings.NewReader("hello"), -1, 5, false, nil, 64},
 		{"a pooled buffer too small for the declared length is replaced once", make([]byte, 0, 4), strings.NewReader("hello"), 5, 5, false, nil, 6},
 		{"prefix kept", []byte("head:"), strings.NewReader("body"), 4, 4, false, nil, 5 + 5},
-		{"read error", nil, &failing{strings.NewReader("part"), reset}, 100, 4, false, reset, 101},
+		{"read error", nil, io.MultiReader(strings.NewReader("part"), iotest.ErrReader(reset)), 100, 4, false, reset, 101},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prefix := string(tc.buf)
@@ -94,7 +75,7 @@ func TestGrowth(t *testing.T) {
 	const limit = 8 << 20
 	var got []byte
 	allocs := testing.AllocsPerRun(3, func() {
-		got, _, _ = Read(endless{}, 0, -1, limit)
+		got, _, _ = Read(testio.Endless{}, 0, -1, limit)
 	})
 	// 32K, 64K, ... 1M (6 buffers), then limit+1: 7.
 	if allocs > 7 {
