@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/content/internal/htmlparse"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testpage"
 	"golang.org/x/net/html"
 )
 
@@ -134,11 +135,8 @@ func BenchmarkConvertJSON(b *testing.B) {
 	}
 }
 
-// tenKBPage is the 10 KB HTML page of fetch's BenchmarkLoopbackFetch
-// (the same bytes: its paragraph 145 times).
-var tenKBPage = []byte("<!doctype html><html><head><title>Ten KB</title></head><body><main>" +
-	strings.Repeat("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n", 145) +
-	"</main></body></html>")
+// tenKBPage is the 10 KB HTML page of fetch's BenchmarkLoopbackFetch.
+var tenKBPage = testpage.TenKB()
 
 // BenchmarkConvertRaw is a raw fetch's conversion of a 10 KB UTF-8 page
 // (the body handed over, as the Fetch tool does) and its pagination in a

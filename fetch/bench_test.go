@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testpage"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/risk"
@@ -61,16 +61,8 @@ func BenchmarkPrepareCall(b *testing.B) {
 	}
 }
 
-// tenKB is a 10 KB HTML page.
-var tenKB = func() []byte {
-	var s strings.Builder
-	s.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
-	for s.Len() < 10<<10-200 {
-		s.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
-	}
-	s.WriteString("</main></body></html>")
-	return []byte(s.String())
-}()
+// tenKB is the 10 KB HTML page of the benchmarks.
+var tenKB = testpage.TenKB()
 
 // BenchmarkLoopbackFetch compares a loopback fetch of a 10 KB page through
 // the Fetch tool (prepare + run, local mode, over egress.NewClient) with the

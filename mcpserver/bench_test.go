@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +21,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testpage"
 	"github.com/ocfetch/ocfetch/risk"
 )
 
@@ -145,13 +145,7 @@ func ocfetchBinaryB(b *testing.B) string {
 //
 //	go test -run '^$' -bench BenchmarkStdioCall -benchmem ./mcpserver
 func BenchmarkStdioCall(b *testing.B) {
-	var page strings.Builder
-	page.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
-	for page.Len() < 10*1024-200 {
-		page.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
-	}
-	page.WriteString("</main></body></html>")
-	body := page.String()
+	body := string(testpage.TenKB())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))

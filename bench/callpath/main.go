@@ -31,12 +31,12 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/audit"
-	"github.com/ocfetch/ocfetch/bench/internal/benchws"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/fetch"
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testpage"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/policy"
@@ -73,7 +73,7 @@ func serveFn() error {
 	if err != nil {
 		return err
 	}
-	body := benchws.Page()
+	body := testpage.TenKB()
 	fmt.Printf("http://%s/page\n", ln.Addr())
 	return (&http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/bench/internal/benchws"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testpage"
 )
 
 func main() {
@@ -60,7 +61,7 @@ type sample struct {
 func run(binList, curl string, n int, limit time.Duration, straceBin string) error {
 	bins := strings.Split(binList, ",")
 	bin := bins[0]
-	body := benchws.Page()
+	body := testpage.TenKB()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -1,21 +1,6 @@
 package benchws
 
-import (
-	"strings"
-	"time"
-)
-
-// Page is the 10 KB HTML page the bench drivers serve on loopback:
-// paragraphs of plain text under a title.
-func Page() []byte {
-	var s strings.Builder
-	s.WriteString("<!doctype html><html><head><title>Ten KB</title></head><body><main>")
-	for s.Len() < 10<<10-200 {
-		s.WriteString("<p>The quick brown fox jumps over the lazy dog, again and again.</p>\n")
-	}
-	s.WriteString("</main></body></html>")
-	return []byte(s.String())
-}
+import "time"
 
 // Interleave runs up to rounds rounds of one measurement of each of n
 // subjects, rotating which goes first every round so that none always
