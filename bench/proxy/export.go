@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -45,7 +44,7 @@ func exportBench(c config, root, tmp string, targets []string, layers string) er
 		return err
 	}
 	exportHome := filepath.Join(tmp, "export-config")
-	if err := copyTree(filepath.Join(home, "ocfetch"), filepath.Join(exportHome, "ocfetch")); err != nil {
+	if err := os.CopyFS(filepath.Join(exportHome, "ocfetch"), os.DirFS(filepath.Join(home, "ocfetch"))); err != nil {
 		return fmt.Errorf("copying the configuration directory: %w", err)
 	}
 	cfg := fmt.Sprintf(`{"schema_version": 1, "endpoint": "http://%s"}`, ln.Addr())
@@ -146,31 +145,4 @@ func (col *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.WriteHeader(http.StatusOK)
-}
-
-// copyTree copies the regular files and directories under src to dst,
-// keeping their modes; anything else (a symlink) is an error.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm())
-		case !d.Type().IsRegular():
-			return fmt.Errorf("%s: not a regular file", rel)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, info.Mode().Perm())
-	})
 }
