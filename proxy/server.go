@@ -396,10 +396,15 @@ func (s *Server) newClientConn(c net.Conn) *clientConn {
 }
 
 // release returns cc's buffers to the pools, once the goroutine serving
-// cc is done with them. The reader is kept out when a request body read
-// through it was handed to the upstream transport (lentReader): the
-// transport may still be reading that body after the exchange.
+// cc is done with them: when it stops serving cc, or when a tunnel starts
+// relaying (after which nothing reads or writes through them). The
+// reader is kept out when a request body read through it was handed to
+// the upstream transport (lentReader): the transport may still be
+// reading that body after the exchange. A second call does nothing.
 func (cc *clientConn) release() {
+	if cc.bw == nil {
+		return
+	}
 	cc.bw.Reset(nil)
 	connWriters.Put(cc.bw)
 	if !cc.lentReader {

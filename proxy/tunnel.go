@@ -31,6 +31,22 @@ const spliceAfter = 64 << 10
 // both plain TCP on Linux (where the kernel splices, see [splicer]).
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
+// buffersOut counts the tunnel buffers taken from bufPool and not put
+// back: what the proxy's tunnels hold at the moment (a quiet tunnel on
+// Unix holds none, see readPooled).
+var buffersOut atomic.Int64
+
+// takeBuffer takes a tunnel buffer from bufPool; putBuffer puts it back.
+func takeBuffer() *[]byte {
+	buffersOut.Add(1)
+	return bufPool.Get().(*[]byte)
+}
+
+func putBuffer(bp *[]byte) {
+	bufPool.Put(bp)
+	buffersOut.Add(-1)
+}
+
 // tunnel serves an admitted CONNECT: it dials the target through the guard,
 // answers "200 Connection established" and relays bytes both ways (see
 // [Server.relay]).
@@ -104,6 +120,10 @@ func (s *Server) relay(cc *clientConn, up net.Conn, x *exchange) {
 		}
 		cc.br.Discard(n)
 	}
+	// From here on the tunnel reads and writes the connections
+	// themselves: the client's 4 KiB reader and writer go back to their
+	// pools now, not when the tunnel ends.
+	cc.release()
 
 	t := &pipe{idle: s.idle, now: s.now}
 	var upN int64
@@ -203,9 +223,10 @@ func copyChunk(dst, src net.Conn, bulk bool, sp *splicer) (n int64, eof bool, er
 			return n, eof, err
 		}
 	}
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	nr, rerr := src.Read(*bp)
+	bp, nr, rerr := readPooled(src)
+	if bp != nil {
+		defer putBuffer(bp)
+	}
 	if nr > 0 {
 		nw, werr := dst.Write((*bp)[:nr])
 		n = int64(nw)
@@ -217,6 +238,14 @@ func copyChunk(dst, src net.Conn, bulk bool, sp *splicer) (n int64, eof bool, er
 		return n, true, nil
 	}
 	return n, false, rerr
+}
+
+// readPooledBlocking is net.Conn.Read into a buffer from bufPool, held
+// while the read waits.
+func readPooledBlocking(src net.Conn) (*[]byte, int, error) {
+	bp := takeBuffer()
+	n, err := src.Read(*bp)
+	return bp, n, err
 }
 
 // closeWrite half-closes c when it supports it (TCP, TLS), so the peer sees
