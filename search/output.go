@@ -1,7 +1,6 @@
 package search
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -53,16 +52,6 @@ func clean(hits []Hit, count int) (out []Hit, dropped int) {
 		})
 	}
 	return out, dropped
-}
-
-// webURL reports whether s is an absolute http or https URL with a host,
-// short enough to show.
-func webURL(s string) bool {
-	if s == "" || len(s) > maxURLBytes || strings.IndexByte(s, ' ') >= 0 || strings.IndexByte(s, '\t') >= 0 {
-		return false
-	}
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
 }
 
 // cut returns s cut to n runes, then "…". s is valid UTF-8 (safetext.Line
