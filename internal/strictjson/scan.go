@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -278,6 +279,18 @@ func (s *scanner) number(pos int) (int, error) {
 func (s *scanner) str(pos int) (end int, escaped bool, err error) {
 	data := s.data
 	for i := pos + 1; i < len(data); i++ {
+		// Most of a string is bytes it holds as they are: skip them,
+		// eight at a time while there are eight, before looking at the
+		// one that ends the run.
+		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for i < len(data) && plain[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
 		switch c := data[i]; {
 		case c == '"':
 			return i + 1, escaped, nil
@@ -307,6 +320,32 @@ func (s *scanner) str(pos int) (end int, escaped bool, err error) {
 		}
 	}
 	return 0, false, s.syntax(-1, "")
+}
+
+// plain[c] reports whether a string literal holds byte c as it is: c is
+// not '"', '\\' or a control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < len(t); c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Bytes of a uint64 holding eight bytes, for plain8.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether each of the eight bytes in x is plain: no byte
+// is below 0x20, '"' or '\\'. A byte b is below n (n <= 0x80) exactly
+// when b - n borrows into its high bit while b's own high bit is clear;
+// a byte equals c when b ^ c is below 1. A borrow from a lower byte can
+// only flag a byte above one that is already flagged, so the answer for
+// the word is exact.
+func plain8(x uint64) bool {
+	below := func(x uint64, n uint64) uint64 { return (x - n*ones) &^ x & highs }
+	return below(x, 0x20)|below(x^('"'*ones), 1)|below(x^('\\'*ones), 1) == 0
 }
 
 func isHex(c byte) bool {
