@@ -33,6 +33,29 @@ type scanner struct {
 	stackBuf [4]frame
 	pathBuf  [4]Step
 	keysBuf  [8]string
+
+	// keyCache holds short keys met in this scanner's earlier walks,
+	// each in the slot its bytes choose (cachedKey): without
+	// Walker.Substrings, a key outside Walker.Keys met again costs no
+	// allocation. It outlives a walk on purpose, and holds keys only.
+	keyCache [64]string
+}
+
+// maxCachedKey bounds the keys keyCache holds.
+const maxCachedKey = 32
+
+// cachedKey returns raw, an unescaped key's bytes, as a string: keyCache's
+// when it holds those bytes, else a new one it then holds.
+func (s *scanner) cachedKey(raw []byte) string {
+	n := len(raw)
+	if n == 0 || n > maxCachedKey {
+		return string(raw)
+	}
+	slot := &s.keyCache[(n*31+int(raw[0])*7+int(raw[n-1]))%len(s.keyCache)]
+	if *slot != string(raw) {
+		*slot = string(raw)
+	}
+	return *slot
 }
 
 // scanners recycles scanner state: a visitor's Path points into it, so it
@@ -128,7 +151,7 @@ func (s *scanner) key(pos int, top *frame) (string, int, error) {
 		if !found && s.doc != "" {
 			key = s.doc[pos+1 : end-1]
 		} else if !found {
-			key = string(raw)
+			key = s.cachedKey(raw)
 		}
 	} else {
 		key = Value{Kind: String, Raw: s.data[pos:end], escaped: true}.Text()
