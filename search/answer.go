@@ -28,23 +28,27 @@ type answerShape struct {
 // answerDoc bounds an answer's nesting (the documented answers nest 6
 // deep) and checks the rest: valid UTF-8, one JSON value, no duplicate
 // key. Keys are unrestricted: an answer has many members the tool does
-// not read. The hits' texts share one copy of the answer (Substrings),
-// which lives as long as the call's result, not longer.
-var answerDoc = strictjson.Walker{MaxDepth: 64, Substrings: true}
+// not read. The walk copies no text: parse keeps the values of the
+// members it reads, and the texts of those are copied out by
+// [ownTexts] or [viewTexts], not the rest of the answer.
+var answerDoc = strictjson.Walker{MaxDepth: 64}
 
-// parse reads body in one strict pass ([strictjson.Walker.Walk]): it must
-// be valid UTF-8 holding one JSON object without a duplicate key, nested
-// at most 64 deep, with the results array where sh says, each result an
-// object (or null, an empty hit the tool drops) whose read members are
-// strings (or null, ""). Member names are compared byte-exactly ("URL" is
-// not "url"). Anything else is an error wrapping [ErrMalformed] that
-// names a member, never a value; hits are never returned with an error.
-func (sh *answerShape) parse(body []byte) ([]Hit, error) {
-	var (
-		hits                []Hit
-		sawType, sawResults bool
-		sawWithin           = sh.within == ""
-	)
+// rawHit is one result as parse met it: the values of its read members,
+// which alias the answer's body (a zero Value for a member absent or
+// null).
+type rawHit struct{ title, url, snippet strictjson.Value }
+
+// parse reads body in one strict pass ([strictjson.Walker.Walk]) and
+// appends its results to hits: body must be valid UTF-8 holding one JSON
+// object without a duplicate key, nested at most 64 deep, with the
+// results array where sh says, each result an object (or null, an empty
+// hit the tool drops) whose read members are strings (or null, "").
+// Member names are compared byte-exactly ("URL" is not "url"). Anything
+// else is an error wrapping [ErrMalformed] that names a member, never a
+// value; the hits appended are then to be ignored.
+func (sh *answerShape) parse(body []byte, hits []rawHit) ([]rawHit, error) {
+	var sawType, sawResults bool
+	sawWithin := sh.within == ""
 	// at is the depth of the results array: 1, or 2 inside within.
 	at := 1
 	if sh.within != "" {
@@ -57,7 +61,7 @@ func (sh *answerShape) parse(body []byte) ([]Hit, error) {
 				return sh.malformed("not a JSON object of the " + sh.api)
 			}
 		case len(p) == 1 && sh.typ != "" && p[0].Key == "type":
-			if v.Kind != strictjson.String || v.Text() != sh.typ {
+			if v.Kind != strictjson.String || !textIs(v, sh.typ) {
 				return sh.malformed(`no "type": "` + sh.typ + `"`)
 			}
 			sawType = true
@@ -75,27 +79,27 @@ func (sh *answerShape) parse(body []byte) ([]Hit, error) {
 			if v.Kind != strictjson.Array {
 				return sh.malformed(sh.list() + " is not an array")
 			}
-			sawResults, hits = true, make([]Hit, 0, 16)
+			sawResults = true
 		case len(p) == at+1:
 			if v.Kind != strictjson.Object && v.Kind != strictjson.Null {
 				return sh.malformed("a result in " + sh.list() + " is not an object")
 			}
-			hits = append(hits, Hit{})
+			hits = append(hits, rawHit{})
 		case len(p) == at+2:
-			var field *string
+			var field *strictjson.Value
 			switch p[at+1].Key {
 			case sh.title:
-				field = &hits[len(hits)-1].Title
+				field = &hits[len(hits)-1].title
 			case sh.url:
-				field = &hits[len(hits)-1].URL
+				field = &hits[len(hits)-1].url
 			case sh.snippet:
-				field = &hits[len(hits)-1].Snippet
+				field = &hits[len(hits)-1].snippet
 			default:
 				return nil
 			}
 			switch v.Kind {
 			case strictjson.String:
-				*field = v.Text()
+				*field = v
 			case strictjson.Null:
 			default:
 				return sh.malformed("a result's " + p[at+1].Key + " is not a string")
@@ -106,19 +110,39 @@ func (sh *answerShape) parse(body []byte) ([]Hit, error) {
 	var pe *parseError
 	switch {
 	case errors.As(err, &pe):
-		return nil, err
+		return hits, err
 	case err != nil:
-		return nil, sh.malformed(walkProblem(err))
+		return hits, sh.malformed(walkProblem(err))
 	case sh.typ != "" && !sawType:
-		return nil, sh.malformed(`no "type": "` + sh.typ + `"`)
+		return hits, sh.malformed(`no "type": "` + sh.typ + `"`)
 	case !sawWithin:
-		return []Hit{}, nil // no results for this query
+		return hits[:0], nil // no results for this query
 	case !sawResults && sh.within != "":
-		return nil, sh.malformed(sh.within + " has no " + sh.results + " array")
+		return hits, sh.malformed(sh.within + " has no " + sh.results + " array")
 	case !sawResults:
-		return nil, sh.malformed("no " + sh.results + " array")
+		return hits, sh.malformed("no " + sh.results + " array")
 	}
 	return hits, nil
+}
+
+// hits is a backend's Parse: parse, then the texts copied out
+// ([ownTexts]). The hits are never returned with an error, and an answer
+// without results is an empty, non-nil slice.
+func (sh *answerShape) hits(body []byte) ([]Hit, error) {
+	sc := getScratch()
+	defer sc.release()
+	var err error
+	if sc.raw, err = sh.parse(body, sc.raw[:0]); err != nil {
+		return nil, err
+	}
+	return ownTexts(sc), nil
+}
+
+// textIs reports whether the String value v's text is want, without
+// making a string of it.
+func textIs(v strictjson.Value, want string) bool {
+	var buf [32]byte
+	return string(v.AppendText(buf[:0])) == want
 }
 
 // inResults reports whether p, a path of the results array's depth, is

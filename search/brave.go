@@ -66,7 +66,9 @@ func (b *Brave) NewRequest(q Query) (*http.Request, error) {
 var braveAnswer = answerShape{backend: "brave", api: "web search API", typ: "search", within: "web", results: "results", title: "title", url: "url", snippet: "description"}
 
 // Parse implements [Backend].
-func (*Brave) Parse(body []byte) ([]Hit, error) { return braveAnswer.parse(body) }
+func (*Brave) Parse(body []byte) ([]Hit, error) { return braveAnswer.hits(body) }
+
+func (*Brave) answer() *answerShape { return &braveAnswer }
 
 // checkKey refuses an empty key, or one that could not travel in a header.
 // The error never quotes the key.

@@ -254,15 +254,29 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 { // who is worded for a refusal only
 		return nil, statusError(s.who(), resp, time.Now())
 	}
-	hits, err := s.backend.Parse(body)
-	if err != nil {
-		return nil, refusal.Newf(refusal.SearchBackendFailed, "%s answered HTTP %d with a body that is not a valid %s answer", s.who(), resp.StatusCode, s.backend.Name()).
-			WithHint("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)").Wrap(err)
-	}
 	out := Output{Backend: s.backend.Name(), Host: s.origin.Target.Host()}
-	out.Results, out.Dropped = clean(hits, p.query.Count)
-	out.Count = len(out.Results)
-	return &tool.Result{Content: Render(out), Structured: out, Status: resp.StatusCode, Bytes: int64(len(body))}, nil
+	var content string
+	if sh, ok := s.backend.(interface{ answer() *answerShape }); ok {
+		if content, err = present(sh.answer(), body, p.query.Count, &out); err != nil {
+			return nil, s.answerError(resp.StatusCode, err)
+		}
+	} else {
+		hits, err := s.backend.Parse(body)
+		if err != nil {
+			return nil, s.answerError(resp.StatusCode, err)
+		}
+		out.Results, out.Dropped = clean(hits, p.query.Count)
+		out.Count = len(out.Results)
+		content = Render(out)
+	}
+	return &tool.Result{Content: content, Structured: out, Status: resp.StatusCode, Bytes: int64(len(body))}, nil
+}
+
+// answerError names a 2xx answer that is not the backend's documented
+// shape (err, from its parse).
+func (s *Search) answerError(status int, err error) error {
+	return refusal.Newf(refusal.SearchBackendFailed, "%s answered HTTP %d with a body that is not a valid %s answer", s.who(), status, s.backend.Name()).
+		WithHint("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)").Wrap(err)
 }
 
 // who names the backend in messages: its name and host:port, never the

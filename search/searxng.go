@@ -57,7 +57,9 @@ func (s *SearXNG) NewRequest(q Query) (*http.Request, error) {
 var searxngAnswer = answerShape{backend: "searxng", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
 
 // Parse implements [Backend].
-func (*SearXNG) Parse(body []byte) ([]Hit, error) { return searxngAnswer.parse(body) }
+func (*SearXNG) Parse(body []byte) ([]Hit, error) { return searxngAnswer.hits(body) }
+
+func (*SearXNG) answer() *answerShape { return &searxngAnswer }
 
 // String names the backend and its endpoint, never a key.
 func (s *SearXNG) String() string { return describe(s) }

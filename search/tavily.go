@@ -76,7 +76,9 @@ func (t *Tavily) NewRequest(q Query) (*http.Request, error) {
 var tavilyAnswer = answerShape{backend: "tavily", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
 
 // Parse implements [Backend].
-func (*Tavily) Parse(body []byte) ([]Hit, error) { return tavilyAnswer.parse(body) }
+func (*Tavily) Parse(body []byte) ([]Hit, error) { return tavilyAnswer.hits(body) }
+
+func (*Tavily) answer() *answerShape { return &tavilyAnswer }
 
 // String names the backend and its endpoint, never a key.
 func (t *Tavily) String() string { return describe(t) }
