@@ -107,9 +107,8 @@ func (sh *answerShape) parse(body []byte, hits []rawHit) ([]rawHit, error) {
 		}
 		return nil
 	})
-	var pe *parseError
-	switch {
-	case errors.As(err, &pe):
+	switch _, ours := err.(*parseError); { // the visitor's errors come back as they are
+	case ours:
 		return hits, err
 	case err != nil:
 		return hits, sh.malformed(walkProblem(err))

@@ -30,9 +30,9 @@ type scanner struct {
 	path  Path
 	keys  []string
 
-	stackBuf [4]frame
-	pathBuf  [4]Step
-	keysBuf  [8]string
+	stackBuf [8]frame
+	pathBuf  [8]Step
+	keysBuf  [16]string
 
 	// keyCache holds short keys met in this scanner's earlier walks,
 	// each in the slot its bytes choose (cachedKey): without
@@ -66,14 +66,23 @@ var scanners = sync.Pool{New: func() any {
 	return s
 }}
 
+// Bounds of the buffers a pooled scanner keeps once a walk has grown them
+// past its inline ones: a document nested or keyed a little more than
+// the inline buffers hold (a search answer) does not cost a scanner per
+// walk, and a rare large one does not pin its memory.
+const (
+	maxPooledDepth = 64
+	maxPooledKeys  = 256
+)
+
 // release forgets the document and puts s back in the pool, unless the
-// walk grew it past its inline buffers.
+// walk grew it past the pooled bounds.
 func (s *scanner) release() {
 	clear(s.stack[:cap(s.stack)])
 	clear(s.path[:cap(s.path)])
 	clear(s.keys[:cap(s.keys)])
 	s.data, s.doc, s.w = nil, "", nil
-	if cap(s.stack) == len(s.stackBuf) && cap(s.path) == len(s.pathBuf) && cap(s.keys) == len(s.keysBuf) {
+	if cap(s.stack) <= maxPooledDepth && cap(s.path) <= maxPooledDepth && cap(s.keys) <= maxPooledKeys {
 		s.stack, s.path, s.keys = s.stack[:0], s.path[:0], s.keys[:0]
 		scanners.Put(s)
 	}
