@@ -28,25 +28,28 @@ type answerShape struct {
 // answerDoc bounds an answer's nesting (the documented answers nest 6
 // deep) and checks the rest: valid UTF-8, one JSON value, no duplicate
 // key. Keys are unrestricted: an answer has many members the tool does
-// not read. The walk copies no text: parse keeps the values of the
-// members it reads, and the texts of those are copied out by
-// [ownTexts] or [viewTexts], not the rest of the answer.
+// not read. The walk copies no text: parse decodes the texts it reads
+// into its scratch, not the rest of the answer.
 var answerDoc = strictjson.Walker{MaxDepth: 64}
 
-// rawHit is one result as parse met it: the values of its read members,
-// which alias the answer's body (a zero Value for a member absent or
-// null).
-type rawHit struct{ title, url, snippet strictjson.Value }
+// rawHit is one result as parse met it: where each read text is in the
+// scratch's buffer (empty for a member absent or null).
+type rawHit struct{ title, url, snippet span }
 
-// parse reads body in one strict pass ([strictjson.Walker.Walk]) and
-// appends its results to hits: body must be valid UTF-8 holding one JSON
+// span is text[from:to] of a scratch's buffer.
+type span struct{ from, to int }
+
+// parse reads body in one strict pass ([strictjson.Walker.Walk]) into
+// sc: its results to sc.raw, their texts decoded to sc.buf. body must be valid UTF-8 holding one JSON
 // object without a duplicate key, nested at most 64 deep, with the
 // results array where sh says, each result an object (or null, an empty
 // hit the tool drops) whose read members are strings (or null, "").
 // Member names are compared byte-exactly ("URL" is not "url"). Anything
 // else is an error wrapping [ErrMalformed] that names a member, never a
-// value; the hits appended are then to be ignored.
-func (sh *answerShape) parse(body []byte, hits []rawHit) ([]rawHit, error) {
+// value; sc is then to be ignored.
+func (sh *answerShape) parse(body []byte, sc *scratch) error {
+	hits, buf := sc.raw[:0], sc.buf[:0]
+	defer func() { sc.raw, sc.buf = hits, buf }()
 	var sawType, sawResults bool
 	sawWithin := sh.within == ""
 	// at is the depth of the results array: 1, or 2 inside within.
@@ -86,7 +89,7 @@ func (sh *answerShape) parse(body []byte, hits []rawHit) ([]rawHit, error) {
 			}
 			hits = append(hits, rawHit{})
 		case len(p) == at+2:
-			var field *strictjson.Value
+			var field *span
 			switch p[at+1].Key {
 			case sh.title:
 				field = &hits[len(hits)-1].title
@@ -99,7 +102,9 @@ func (sh *answerShape) parse(body []byte, hits []rawHit) ([]rawHit, error) {
 			}
 			switch v.Kind {
 			case strictjson.String:
-				*field = v
+				from := len(buf)
+				buf = v.AppendText(buf)
+				*field = span{from, len(buf)}
 			case strictjson.Null:
 			default:
 				return sh.malformed("a result's " + p[at+1].Key + " is not a string")
@@ -109,32 +114,31 @@ func (sh *answerShape) parse(body []byte, hits []rawHit) ([]rawHit, error) {
 	})
 	switch _, ours := err.(*parseError); { // the visitor's errors come back as they are
 	case ours:
-		return hits, err
+		return err
 	case err != nil:
-		return hits, sh.malformed(walkProblem(err))
+		return sh.malformed(walkProblem(err))
 	case sh.typ != "" && !sawType:
-		return hits, sh.malformed(`no "type": "` + sh.typ + `"`)
+		return sh.malformed(`no "type": "` + sh.typ + `"`)
 	case !sawWithin:
-		return hits[:0], nil // no results for this query
+		hits = hits[:0] // no results for this query
 	case !sawResults && sh.within != "":
-		return hits, sh.malformed(sh.within + " has no " + sh.results + " array")
+		return sh.malformed(sh.within + " has no " + sh.results + " array")
 	case !sawResults:
-		return hits, sh.malformed("no " + sh.results + " array")
+		return sh.malformed("no " + sh.results + " array")
 	}
-	return hits, nil
+	return nil
 }
 
 // hits is a backend's Parse: parse, then the texts copied out
-// ([ownTexts]). The hits are never returned with an error, and an answer
+// (one copy of the texts). The hits are never returned with an error, and an answer
 // without results is an empty, non-nil slice.
 func (sh *answerShape) hits(body []byte) ([]Hit, error) {
 	sc := getScratch()
 	defer sc.release()
-	var err error
-	if sc.raw, err = sh.parse(body, sc.raw[:0]); err != nil {
+	if err := sh.parse(body, sc); err != nil {
 		return nil, err
 	}
-	return ownTexts(sc), nil
+	return sc.hits(string(sc.buf)), nil
 }
 
 // textIs reports whether the String value v's text is want, without

@@ -1,15 +1,12 @@
 package search
 
 import (
-	"strings"
 	"sync"
 	"unsafe"
-
-	"github.com/ocfetch/ocfetch/internal/strictjson"
 )
 
-// scratch is one parse's reusable storage: the raw hits (whose values
-// alias the answer's body) and the buffer [viewTexts] decodes texts into.
+// scratch is one parse's reusable storage: the raw hits and the buffer
+// their texts are decoded into.
 type scratch struct {
 	raw []rawHit
 	buf []byte
@@ -26,72 +23,35 @@ var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 func getScratch() *scratch { return scratches.Get().(*scratch) }
 
-// release forgets the answer (the raw hits alias its body) and returns sc
-// to scratches unless it grew too large. Nothing [viewTexts] made may be
-// used after it.
+// release returns sc to scratches unless it grew too large. Nothing cut
+// from [scratch.view] may be used after it.
 func (sc *scratch) release() {
-	clear(sc.raw[:cap(sc.raw)])
 	sc.raw, sc.buf = sc.raw[:0], sc.buf[:0]
 	if cap(sc.raw) <= maxPooledHits && cap(sc.buf) <= maxPooledText {
 		scratches.Put(sc)
 	}
 }
 
-// textBytes bounds the decoded texts of raw: a text is never longer
-// than its literal.
-func textBytes(raw []rawHit) int {
-	n := 0
-	for i := range raw {
-		n += len(raw[i].title.Raw) + len(raw[i].url.Raw) + len(raw[i].snippet.Raw)
-	}
-	return n
-}
-
-// eachText calls f with each read text of sc.raw, in order, and the field
-// of hits that holds it.
-func eachText(sc *scratch, hits []Hit, f func(v strictjson.Value, field *string)) {
-	for i := range sc.raw {
-		f(sc.raw[i].title, &hits[i].Title)
-		f(sc.raw[i].url, &hits[i].URL)
-		f(sc.raw[i].snippet, &hits[i].Snippet)
-	}
-}
-
-// ownTexts returns sc.raw's hits with their texts decoded into one string
-// of their own (one allocation, however many texts): they may be kept
-// as long as needed. The answer's other bytes are not copied.
-func ownTexts(sc *scratch) []Hit {
+// hits returns sc.raw's hits with their texts cut from text, which is
+// sc.buf as a string: a copy of it (one allocation, however many texts;
+// the hits may then be kept), or [scratch.view].
+func (sc *scratch) hits(text string) []Hit {
 	hits := make([]Hit, len(sc.raw))
-	var b strings.Builder
-	b.Grow(textBytes(sc.raw))
-	eachText(sc, hits, func(v strictjson.Value, field *string) {
-		at := b.Len()
-		sc.buf = v.AppendText(sc.buf[:0])
-		b.Write(sc.buf)
-		*field = b.String()[at:] // a strings.Builder never changes what it holds
-	})
+	for i, r := range sc.raw {
+		hits[i] = Hit{Title: text[r.title.from:r.title.to], URL: text[r.url.from:r.url.to], Snippet: text[r.snippet.from:r.snippet.to]}
+	}
 	return hits
 }
 
-// viewTexts returns sc.raw's hits with their texts decoded into sc.buf
-// and each a view of it, copying nothing else: they are valid only until
-// sc is released. The caller makes every text it keeps its own first —
-// [render] with repoint does, for the hits [clean] keeps — and clears the
-// others.
-func viewTexts(sc *scratch) []Hit {
-	hits := make([]Hit, len(sc.raw))
-	if n := textBytes(sc.raw); cap(sc.buf) < n {
-		sc.buf = make([]byte, 0, n)
+// view returns sc.buf as a string without copying it: the strings cut
+// from it are valid only until sc is released. The caller makes every
+// one it keeps its own first — [render] with repoint does, for the hits
+// [clean] keeps — and clears the others.
+func (sc *scratch) view() string {
+	if len(sc.buf) == 0 {
+		return ""
 	}
-	sc.buf = sc.buf[:0]
-	eachText(sc, hits, func(v strictjson.Value, field *string) {
-		at := len(sc.buf)
-		// sc.buf has room for every text: appending never moves it.
-		if sc.buf = v.AppendText(sc.buf); len(sc.buf) > at {
-			*field = unsafe.String(&sc.buf[at], len(sc.buf)-at)
-		}
-	})
-	return hits
+	return unsafe.String(&sc.buf[0], len(sc.buf))
 }
 
 // present is a call's parse, clean and render for sh's answer body: it
@@ -101,11 +61,10 @@ func viewTexts(sc *scratch) []Hit {
 func present(sh *answerShape, body []byte, count int, out *Output) (string, error) {
 	sc := getScratch()
 	defer sc.release()
-	var err error
-	if sc.raw, err = sh.parse(body, sc.raw[:0]); err != nil {
+	if err := sh.parse(body, sc); err != nil {
 		return "", err
 	}
-	hits := viewTexts(sc)
+	hits := sc.hits(sc.view())
 	out.Results, out.Dropped = clean(hits, count)
 	clear(hits[len(out.Results):]) // views of sc, dropped
 	out.Count = len(out.Results)
