@@ -206,21 +206,21 @@ func (s *scanner) objectPath() Path {
 	return append(Path(nil), s.path[:len(s.stack)-1]...)
 }
 
-// value reads the value at pos: a scalar entirely, an object or array only
-// its opening byte. end is just past what was read.
-func (s *scanner) value(pos int) (v Value, end int, err error) {
+// value reads the value at pos into *v: a scalar entirely, an object or
+// array only its opening byte. end is just past what was read.
+func (s *scanner) value(pos int, v *Value) (end int, err error) {
 	data := s.data
 	if pos == len(data) {
-		return Value{}, 0, s.syntax(-1, "")
+		return 0, s.syntax(-1, "")
 	}
-	v.Offset = pos
+	*v = Value{Offset: pos}
 	switch c := data[pos]; c {
 	case '{':
 		v.Kind = Object
-		return v, pos + 1, nil
+		return pos + 1, nil
 	case '[':
 		v.Kind = Array
-		return v, pos + 1, nil
+		return pos + 1, nil
 	case '"':
 		v.Kind = String
 		end, v.escaped, err = s.str(pos)
@@ -232,19 +232,19 @@ func (s *scanner) value(pos int) (v Value, end int, err error) {
 		v.Kind, end, err = Null, pos+4, s.literal(pos, "null")
 	default:
 		if c != '-' && (c < '0' || c > '9') {
-			return Value{}, 0, s.syntax(pos, "want a value")
+			return 0, s.syntax(pos, "want a value")
 		}
 		v.Kind = Number
 		end, err = s.number(pos)
 	}
 	if err != nil {
-		return Value{}, 0, err
+		return 0, err
 	}
 	v.Raw = data[pos:end:end]
 	if v.Kind == String && !v.escaped && s.doc != "" {
 		v.text = s.doc[pos+1 : end-1]
 	}
-	return v, end, nil
+	return end, nil
 }
 
 func (s *scanner) literal(pos int, lit string) error {

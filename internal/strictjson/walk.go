@@ -83,9 +83,10 @@ func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) er
 	if pos == len(data) {
 		return ErrEmpty
 	}
+	var v Value
 	for {
 		// A value starts at pos.
-		v, end, err := s.value(pos)
+		end, err := s.value(pos, &v)
 		if err != nil {
 			return err
 		}
@@ -100,7 +101,7 @@ func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) er
 				return &Error{Err: ErrTooDeep, Offset: v.Offset, detail: strconv.Itoa(maxDepth)}
 			}
 			f := frame{object: v.Kind == Object, keyStart: len(s.keys)}
-			f.anyKeys = f.object && w.anyKeysAt(s.path)
+			f.anyKeys = f.object && len(w.AnyKeysAt) > 0 && w.anyKeysAt(s.path)
 			s.stack = append(s.stack, f)
 			pos = s.skipSpace(pos)
 			if pos < len(data) && data[pos] == closer(v.Kind == Object) {
