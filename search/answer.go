@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/ocfetch/ocfetch/internal/strictjson"
@@ -28,26 +29,32 @@ type answerShape struct {
 // answerDoc bounds an answer's nesting (the documented answers nest 6
 // deep) and checks the rest: valid UTF-8, one JSON value, no duplicate
 // key. Keys are unrestricted: an answer has many members the tool does
-// not read. The walk copies no text: parse decodes the texts it reads
-// into its scratch, not the rest of the answer.
+// not read. The walk copies no text: parse notes where the texts it
+// reads are, not the rest of the answer.
 var answerDoc = strictjson.Walker{MaxDepth: 64}
 
-// rawHit is one result as parse met it: where each read text is in the
-// scratch's buffer (empty for a member absent or null).
+// rawHit is one result as parse met it: where each read text is (empty
+// for a member absent or null).
 type rawHit struct{ title, url, snippet span }
 
-// span is text[from:to] of a scratch's buffer.
-type span struct{ from, to int }
+// span is text[from:to] of the answer's body, or of its scratch's buffer
+// if inBuf.
+type span struct {
+	from, to int
+	inBuf    bool
+}
 
 // parse reads body in one strict pass ([strictjson.Walker.Walk]) into
-// sc: its results to sc.raw, their texts decoded to sc.buf. body must be valid UTF-8 holding one JSON
-// object without a duplicate key, nested at most 64 deep, with the
-// results array where sh says, each result an object (or null, an empty
-// hit the tool drops) whose read members are strings (or null, "").
-// Member names are compared byte-exactly ("URL" is not "url"). Anything
-// else is an error wrapping [ErrMalformed] that names a member, never a
-// value; sc is then to be ignored.
-func (sh *answerShape) parse(body []byte, sc *scratch) error {
+// sc: its results to sc.raw, each text as a span of body if it is
+// written without escapes and inBody, else decoded into sc.buf. body
+// must be valid UTF-8 holding one JSON object without a duplicate key,
+// nested at most 64 deep, with the results array where sh says, each
+// result an object (or null, an empty hit the tool drops) whose read
+// members are strings (or null, ""). Member names are compared
+// byte-exactly ("URL" is not "url"). Anything else is an error wrapping
+// [ErrMalformed] that names a member, never a value; sc is then to be
+// ignored.
+func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
 	hits, buf := sc.raw[:0], sc.buf[:0]
 	defer func() { sc.raw, sc.buf = hits, buf }()
 	var sawType, sawResults bool
@@ -102,9 +109,13 @@ func (sh *answerShape) parse(body []byte, sc *scratch) error {
 			}
 			switch v.Kind {
 			case strictjson.String:
-				from := len(buf)
-				buf = v.AppendText(buf)
-				*field = span{from, len(buf)}
+				if inBody && bytes.IndexByte(v.Raw, '\\') < 0 {
+					*field = span{from: v.Offset + 1, to: v.Offset + len(v.Raw) - 1}
+				} else {
+					from := len(buf)
+					buf = v.AppendText(buf)
+					*field = span{from, len(buf), true}
+				}
 			case strictjson.Null:
 			default:
 				return sh.malformed("a result's " + p[at+1].Key + " is not a string")
@@ -135,10 +146,10 @@ func (sh *answerShape) parse(body []byte, sc *scratch) error {
 func (sh *answerShape) hits(body []byte) ([]Hit, error) {
 	sc := getScratch()
 	defer sc.release()
-	if err := sh.parse(body, sc); err != nil {
+	if err := sh.parse(body, sc, false); err != nil {
 		return nil, err
 	}
-	return sc.hits(string(sc.buf)), nil
+	return sc.hits("", string(sc.buf)), nil
 }
 
 // textIs reports whether the String value v's text is want, without

@@ -82,7 +82,7 @@ func Render(out Output) string { return render(out, false) }
 
 // render is Render. With repoint, each text of out.Results is then the
 // returned string's own bytes (out.Results' elements are written): the
-// hits may have held views of a buffer their call reuses ([scratch.view]),
+// hits may have held views of buffers their call reuses ([viewOf]),
 // and none of it is kept.
 func render(out Output, repoint bool) string {
 	var b strings.Builder

@@ -24,7 +24,7 @@ var scratches = sync.Pool{New: func() any { return new(scratch) }}
 func getScratch() *scratch { return scratches.Get().(*scratch) }
 
 // release returns sc to scratches unless it grew too large. Nothing cut
-// from [scratch.view] may be used after it.
+// from a view of sc.buf ([viewOf]) may be used after it.
 func (sc *scratch) release() {
 	sc.raw, sc.buf = sc.raw[:0], sc.buf[:0]
 	if cap(sc.raw) <= maxPooledHits && cap(sc.buf) <= maxPooledText {
@@ -32,39 +32,48 @@ func (sc *scratch) release() {
 	}
 }
 
-// hits returns sc.raw's hits with their texts cut from text, which is
-// sc.buf as a string: a copy of it (one allocation, however many texts;
-// the hits may then be kept), or [scratch.view].
-func (sc *scratch) hits(text string) []Hit {
+// hits returns sc.raw's hits with their texts cut from body (the
+// answer's, as a string) and buf (sc.buf as a string). Each is a copy
+// (the hits may then be kept; Parse copies sc.buf, every text in it,
+// once) or a view, [viewOf].
+func (sc *scratch) hits(body, buf string) []Hit {
+	cut := func(sp span) string {
+		if sp.inBuf {
+			return buf[sp.from:sp.to]
+		}
+		return body[sp.from:sp.to]
+	}
 	hits := make([]Hit, len(sc.raw))
 	for i, r := range sc.raw {
-		hits[i] = Hit{Title: text[r.title.from:r.title.to], URL: text[r.url.from:r.url.to], Snippet: text[r.snippet.from:r.snippet.to]}
+		hits[i] = Hit{Title: cut(r.title), URL: cut(r.url), Snippet: cut(r.snippet)}
 	}
 	return hits
 }
 
-// view returns sc.buf as a string without copying it: the strings cut
-// from it are valid only until sc is released. The caller makes every
-// one it keeps its own first — [render] with repoint does, for the hits
-// [clean] keeps — and clears the others.
-func (sc *scratch) view() string {
-	if len(sc.buf) == 0 {
+// viewOf returns b as a string without copying it: the strings cut from
+// it are valid only while b is not written again (a pooled buffer: until
+// it is released). The caller makes every one it keeps its own first —
+// [render] with repoint does, for the hits [clean] keeps — and clears
+// the others.
+func viewOf(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(&sc.buf[0], len(sc.buf))
+	return unsafe.String(&b[0], len(b))
 }
 
 // present is a call's parse, clean and render for sh's answer body: it
-// fills out's results and returns the text a model reads, as
-// Parse, clean and Render would, with the texts copied once, into that
-// text. Nothing it returns points into body or its scratch.
+// fills out's results and returns the text a model reads, as Parse,
+// clean and Render would, with each text kept copied once, from body (or
+// from the scratch, if it had escapes to decode) into that text. Nothing
+// it returns points into body or its scratch.
 func present(sh *answerShape, body []byte, count int, out *Output) (string, error) {
 	sc := getScratch()
 	defer sc.release()
-	if err := sh.parse(body, sc); err != nil {
+	if err := sh.parse(body, sc, true); err != nil {
 		return "", err
 	}
-	hits := sc.hits(sc.view())
+	hits := sc.hits(viewOf(body), viewOf(sc.buf))
 	out.Results, out.Dropped = clean(hits, count)
 	clear(hits[len(out.Results):]) // views of sc, dropped
 	out.Count = len(out.Results)
