@@ -307,20 +307,28 @@ func TestHTTPPublicBackendRefused(t *testing.T) {
 	}
 }
 
+// loopbackSearXNG serves be on loopback for the test and returns its
+// port, the SearXNG backend of it and a guarded client.
+func loopbackSearXNG(t *testing.T, be *backend) (uint16, *search.SearXNG, *http.Client) {
+	t.Helper()
+	srv := httptest.NewServer(be)
+	t.Cleanup(srv.Close)
+	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
+	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second})
+	t.Cleanup(client.CloseIdleConnections)
+	sx, err := search.NewSearXNG("http://127.0.0.1:" + strconv.Itoa(int(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port, sx, client
+}
+
 // TestLoopbackSearXNG: a SearXNG on this machine is reached through local
 // mode exactly as a loopback fetch: permissive profile, the port in
 // local_fetch.json, and an approval; otherwise refused by name.
 func TestLoopbackSearXNG(t *testing.T) {
 	be := &backend{answer: jsonAnswer(200, `{"query": "q", "number_of_results": 1, "results": [{"url": "https://go.dev/", "title": "Go", "content": "The Go language", "engine": "x"}]}`)}
-	srv := httptest.NewServer(be)
-	defer srv.Close()
-	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
-	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second})
-	defer client.CloseIdleConnections()
-	sx, err := search.NewSearXNG("http://127.0.0.1:" + strconv.Itoa(int(port)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	port, sx, client := loopbackSearXNG(t, be)
 	tests := []struct {
 		name   string
 		spec   testws.Spec
@@ -520,15 +528,7 @@ func TestPreparedSummaryIsAuditSummary(t *testing.T) {
 // package's own backend's does.
 func TestBackendOfAnotherPackage(t *testing.T) {
 	be := &backend{answer: jsonAnswer(200, `{"results": [{"url": " https://go.dev/ ", "title": "Go \u202e", "content": "The Go language"}, {"url": "ftp://x/", "title": "dropped"}, {"url": "https://pkg.go.dev/", "title": ""}]}`)}
-	srv := httptest.NewServer(be)
-	defer srv.Close()
-	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
-	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second})
-	defer client.CloseIdleConnections()
-	sx, err := search.NewSearXNG("http://127.0.0.1:" + strconv.Itoa(int(port)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	port, sx, client := loopbackSearXNG(t, be)
 	e := newEnv(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
 	var results []*tool.Result
 	for _, b := range []search.Backend{sx, struct{ search.Backend }{sx}} {
