@@ -32,10 +32,12 @@ type Walker struct {
 	// Substrings makes every key outside Keys and every [Value.Text] of
 	// an unescaped string a substring of one copy of the document, made
 	// when the walk starts: one allocation per walk instead of one per
-	// key and per text. Any of them kept alive keeps the whole copy
-	// alive, so it suits a document read once into values that live no
-	// longer than it (a search backend's answer), not a file whose few
-	// values are kept.
+	// text and per key not met in an earlier walk (short keys are
+	// cached). Any of them kept alive keeps the whole copy alive, so it
+	// suits a document read once into values that live no longer than
+	// it, not a file whose few values are kept. A reader that keeps a
+	// few texts of a large document copies them itself
+	// ([Value.AppendText]), as search's answer parse does.
 	Substrings bool
 }
 
