@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/ocfetch/ocfetch/internal/strictjson"
@@ -28,23 +29,36 @@ type answerShape struct {
 // answerDoc bounds an answer's nesting (the documented answers nest 6
 // deep) and checks the rest: valid UTF-8, one JSON value, no duplicate
 // key. Keys are unrestricted: an answer has many members the tool does
-// not read. The hits' texts share one copy of the answer (Substrings),
-// which lives as long as the call's result, not longer.
-var answerDoc = strictjson.Walker{MaxDepth: 64, Substrings: true}
+// not read. The walk copies no text: parse notes where the texts it
+// reads are, not the rest of the answer.
+var answerDoc = strictjson.Walker{MaxDepth: 64}
 
-// parse reads body in one strict pass ([strictjson.Walker.Walk]): it must
-// be valid UTF-8 holding one JSON object without a duplicate key, nested
-// at most 64 deep, with the results array where sh says, each result an
-// object (or null, an empty hit the tool drops) whose read members are
-// strings (or null, ""). Member names are compared byte-exactly ("URL" is
-// not "url"). Anything else is an error wrapping [ErrMalformed] that
-// names a member, never a value; hits are never returned with an error.
-func (sh *answerShape) parse(body []byte) ([]Hit, error) {
-	var (
-		hits                []Hit
-		sawType, sawResults bool
-		sawWithin           = sh.within == ""
-	)
+// rawHit is one result as parse met it: where each read text is (empty
+// for a member absent or null).
+type rawHit struct{ title, url, snippet span }
+
+// span is text[from:to] of the answer's body, or of its scratch's buffer
+// if inBuf.
+type span struct {
+	from, to int
+	inBuf    bool
+}
+
+// parse reads body in one strict pass ([strictjson.Walker.Walk]) into
+// sc: its results to sc.raw, each text as a span of body if it is
+// written without escapes and inBody, else decoded into sc.buf. body
+// must be valid UTF-8 holding one JSON object without a duplicate key,
+// nested at most 64 deep, with the results array where sh says, each
+// result an object (or null, an empty hit the tool drops) whose read
+// members are strings (or null, ""). Member names are compared
+// byte-exactly ("URL" is not "url"). Anything else is an error wrapping
+// [ErrMalformed] that names a member, never a value; sc is then to be
+// ignored.
+func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
+	hits, buf := sc.raw[:0], sc.buf[:0]
+	defer func() { sc.raw, sc.buf = hits, buf }()
+	var sawType, sawResults bool
+	sawWithin := sh.within == ""
 	// at is the depth of the results array: 1, or 2 inside within.
 	at := 1
 	if sh.within != "" {
@@ -57,7 +71,7 @@ func (sh *answerShape) parse(body []byte) ([]Hit, error) {
 				return sh.malformed("not a JSON object of the " + sh.api)
 			}
 		case len(p) == 1 && sh.typ != "" && p[0].Key == "type":
-			if v.Kind != strictjson.String || v.Text() != sh.typ {
+			if v.Kind != strictjson.String || !textIs(v, sh.typ) {
 				return sh.malformed(`no "type": "` + sh.typ + `"`)
 			}
 			sawType = true
@@ -75,27 +89,33 @@ func (sh *answerShape) parse(body []byte) ([]Hit, error) {
 			if v.Kind != strictjson.Array {
 				return sh.malformed(sh.list() + " is not an array")
 			}
-			sawResults, hits = true, make([]Hit, 0, 16)
+			sawResults = true
 		case len(p) == at+1:
 			if v.Kind != strictjson.Object && v.Kind != strictjson.Null {
 				return sh.malformed("a result in " + sh.list() + " is not an object")
 			}
-			hits = append(hits, Hit{})
+			hits = append(hits, rawHit{})
 		case len(p) == at+2:
-			var field *string
+			var field *span
 			switch p[at+1].Key {
 			case sh.title:
-				field = &hits[len(hits)-1].Title
+				field = &hits[len(hits)-1].title
 			case sh.url:
-				field = &hits[len(hits)-1].URL
+				field = &hits[len(hits)-1].url
 			case sh.snippet:
-				field = &hits[len(hits)-1].Snippet
+				field = &hits[len(hits)-1].snippet
 			default:
 				return nil
 			}
 			switch v.Kind {
 			case strictjson.String:
-				*field = v.Text()
+				if inBody && bytes.IndexByte(v.Raw, '\\') < 0 {
+					*field = span{from: v.Offset + 1, to: v.Offset + len(v.Raw) - 1}
+				} else {
+					from := len(buf)
+					buf = v.AppendText(buf)
+					*field = span{from, len(buf), true}
+				}
 			case strictjson.Null:
 			default:
 				return sh.malformed("a result's " + p[at+1].Key + " is not a string")
@@ -103,22 +123,40 @@ func (sh *answerShape) parse(body []byte) ([]Hit, error) {
 		}
 		return nil
 	})
-	var pe *parseError
-	switch {
-	case errors.As(err, &pe):
-		return nil, err
+	switch _, ours := err.(*parseError); { // the visitor's errors come back as they are
+	case ours:
+		return err
 	case err != nil:
-		return nil, sh.malformed(walkProblem(err))
+		return sh.malformed(walkProblem(err))
 	case sh.typ != "" && !sawType:
-		return nil, sh.malformed(`no "type": "` + sh.typ + `"`)
+		return sh.malformed(`no "type": "` + sh.typ + `"`)
 	case !sawWithin:
-		return []Hit{}, nil // no results for this query
+		hits = hits[:0] // no results for this query
 	case !sawResults && sh.within != "":
-		return nil, sh.malformed(sh.within + " has no " + sh.results + " array")
+		return sh.malformed(sh.within + " has no " + sh.results + " array")
 	case !sawResults:
-		return nil, sh.malformed("no " + sh.results + " array")
+		return sh.malformed("no " + sh.results + " array")
 	}
-	return hits, nil
+	return nil
+}
+
+// hits is a backend's Parse: parse, then the texts copied out
+// (one copy of the texts). The hits are never returned with an error, and an answer
+// without results is an empty, non-nil slice.
+func (sh *answerShape) hits(body []byte) ([]Hit, error) {
+	sc := getScratch()
+	defer sc.release()
+	if err := sh.parse(body, sc, false); err != nil {
+		return nil, err
+	}
+	return sc.hits("", string(sc.buf)), nil
+}
+
+// textIs reports whether the String value v's text is want, without
+// making a string of it.
+func textIs(v strictjson.Value, want string) bool {
+	var buf [32]byte
+	return string(v.AppendText(buf[:0])) == want
 }
 
 // inResults reports whether p, a path of the results array's depth, is

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 )
@@ -49,6 +51,28 @@ type Backend interface {
 	// order. A body that is not of the backend's documented shape is an
 	// error wrapping [ErrMalformed], never an empty success.
 	Parse(body []byte) ([]Hit, error)
+}
+
+// ownBackend is what the package's backends have beyond [Backend]: a
+// request bound to its context when built, and the shape of the answer
+// (the tool then parses, cleans and renders without copying a text
+// twice, [present]).
+type ownBackend interface {
+	request(ctx context.Context, q Query) (*http.Request, error)
+	answer() *answerShape
+}
+
+// newRequest returns a request for endpoint bound to ctx, as
+// http.NewRequestWithContext would, with a copy of endpoint as its URL
+// (the one URL the request holds), for a backend to add its query to.
+// The Host field is left empty: the URL's host is sent.
+func newRequest(ctx context.Context, method string, endpoint *url.URL, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "", body)
+	if err != nil {
+		return nil, err
+	}
+	*req.URL = *endpoint // the URL parsing "" made, this request's own
+	return req, nil
 }
 
 // ErrMalformed is wrapped by every error of a backend's Parse: the answer

@@ -31,8 +31,9 @@ func readBody(buf []byte, r io.Reader, declared, limit int64) ([]byte, error) {
 const maxPooledAnswer = 64 << 10
 
 // answerBufs recycles the buffers answers are read into. A buffer is free
-// again once its call has parsed it: the parse copies out every string
-// it keeps, and nothing a call returns points into its answer.
+// again once its call has rendered its results: the texts kept are
+// copied into the call's content ([present]) or out by Parse, and nothing
+// a call returns points into its answer.
 var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // answerBuf returns a buffer from answerBufs, for readBody.

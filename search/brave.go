@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -44,15 +45,18 @@ func (*Brave) Method() string { return http.MethodGet }
 
 // NewRequest implements [Backend].
 func (b *Brave) NewRequest(q Query) (*http.Request, error) {
-	u := b.Endpoint()
-	// url.Values{"q", "count"}.Encode()'s bytes (keys sorted), without
-	// its map.
-	u.RawQuery = "count=" + strconv.Itoa(q.Count) + "&q=" + url.QueryEscape(q.Text)
-	req, err := http.NewRequest(http.MethodGet, "", nil)
+	return b.request(context.Background(), q)
+}
+
+// request is NewRequest bound to ctx.
+func (b *Brave) request(ctx context.Context, q Query) (*http.Request, error) {
+	req, err := newRequest(ctx, http.MethodGet, b.endpoint, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.URL = u
+	// url.Values{"q", "count"}.Encode()'s bytes (keys sorted), without
+	// its map.
+	req.URL.RawQuery = "count=" + strconv.Itoa(q.Count) + "&q=" + url.QueryEscape(q.Text)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("X-Subscription-Token", string(b.key))
 	return req, nil
@@ -66,7 +70,9 @@ func (b *Brave) NewRequest(q Query) (*http.Request, error) {
 var braveAnswer = answerShape{backend: "brave", api: "web search API", typ: "search", within: "web", results: "results", title: "title", url: "url", snippet: "description"}
 
 // Parse implements [Backend].
-func (*Brave) Parse(body []byte) ([]Hit, error) { return braveAnswer.parse(body) }
+func (*Brave) Parse(body []byte) ([]Hit, error) { return braveAnswer.hits(body) }
+
+func (*Brave) answer() *answerShape { return &braveAnswer }
 
 // checkKey refuses an empty key, or one that could not travel in a header.
 // The error never quotes the key.

@@ -7,7 +7,8 @@ import (
 
 // FuzzParse feeds every backend's parser arbitrary bodies: it must never
 // panic, and it either returns hits or an error wrapping ErrMalformed —
-// never both, never another error.
+// never both, never another error; present, the tool's path, is Parse,
+// clean and Render, keeping nothing of the body.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		searxngDoc, braveDoc, tavilyDoc, // the documented shapes
@@ -37,6 +38,11 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			_ = Render(Output{Backend: name, Results: out, Count: len(out)})
+		}
+		for name, b := range bs {
+			for _, count := range []int{1, DefaultResults} {
+				checkPresent(t, name, b, body, count)
+			}
 		}
 	})
 }

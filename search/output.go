@@ -1,7 +1,6 @@
 package search
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -55,16 +54,6 @@ func clean(hits []Hit, count int) (out []Hit, dropped int) {
 	return out, dropped
 }
 
-// webURL reports whether s is an absolute http or https URL with a host,
-// short enough to show.
-func webURL(s string) bool {
-	if s == "" || len(s) > maxURLBytes || strings.IndexByte(s, ' ') >= 0 || strings.IndexByte(s, '\t') >= 0 {
-		return false
-	}
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
-}
-
 // cut returns s cut to n runes, then "…". s is valid UTF-8 (safetext.Line
 // has run on it).
 func cut(s string, n int) string {
@@ -89,13 +78,26 @@ func cut(s string, n int) string {
 // title, URL and snippet on their own lines. Plain text, not Markdown
 // links: a title cannot break out of its line (safetext.Line removed
 // every line break) nor disguise its URL.
-func Render(out Output) string {
+func Render(out Output) string { return render(out, false) }
+
+// render is Render. With repoint, each text of out.Results is then the
+// returned string's own bytes (out.Results' elements are written): the
+// hits may have held views of buffers their call reuses ([viewOf]),
+// and none of it is kept.
+func render(out Output, repoint bool) string {
 	var b strings.Builder
-	n := 160 // the header and footer lines
+	n := 160 + len(out.Backend) + len(out.Host) // the header and footer lines
 	for _, h := range out.Results {
 		n += len(h.Title) + len(h.URL) + len(h.Snippet) + 32
 	}
 	b.Grow(n)
+	text := func(s *string) {
+		at := b.Len()
+		b.WriteString(*s)
+		if repoint {
+			*s = b.String()[at:] // a strings.Builder never changes what it holds
+		}
+	}
 	b.WriteString("Search results from ")
 	b.WriteString(out.Backend)
 	b.WriteString(" (")
@@ -110,21 +112,22 @@ func Render(out Output) string {
 		b.WriteString(strconv.Itoa(out.Count))
 		b.WriteString(" results.\n")
 	}
-	for _, h := range out.Results {
+	for i := range out.Results {
+		h := &out.Results[i]
 		b.WriteString("\n")
 		b.WriteString(strconv.Itoa(h.Rank))
 		b.WriteString(". ")
 		if h.Title != "" {
-			b.WriteString(h.Title)
+			text(&h.Title)
 		} else {
 			b.WriteString("(no title)")
 		}
 		b.WriteString("\n   ")
-		b.WriteString(h.URL)
+		text(&h.URL)
 		b.WriteString("\n")
 		if h.Snippet != "" {
 			b.WriteString("   ")
-			b.WriteString(h.Snippet)
+			text(&h.Snippet)
 			b.WriteString("\n")
 		}
 	}

@@ -85,3 +85,31 @@ func BenchmarkDecodeArgs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPresent is a call's whole work on an answer after the read:
+// the parse, the texts, clean and render (present), for each shape.
+func BenchmarkPresent(b *testing.B) {
+	for name, be := range backends(b) {
+		if name == "tavily" {
+			continue
+		}
+		sh := be.(ownBackend).answer()
+		for _, c := range []struct {
+			name string
+			body []byte
+		}{{name, benchAnswer(name, 10)}, {name + "-escaped", benchAnswerOf(name, 10, strings.Repeat(`caf\u00e9 \"r\u00e9sum\u00e9\" `, 8))}} {
+			b.Run(c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.body)))
+				start := testcpu.Now()
+				for b.Loop() {
+					out := Output{Backend: name, Host: "127.0.0.1"}
+					if _, err := present(sh, c.body, DefaultResults, &out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}

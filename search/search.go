@@ -77,20 +77,25 @@ var _ tool.Tool = (*Search)(nil)
 // opts may be nil.
 func New(client *http.Client, backend Backend, opts *Options) *Search {
 	s := &Search{backend: backend}
-	if client != nil {
-		// A copy, made once: the same transport (connections, guard,
-		// TLS), without a cookie jar, and redirects are not followed (a
-		// key must not travel on).
-		c := *client
-		c.Jar = nil
-		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		s.client = &c
-	}
 	if opts != nil {
 		s.opts = *opts
 	}
 	if s.opts.Timeout <= 0 {
 		s.opts.Timeout = DefaultTimeout
+	}
+	if client != nil {
+		// A copy, made once: the same transport (connections, guard,
+		// TLS), without a cookie jar, and redirects are not followed (a
+		// key must not travel on). Its Timeout is Options.Timeout unless
+		// client's is shorter: one deadline from the request to the last
+		// body byte, the client's own, not one more context per call.
+		c := *client
+		c.Jar = nil
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		if c.Timeout <= 0 || c.Timeout > s.opts.Timeout {
+			c.Timeout = s.opts.Timeout
+		}
+		s.client = &c
 	}
 	if s.opts.MaxResponseBytes <= 0 {
 		s.opts.MaxResponseBytes = DefaultMaxResponseBytes
@@ -205,8 +210,8 @@ func (s *Search) InvokableRun(ctx context.Context, _ string) (*tool.Result, erro
 }
 
 func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	defer cancel()
+	// Options.Timeout is s.client's Timeout (New): it bounds the request
+	// and the body read.
 	// The decision travels to the dial: the broker bound policy.Decide's
 	// admission of the backend's origin; the tool decides nothing itself.
 	ad, _, ok := tool.AdmissionFor(ctx, s.origin.Target)
@@ -216,7 +221,14 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")
 	}
 	ctx = egress.WithRequestTarget(ctx, &s.origin.Target, local)
-	req, err := s.backend.NewRequest(p.query)
+	own, isOwn := s.backend.(ownBackend)
+	var req *http.Request
+	var err error
+	if isOwn {
+		req, err = own.request(ctx, p.query)
+	} else if req, err = s.backend.NewRequest(p.query); err == nil {
+		req = req.WithContext(ctx)
+	}
 	if err != nil {
 		return nil, refusal.Newf(refusal.InternalError, "%s: the request could not be built", s.who())
 	}
@@ -225,7 +237,6 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		// the decision was about.
 		return nil, refusal.Newf(refusal.InternalError, "%s: the backend built a request for another origin; nothing was sent", s.who())
 	}
-	req = req.WithContext(ctx)
 	req.Header.Set("User-Agent", s.opts.UserAgent)
 
 	start := time.Now()
@@ -254,15 +265,29 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 { // who is worded for a refusal only
 		return nil, statusError(s.who(), resp, time.Now())
 	}
-	hits, err := s.backend.Parse(body)
-	if err != nil {
-		return nil, refusal.Newf(refusal.SearchBackendFailed, "%s answered HTTP %d with a body that is not a valid %s answer", s.who(), resp.StatusCode, s.backend.Name()).
-			WithHint("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)").Wrap(err)
-	}
 	out := Output{Backend: s.backend.Name(), Host: s.origin.Target.Host()}
-	out.Results, out.Dropped = clean(hits, p.query.Count)
-	out.Count = len(out.Results)
-	return &tool.Result{Content: Render(out), Structured: out, Status: resp.StatusCode, Bytes: int64(len(body))}, nil
+	var content string
+	if isOwn {
+		if content, err = present(own.answer(), body, p.query.Count, &out); err != nil {
+			return nil, s.answerError(resp.StatusCode, err)
+		}
+	} else {
+		hits, err := s.backend.Parse(body)
+		if err != nil {
+			return nil, s.answerError(resp.StatusCode, err)
+		}
+		out.Results, out.Dropped = clean(hits, p.query.Count)
+		out.Count = len(out.Results)
+		content = Render(out)
+	}
+	return &tool.Result{Content: content, Structured: out, Status: resp.StatusCode, Bytes: int64(len(body))}, nil
+}
+
+// answerError names a 2xx answer that is not the backend's documented
+// shape (err, from its parse).
+func (s *Search) answerError(status int, err error) error {
+	return refusal.Newf(refusal.SearchBackendFailed, "%s answered HTTP %d with a body that is not a valid %s answer", s.who(), status, s.backend.Name()).
+		WithHint("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)").Wrap(err)
 }
 
 // who names the backend in messages: its name and host:port, never the

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 )
@@ -37,15 +38,18 @@ func (*SearXNG) Method() string { return http.MethodGet }
 // NewRequest implements [Backend]. SearXNG has no result count parameter:
 // it answers one page, which the tool cuts at the call's count.
 func (s *SearXNG) NewRequest(q Query) (*http.Request, error) {
-	u := s.Endpoint()
-	// url.Values{"q", "format", "pageno"}.Encode()'s bytes (keys
-	// sorted), without its map.
-	u.RawQuery = "format=json&pageno=1&q=" + url.QueryEscape(q.Text)
-	req, err := http.NewRequest(http.MethodGet, "", nil)
+	return s.request(context.Background(), q)
+}
+
+// request is NewRequest bound to ctx.
+func (s *SearXNG) request(ctx context.Context, q Query) (*http.Request, error) {
+	req, err := newRequest(ctx, http.MethodGet, s.endpoint, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.URL = u
+	// url.Values{"q", "format", "pageno"}.Encode()'s bytes (keys
+	// sorted), without its map.
+	req.URL.RawQuery = "format=json&pageno=1&q=" + url.QueryEscape(q.Text)
 	req.Header.Set("Accept", "application/json")
 	return req, nil
 }
@@ -57,7 +61,9 @@ func (s *SearXNG) NewRequest(q Query) (*http.Request, error) {
 var searxngAnswer = answerShape{backend: "searxng", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
 
 // Parse implements [Backend].
-func (*SearXNG) Parse(body []byte) ([]Hit, error) { return searxngAnswer.parse(body) }
+func (*SearXNG) Parse(body []byte) ([]Hit, error) { return searxngAnswer.hits(body) }
+
+func (*SearXNG) answer() *answerShape { return &searxngAnswer }
 
 // String names the backend and its endpoint, never a key.
 func (s *SearXNG) String() string { return describe(s) }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -47,6 +48,11 @@ func (*Tavily) Method() string { return http.MethodPost }
 // NewRequest implements [Backend]: {"query", "max_results",
 // "search_depth": "basic"}; no answer, images or raw content are asked for.
 func (t *Tavily) NewRequest(q Query) (*http.Request, error) {
+	return t.request(context.Background(), q)
+}
+
+// request is NewRequest bound to ctx.
+func (t *Tavily) request(ctx context.Context, q Query) (*http.Request, error) {
 	body, err := json.Marshal(struct {
 		Query       string `json:"query"`
 		MaxResults  int    `json:"max_results"`
@@ -55,11 +61,10 @@ func (t *Tavily) NewRequest(q Query) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequest(http.MethodPost, "", nil)
+	req, err := newRequest(ctx, http.MethodPost, t.endpoint, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.URL = t.Endpoint()
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.ContentLength = int64(len(body))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -76,7 +81,9 @@ func (t *Tavily) NewRequest(q Query) (*http.Request, error) {
 var tavilyAnswer = answerShape{backend: "tavily", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
 
 // Parse implements [Backend].
-func (*Tavily) Parse(body []byte) ([]Hit, error) { return tavilyAnswer.parse(body) }
+func (*Tavily) Parse(body []byte) ([]Hit, error) { return tavilyAnswer.hits(body) }
+
+func (*Tavily) answer() *answerShape { return &tavilyAnswer }
 
 // String names the backend and its endpoint, never a key.
 func (t *Tavily) String() string { return describe(t) }

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/egress"
@@ -306,20 +307,28 @@ func TestHTTPPublicBackendRefused(t *testing.T) {
 	}
 }
 
+// loopbackSearXNG serves be on loopback for the test and returns its
+// port, the SearXNG backend of it and a guarded client.
+func loopbackSearXNG(t *testing.T, be *backend) (uint16, *search.SearXNG, *http.Client) {
+	t.Helper()
+	srv := httptest.NewServer(be)
+	t.Cleanup(srv.Close)
+	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
+	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second})
+	t.Cleanup(client.CloseIdleConnections)
+	sx, err := search.NewSearXNG("http://127.0.0.1:" + strconv.Itoa(int(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port, sx, client
+}
+
 // TestLoopbackSearXNG: a SearXNG on this machine is reached through local
 // mode exactly as a loopback fetch: permissive profile, the port in
 // local_fetch.json, and an approval; otherwise refused by name.
 func TestLoopbackSearXNG(t *testing.T) {
 	be := &backend{answer: jsonAnswer(200, `{"query": "q", "number_of_results": 1, "results": [{"url": "https://go.dev/", "title": "Go", "content": "The Go language", "engine": "x"}]}`)}
-	srv := httptest.NewServer(be)
-	defer srv.Close()
-	port := uint16(srv.Listener.Addr().(*net.TCPAddr).Port)
-	client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second})
-	defer client.CloseIdleConnections()
-	sx, err := search.NewSearXNG("http://127.0.0.1:" + strconv.Itoa(int(port)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	port, sx, client := loopbackSearXNG(t, be)
 	tests := []struct {
 		name   string
 		spec   testws.Spec
@@ -510,5 +519,32 @@ func TestPreparedSummaryIsAuditSummary(t *testing.T) {
 	}
 	if want := "POST search.example.com"; req.Summary != want || s.AuditSummary(`{"query": "secret words"}`) != want {
 		t.Errorf("Request.Summary = %q, AuditSummary = %q; want both %q", req.Summary, s.AuditSummary(""), want)
+	}
+}
+
+// TestBackendOfAnotherPackage: a Backend implemented outside the package
+// (here one hiding a SearXNG behind the interface) is asked through the
+// interface alone — NewRequest, then Parse — and its call gives what the
+// package's own backend's does.
+func TestBackendOfAnotherPackage(t *testing.T) {
+	be := &backend{answer: jsonAnswer(200, `{"results": [{"url": " https://go.dev/ ", "title": "Go \u202e", "content": "The Go language"}, {"url": "ftp://x/", "title": "dropped"}, {"url": "https://pkg.go.dev/", "title": ""}]}`)}
+	port, sx, client := loopbackSearXNG(t, be)
+	e := newEnv(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
+	var results []*tool.Result
+	for _, b := range []search.Backend{sx, struct{ search.Backend }{sx}} {
+		res := e.broker(risk.Permissive, broker.ApproveOnce()).Call(context.Background(), search.New(client, b, nil), `{"query": "golang", "count": 2}`)
+		if res.IsError {
+			t.Fatalf("%T: %s", b, res.Message)
+		}
+		results = append(results, res)
+	}
+	if d := cmp.Diff(output(t, results[0]), output(t, results[1])); d != "" {
+		t.Errorf("output (-own +another package's):\n%s", d)
+	}
+	if results[0].Content != results[1].Content {
+		t.Errorf("content %q; another package's backend gave %q", results[0].Content, results[1].Content)
+	}
+	if out := output(t, results[0]); out.Count != 2 || out.Dropped != 1 || out.Results[0].URL != "https://go.dev/" {
+		t.Errorf("output %+v; want 2 results, 1 dropped", out)
 	}
 }

@@ -76,6 +76,9 @@ func FuzzWalk(f *testing.F) {
 				if err := json.Unmarshal(v.Raw, &s); err != nil || s != v.Text() {
 					t.Fatalf("Text(%s) = %q; json.Unmarshal says %q, %v", v.Raw, v.Text(), s, err)
 				}
+				if got := v.AppendText([]byte("pre")); string(got) != "pre"+s {
+					t.Fatalf("AppendText(%s) appended %q; want %q", v.Raw, got[3:], s)
+				}
 			case Number:
 				lit := string(v.Raw)
 				if IsInt(v.Raw) == strings.ContainsAny(lit, ".eE") {

@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -29,9 +30,32 @@ type scanner struct {
 	path  Path
 	keys  []string
 
-	stackBuf [4]frame
-	pathBuf  [4]Step
-	keysBuf  [8]string
+	stackBuf [8]frame
+	pathBuf  [8]Step
+	keysBuf  [16]string
+
+	// keyCache holds short keys met in this scanner's earlier walks,
+	// each in the slot its bytes choose (cachedKey): without
+	// Walker.Substrings, a key outside Walker.Keys met again costs no
+	// allocation. It outlives a walk on purpose, and holds keys only.
+	keyCache [64]string
+}
+
+// maxCachedKey bounds the keys keyCache holds.
+const maxCachedKey = 32
+
+// cachedKey returns raw, an unescaped key's bytes, as a string: keyCache's
+// when it holds those bytes, else a new one it then holds.
+func (s *scanner) cachedKey(raw []byte) string {
+	n := len(raw)
+	if n == 0 || n > maxCachedKey {
+		return string(raw)
+	}
+	slot := &s.keyCache[(n*31+int(raw[0])*7+int(raw[n-1]))%len(s.keyCache)]
+	if *slot != string(raw) {
+		*slot = string(raw)
+	}
+	return *slot
 }
 
 // scanners recycles scanner state: a visitor's Path points into it, so it
@@ -42,14 +66,23 @@ var scanners = sync.Pool{New: func() any {
 	return s
 }}
 
+// Bounds of the buffers a pooled scanner keeps once a walk has grown them
+// past its inline ones: a document nested or keyed a little more than
+// the inline buffers hold (a search answer) does not cost a scanner per
+// walk, and a rare large one does not pin its memory.
+const (
+	maxPooledDepth = 64
+	maxPooledKeys  = 256
+)
+
 // release forgets the document and puts s back in the pool, unless the
-// walk grew it past its inline buffers.
+// walk grew it past the pooled bounds.
 func (s *scanner) release() {
 	clear(s.stack[:cap(s.stack)])
 	clear(s.path[:cap(s.path)])
 	clear(s.keys[:cap(s.keys)])
 	s.data, s.doc, s.w = nil, "", nil
-	if cap(s.stack) == len(s.stackBuf) && cap(s.path) == len(s.pathBuf) && cap(s.keys) == len(s.keysBuf) {
+	if cap(s.stack) <= maxPooledDepth && cap(s.path) <= maxPooledDepth && cap(s.keys) <= maxPooledKeys {
 		s.stack, s.path, s.keys = s.stack[:0], s.path[:0], s.keys[:0]
 		scanners.Put(s)
 	}
@@ -127,7 +160,7 @@ func (s *scanner) key(pos int, top *frame) (string, int, error) {
 		if !found && s.doc != "" {
 			key = s.doc[pos+1 : end-1]
 		} else if !found {
-			key = string(raw)
+			key = s.cachedKey(raw)
 		}
 	} else {
 		key = Value{Kind: String, Raw: s.data[pos:end], escaped: true}.Text()
@@ -173,21 +206,21 @@ func (s *scanner) objectPath() Path {
 	return append(Path(nil), s.path[:len(s.stack)-1]...)
 }
 
-// value reads the value at pos: a scalar entirely, an object or array only
-// its opening byte. end is just past what was read.
-func (s *scanner) value(pos int) (v Value, end int, err error) {
+// value reads the value at pos into *v: a scalar entirely, an object or
+// array only its opening byte. end is just past what was read.
+func (s *scanner) value(pos int, v *Value) (end int, err error) {
 	data := s.data
 	if pos == len(data) {
-		return Value{}, 0, s.syntax(-1, "")
+		return 0, s.syntax(-1, "")
 	}
-	v.Offset = pos
+	*v = Value{Offset: pos}
 	switch c := data[pos]; c {
 	case '{':
 		v.Kind = Object
-		return v, pos + 1, nil
+		return pos + 1, nil
 	case '[':
 		v.Kind = Array
-		return v, pos + 1, nil
+		return pos + 1, nil
 	case '"':
 		v.Kind = String
 		end, v.escaped, err = s.str(pos)
@@ -199,19 +232,19 @@ func (s *scanner) value(pos int) (v Value, end int, err error) {
 		v.Kind, end, err = Null, pos+4, s.literal(pos, "null")
 	default:
 		if c != '-' && (c < '0' || c > '9') {
-			return Value{}, 0, s.syntax(pos, "want a value")
+			return 0, s.syntax(pos, "want a value")
 		}
 		v.Kind = Number
 		end, err = s.number(pos)
 	}
 	if err != nil {
-		return Value{}, 0, err
+		return 0, err
 	}
 	v.Raw = data[pos:end:end]
 	if v.Kind == String && !v.escaped && s.doc != "" {
 		v.text = s.doc[pos+1 : end-1]
 	}
-	return v, end, nil
+	return end, nil
 }
 
 func (s *scanner) literal(pos int, lit string) error {
@@ -278,6 +311,18 @@ func (s *scanner) number(pos int) (int, error) {
 func (s *scanner) str(pos int) (end int, escaped bool, err error) {
 	data := s.data
 	for i := pos + 1; i < len(data); i++ {
+		// Most of a string is bytes it holds as they are: skip them,
+		// eight at a time while there are eight, before looking at the
+		// one that ends the run.
+		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
+		for i < len(data) && plain[data[i]] {
+			i++
+		}
+		if i == len(data) {
+			break
+		}
 		switch c := data[i]; {
 		case c == '"':
 			return i + 1, escaped, nil
@@ -307,6 +352,32 @@ func (s *scanner) str(pos int) (end int, escaped bool, err error) {
 		}
 	}
 	return 0, false, s.syntax(-1, "")
+}
+
+// plain[c] reports whether a string literal holds byte c as it is: c is
+// not '"', '\\' or a control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < len(t); c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Bytes of a uint64 holding eight bytes, for plain8.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether each of the eight bytes in x is plain: no byte
+// is below 0x20, '"' or '\\'. A byte b is below n (n <= 0x80) exactly
+// when b - n borrows into its high bit while b's own high bit is clear;
+// a byte equals c when b ^ c is below 1. A borrow from a lower byte can
+// only flag a byte above one that is already flagged, so the answer for
+// the word is exact.
+func plain8(x uint64) bool {
+	below := func(x uint64, n uint64) uint64 { return (x - n*ones) &^ x & highs }
+	return below(x, 0x20)|below(x^('"'*ones), 1)|below(x^('\\'*ones), 1) == 0
 }
 
 func isHex(c byte) bool {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -70,35 +71,52 @@ func (v Value) Text() string {
 		}
 		return string(v.Raw[1 : len(v.Raw)-1])
 	}
-	return unquote(v.Raw[1 : len(v.Raw)-1])
+	s := v.Raw[1 : len(v.Raw)-1]
+	b := appendUnquoted(make([]byte, 0, len(s)), s)
+	// b is this call's own and nothing writes it again: the string is
+	// its one allocation.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// unquote decodes the escapes of a string literal's contents, which the
-// scanner validated, as encoding/json does: a \u escape of a surrogate
-// that does not pair with the next escape is U+FFFD.
-func unquote(s []byte) string {
-	var b strings.Builder
-	b.Grow(len(s))
+// AppendText appends a String value's decoded text (Text's) to dst and
+// returns the extended slice; any other kind appends nothing. It lets a
+// reader gather the few texts it keeps into one buffer of its own
+// without a string per text.
+func (v Value) AppendText(dst []byte) []byte {
+	if v.Kind != String {
+		return dst
+	}
+	s := v.Raw[1 : len(v.Raw)-1]
+	if !v.escaped {
+		return append(dst, s...)
+	}
+	return appendUnquoted(dst, s)
+}
+
+// appendUnquoted appends the decoded escapes of a string literal's
+// contents, which the scanner validated, to b, as encoding/json decodes
+// them: a \u escape of a surrogate that does not pair with the next escape
+// is U+FFFD.
+func appendUnquoted(b, s []byte) []byte {
 	for len(s) > 0 {
 		i := bytes.IndexByte(s, '\\')
 		if i < 0 {
-			b.Write(s)
-			break
+			return append(b, s...)
 		}
-		b.Write(s[:i])
+		b = append(b, s[:i]...)
 		c := s[i+1]
 		s = s[i+2:]
 		switch c {
 		case 'b':
-			b.WriteByte('\b')
+			b = append(b, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			b = append(b, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			b = append(b, '\r')
 		case 't':
-			b.WriteByte('\t')
+			b = append(b, '\t')
 		case 'u':
 			r := hex4(s)
 			s = s[4:]
@@ -113,12 +131,12 @@ func unquote(s []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		default: // '"', '\\', '/'
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // hex4 is the value of the four hex digits s starts with.

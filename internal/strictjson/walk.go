@@ -32,10 +32,12 @@ type Walker struct {
 	// Substrings makes every key outside Keys and every [Value.Text] of
 	// an unescaped string a substring of one copy of the document, made
 	// when the walk starts: one allocation per walk instead of one per
-	// key and per text. Any of them kept alive keeps the whole copy
-	// alive, so it suits a document read once into values that live no
-	// longer than it (a search backend's answer), not a file whose few
-	// values are kept.
+	// text and per key not met in an earlier walk (short keys are
+	// cached). Any of them kept alive keeps the whole copy alive, so it
+	// suits a document read once into values that live no longer than
+	// it, not a file whose few values are kept. A reader that keeps a
+	// few texts of a large document copies them itself
+	// ([Value.AppendText]), as search's answer parse does.
 	Substrings bool
 }
 
@@ -83,9 +85,10 @@ func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) er
 	if pos == len(data) {
 		return ErrEmpty
 	}
+	var v Value
 	for {
 		// A value starts at pos.
-		v, end, err := s.value(pos)
+		end, err := s.value(pos, &v)
 		if err != nil {
 			return err
 		}
@@ -100,7 +103,7 @@ func (s *scanner) walk(w *Walker, data []byte, visit func(Path, Value) error) er
 				return &Error{Err: ErrTooDeep, Offset: v.Offset, detail: strconv.Itoa(maxDepth)}
 			}
 			f := frame{object: v.Kind == Object, keyStart: len(s.keys)}
-			f.anyKeys = f.object && w.anyKeysAt(s.path)
+			f.anyKeys = f.object && len(w.AnyKeysAt) > 0 && w.anyKeysAt(s.path)
 			s.stack = append(s.stack, f)
 			pos = s.skipSpace(pos)
 			if pos < len(data) && data[pos] == closer(v.Kind == Object) {

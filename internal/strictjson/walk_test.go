@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,12 +282,71 @@ func TestWalkSubstrings(t *testing.T) {
 			}
 		}
 	}
-	// Without Substrings, each of the six keys other than "known" and
-	// the four texts allocates; with it, only the copy (and the scanner, if the race
-	// detector bypasses its pool).
+	// Without Substrings, each of the four texts allocates (the keys
+	// come from the scanner's key cache, TestWalkKeyCache); with it, only
+	// the copy (and the scanner, if the race detector bypasses its pool):
+	// one for four.
 	with, without := testing.AllocsPerRun(100, texts(sub)), testing.AllocsPerRun(100, texts(plain))
-	if with > 2 || without < with+8 {
-		t.Errorf("allocations per walk: %v with Substrings, %v without; want at most 2, and 8 fewer than without", with, without)
+	if with > 2 || without < with+3 {
+		t.Errorf("allocations per walk: %v with Substrings, %v without; want at most 2, and 3 fewer than without", with, without)
+	}
+}
+
+// TestWalkKeyCache: without Substrings, a key outside Keys met in an
+// earlier walk costs no allocation, and the cache changes no key: a long
+// key, an escaped one and two keys sharing a cache slot are what they are.
+func TestWalkKeyCache(t *testing.T) {
+	data := []byte(`{"query": "q", "results": [{"url": "u", "title": "t", "engine": "e", "score": 1}, {"url": "v", "title": "w", "engine": "f", "score": 2}], "answers": []}`)
+	w := &Walker{}
+	walk := func() {
+		if err := w.Walk(data, func(Path, Value) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Seven distinct keys, met eleven times: eleven allocations without
+	// the cache; with it none, but for the scanner and its keys again
+	// when the race detector drops a pooled one (a quarter of them).
+	if n := testing.AllocsPerRun(100, walk); n > 5 {
+		t.Errorf("a walk met before allocates %v times; want at most 5", n)
+	}
+	// A document with more keys open at once, and nested deeper, than a
+	// scanner's inline buffers hold: the grown scanner is pooled, and its
+	// keys cached, too.
+	var wide strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&wide, `{"k%d": 1, "n%d": `, i, i)
+	}
+	wide.WriteString("null" + strings.Repeat("}", 12))
+	walkWide := func() {
+		if err := w.Walk([]byte(wide.String()), func(Path, Value) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each walk would otherwise allocate a scanner, grow its buffers
+	// and allocate the 24 keys (28 or more); the race detector drops a
+	// quarter of what is pooled (about 7 on average).
+	if n := testing.AllocsPerRun(100, walkWide); n > 12 {
+		t.Errorf("a walk of 24 keys, 12 deep, met before allocates %v times; want at most 12", n)
+	}
+	long := strings.Repeat("k", maxCachedKey+1)
+	// "ab" and "ba" differ; "a_b" and "a~b" share a slot (same length, same
+	// first and last byte).
+	doc := []byte(`{"ab": 1, "ba": 2, "a_b": 3, "a~b": 4, "` + long + `": 5, "\u0061b": 6}`)
+	var keys []string
+	for range 2 {
+		keys = keys[:0]
+		err := w.Walk(doc, func(p Path, _ Value) error {
+			if len(p) == 1 {
+				keys = append(keys, p[0].Key)
+			}
+			return nil
+		})
+		if !errors.Is(err, ErrDuplicateKey) {
+			t.Fatalf("Walk = %v; want the duplicate ab (escaped) refused", err)
+		}
+	}
+	if want := []string{"ab", "ba", "a_b", "a~b", long}; !slices.Equal(keys, want) {
+		t.Errorf("keys %q; want %q", keys, want)
 	}
 }
 
