@@ -95,6 +95,13 @@ func clean(s string, keepLayout bool) string {
 // change, or -1.
 func firstUnsafe(s string, keepLayout bool) int {
 	for i := 0; i < len(s); {
+		// Printable ASCII, the bulk of most text, eight bytes at a time.
+		for i+8 <= len(s) && printableASCII8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n')) {
@@ -110,6 +117,22 @@ func firstUnsafe(s string, keepLayout bool) int {
 		i += size
 	}
 	return -1
+}
+
+// printableASCII8 reports whether all of w's eight bytes are printable
+// ASCII (0x20–0x7E), with word arithmetic: no byte has its top bit set,
+// none is below 0x20, none is 0x7F.
+func printableASCII8(w string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	below20 := (x - 0x20*ones) &^ x & highs // a byte < 0x20 (x has no high bit set, checked too)
+	y := x ^ 0x7f*ones
+	is7f := (y - ones) &^ y & highs // a byte == 0x7F
+	return (x&highs | below20 | is7f) == 0
 }
 
 // ShortMax is the number of bytes of an untrusted token [Short] keeps.

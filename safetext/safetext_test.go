@@ -158,3 +158,65 @@ func FuzzSafe(f *testing.F) {
 		}
 	})
 }
+
+// TestPrintableASCII8: the word test agrees with the byte test for every
+// byte value at every position of the word.
+func TestPrintableASCII8(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			w := []byte("abcdefgh")
+			w[pos] = byte(c)
+			want := c >= 0x20 && c <= 0x7e
+			if got := printableASCII8(string(w)); got != want {
+				t.Errorf("byte %#02x at %d: got %v; want %v", c, pos, got, want)
+			}
+		}
+	}
+}
+
+// firstUnsafeByByte is firstUnsafe without the word test: the reference.
+func firstUnsafeByByte(s string, keepLayout bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n')) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// FuzzFirstUnsafe: firstUnsafe finds the same byte as the byte-by-byte
+// reference, with and without layout kept.
+func FuzzFirstUnsafe(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text, longer than a word", "tab\there", "a\x1b[2Jb", "héllo wörld, more than eight", "0123456\x7f89", "abcdefgh\u202eijk", "abcdefg\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, keep := range []bool{false, true} {
+			if got, want := firstUnsafe(s, keep), firstUnsafeByByte(s, keep); got != want {
+				t.Errorf("firstUnsafe(%q, %v) = %d; want %d", s, keep, got, want)
+			}
+		}
+	})
+}
+
+// BenchmarkLine is a search result's snippet (about 200 bytes, printable
+// ASCII with one UTF-8 character), kept as it is.
+func BenchmarkLine(b *testing.B) {
+	s := strings.Repeat("snippet text ", 15) + "— and the rest"
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if Line(s) != s {
+			b.Fatal("changed")
+		}
+	}
+}
