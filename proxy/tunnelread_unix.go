@@ -10,7 +10,7 @@ import (
 
 // readPooled reads once from src into a buffer from bufPool ([takeBuffer]) and returns
 // the buffer with what was read (the caller puts it back; nil when
-// nothing was taken). For a socket (a syscall.Conn: the client's TCP
+// nothing was taken). For a socket (a *net.TCPConn or *net.UnixConn: the client's TCP
 // connection, a directly dialed upstream) the buffer is taken only once
 // the socket is readable, so a tunnel waiting for its next bytes holds no
 // 32 KiB buffer in either direction: a proxy with many quiet tunnels
@@ -22,8 +22,15 @@ import (
 // (os.ErrDeadlineExceeded, wrapped) when the read deadline passes, the
 // read's own error otherwise.
 func readPooled(src net.Conn) (*[]byte, int, error) {
-	sc, ok := src.(syscall.Conn)
-	if !ok {
+	// Only the socket types themselves: a conn that embeds one (a
+	// peeking or counting wrapper) has a Read of its own to call.
+	var sc syscall.Conn
+	switch c := src.(type) {
+	case *net.TCPConn:
+		sc = c
+	case *net.UnixConn:
+		sc = c
+	default:
 		return readPooledBlocking(src)
 	}
 	rc, err := sc.SyscallConn()

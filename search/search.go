@@ -221,7 +221,18 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 			WithHint("the runtime must decide the call's requirement (policy.Decide) and bind the admission (tool.WithAdmissions) before InvokableRun")
 	}
 	ctx = egress.WithRequestTarget(ctx, &s.origin.Target, local)
-	own, isOwn := s.backend.(ownBackend)
+	// The package's own backends, by concrete type: a type of another
+	// package that embeds one has its own NewRequest and Parse to call.
+	var own ownBackend
+	switch b := s.backend.(type) {
+	case *SearXNG:
+		own = b
+	case *Brave:
+		own = b
+	case *Tavily:
+		own = b
+	}
+	isOwn := own != nil
 	var req *http.Request
 	var err error
 	if isOwn {
