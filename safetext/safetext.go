@@ -102,21 +102,24 @@ func firstUnsafe(s string, keepLayout bool) int {
 		if i >= len(s) {
 			break
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n')) {
-				return i
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+		size, unsafe := unsafeAt(s, i, keepLayout)
+		if unsafe {
 			return i
 		}
 		i += size
 	}
 	return -1
+}
+
+// unsafeAt reads the character at s[i] (i < len(s)) and reports its size
+// in bytes and whether clean would change it: the one rule firstUnsafe
+// applies character by character.
+func unsafeAt(s string, i int, keepLayout bool) (size int, unsafe bool) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return 1, (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n'))
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return size, r == utf8.RuneError && size == 1 || unsafeRune(r)
 }
 
 // printableASCII8 reports whether all of w's eight bytes are printable

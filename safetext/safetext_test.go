@@ -177,16 +177,8 @@ func TestPrintableASCII8(t *testing.T) {
 // firstUnsafeByByte is firstUnsafe without the word test: the reference.
 func firstUnsafeByByte(s string, keepLayout bool) int {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n')) {
-				return i
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+		size, unsafe := unsafeAt(s, i, keepLayout)
+		if unsafe {
 			return i
 		}
 		i += size
