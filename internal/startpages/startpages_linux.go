@@ -41,12 +41,16 @@ var buf [16 << 10]byte
 // the heap.
 var heapProbe *[16]byte
 
-// init prefaults a one-shot command (see the package documentation).
+// init prefaults a one-shot command where page faults are dear (see the
+// package documentation).
 func init() {
 	if _, child := syscall.Getenv(ReexecEnv); child {
 		return
 	}
 	if !oneShot(commandLine(readFileInto(buf[:], "/proc/self/cmdline"))) {
+		return
+	}
+	if !worthPrefaulting(faultCost("/proc/self/exe")) {
 		return
 	}
 	heapProbe = new([16]byte)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
@@ -367,5 +368,58 @@ func TestImportsStayMinimal(t *testing.T) {
 func TestReexecEnvIsReexecs(t *testing.T) {
 	if ReexecEnv != reexec.EnvName {
 		t.Fatalf("ReexecEnv = %q, internal/reexec's EnvName = %q", ReexecEnv, reexec.EnvName)
+	}
+}
+
+// TestFaultCost times faults of a running binary (this test's) and leaves
+// no mapping behind; a file it cannot probe reads as unknown.
+func TestFaultCost(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mappings := func() int {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(maps), "\n")
+	}
+	before := mappings()
+	cost := faultCost(exe)
+	if cost <= 0 || cost > int64(time.Second) {
+		t.Fatalf("faultCost(%s) = %d ns, want a time between 0 and 1 s", exe, cost)
+	}
+	if after := mappings(); after != before {
+		t.Errorf("%d mappings before the probe, %d after", before, after)
+	}
+	t.Logf("one fault of %s: %d ns (prefault from %d)", exe, cost, SlowFault)
+
+	short := filepath.Join(t.TempDir(), "short")
+	if err := os.WriteFile(short, make([]byte, faultWindow-1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{short, filepath.Join(t.TempDir(), "missing"), t.TempDir()} {
+		if got := faultCost(name); got != -1 {
+			t.Errorf("faultCost(%s) = %d, want -1 (unknown)", name, got)
+		}
+	}
+}
+
+func TestWorthPrefaulting(t *testing.T) {
+	for _, tc := range []struct {
+		cost int64
+		want bool
+	}{
+		{-1, false}, // unknown: as a fast host
+		{0, false},
+		{1200, false}, // a bare-metal or EPT host
+		{SlowFault - 1, false},
+		{SlowFault, true},
+		{20000, true}, // a fault through the hypervisor
+	} {
+		if got := worthPrefaulting(tc.cost); got != tc.want {
+			t.Errorf("worthPrefaulting(%d) = %v, want %v", tc.cost, got, tc.want)
+		}
 	}
 }
