@@ -21,7 +21,7 @@
 //
 // Reported per proxy and mode: requests per second (median of the
 // interleaved rounds), CPU seconds per 10k requests (the proxy process's
-// own utime+stime over the measured rounds), and ocfetch's figures as a
+// own CPU time over the measured rounds, benchws.CPU), and ocfetch's figures as a
 // ratio of smokescreen's; peak RSS (VmHWM) after the small requests and at
 // the end.
 //
@@ -271,7 +271,7 @@ func bench() error {
 	fmt.Printf("peak RSS ratio ocfetch ÷ smokescreen: %.2f× (target ≤ 1.0× %s); after the small requests only: %.2f×\n",
 		rss, met(rss <= 1.0), float64(rows[0].hwmSmall)/float64(rows[1].hwmSmall))
 	fmt.Printf("audit lines written by ocfetch: %d (requests sent to it, warm-up included: %d)\n", benchws.AuditLines(root), ours.sent.Load())
-	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's own user+system time (/proc/PID/stat) over the measured rounds; peak RSS: VmHWM")
+	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's own CPU time (its threads' schedstat, in ns; benchws.CPU) over the measured rounds; peak RSS: VmHWM")
 	return nil
 }
 

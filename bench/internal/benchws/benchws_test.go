@@ -51,6 +51,21 @@ func TestProcFigures(t *testing.T) {
 	if _, err := CPU(-1); err == nil {
 		t.Error("CPU(-1): no error")
 	}
+	// The nanosecond sum and the ticks are the same time: they differ by
+	// the ticks' rounding (a tick per thread at most, and a margin for
+	// the time between the two reads).
+	ns, err := threadsCPU(pid)
+	if err != nil {
+		t.Skipf("no schedstat here (%v): CPU uses /proc/PID/stat", err)
+	}
+	ticks, err := statCPU(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if slack := time.Duration(len(tasks)+5) * clockTick; ns < ticks-slack || ns > ticks+slack {
+		t.Errorf("schedstat sum %v, stat %v: more apart than %v", ns, ticks, slack)
+	}
 }
 
 // TestInterleave: every round measures each subject once, the first
