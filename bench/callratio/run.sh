@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The ratios of issue 22's full path and issue 24's search to a plain
+# http.Client request, measured side by side: the test binaries of ./fetch
+# and ./search are built once, then each round runs the plain benchmark and
+# the ones compared with it back to back, and the ratio of their CPU per
+# call (cpu-ns/op) is taken within the round, so that the host's drift
+# between rounds cancels out. Printed: every round's figures and ratios,
+# then the median ratio of each comparison.
+#
+#   fetch:  LoopbackFetch/full-raw ÷ LoopbackFetch/plain (10 KB page;
+#           risk.Resolve, broker.Call with every policy layer, the audit line)
+#   search: SearchTool ÷ PlainRoundTrip and SearchCall ÷ PlainRoundTrip
+#           (a SearXNG answer of 10 results; SearchCall through the broker)
+#
+# Every request goes to a loopback test server. Each benchmark runs a fixed
+# number of calls (-test.benchtime Nx), so a round is bounded.
+# Usage: bench/callratio/run.sh [-n ROUNDS] [-fetch CALLS] [-search CALLS]
+# Defaults: 8 rounds, 4000 fetch calls and 6000 search calls per benchmark.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+rounds=8 fetchN=4000 searchN=6000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-n) rounds="$2"; shift 2 ;;
+	-fetch) fetchN="$2"; shift 2 ;;
+	-search) searchN="$2"; shift 2 ;;
+	*) echo "usage: $0 [-n ROUNDS] [-fetch CALLS] [-search CALLS]" >&2; exit 2 ;;
+	esac
+done
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+(cd "$repo" && go test -c -o "$tmp/fetch.test" ./fetch && go test -c -o "$tmp/search.test" ./search)
+echo "commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . || echo ' (+ uncommitted changes)'), $(date -u '+%F %T UTC'), load:$(uptime | sed 's/.*load average://')"
+
+# cpu NAME BIN DIR CALLS PATTERN: the cpu-ns/op of the benchmark PATTERN.
+cpu() {
+	(cd "$3" && "$2" -test.run '^$' -test.bench "$5" -test.benchtime "$4x") |
+		awk -v want="$1" '$1 ~ want { for (i = 2; i <= NF; i++) if ($(i + 1) == "cpu-ns/op") { print $i; exit } }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf "%-6s %14s %14s %8s   %14s %14s %14s %8s %8s\n" round "fetch plain" "full-raw" "ratio" "search plain" "tool" "call" "tool" "call"
+for r in $(seq "$rounds"); do
+	fp=$(cpu 'LoopbackFetch/plain' "$tmp/fetch.test" "$repo/fetch" "$fetchN" 'LoopbackFetch/plain$')
+	ff=$(cpu 'LoopbackFetch/full-raw' "$tmp/fetch.test" "$repo/fetch" "$fetchN" 'LoopbackFetch/full-raw$')
+	sp=$(cpu 'PlainRoundTrip' "$tmp/search.test" "$repo/search" "$searchN" 'PlainRoundTrip$')
+	st=$(cpu 'SearchTool' "$tmp/search.test" "$repo/search" "$searchN" 'SearchTool$')
+	sc=$(cpu 'SearchCall' "$tmp/search.test" "$repo/search" "$searchN" 'SearchCall$')
+	fr=$(ratio "$ff" "$fp") tr=$(ratio "$st" "$sp") cr=$(ratio "$sc" "$sp")
+	printf "%-6s %11.1f µs %11.1f µs %7s×   %11.1f µs %11.1f µs %11.1f µs %7s× %7s×\n" "$r" \
+		"$(ratio "$fp" 1000)" "$(ratio "$ff" 1000)" "$fr" "$(ratio "$sp" 1000)" "$(ratio "$st" 1000)" "$(ratio "$sc" 1000)" "$tr" "$cr"
+	echo "$fr" >>"$tmp/fetch" && echo "$tr" >>"$tmp/tool" && echo "$cr" >>"$tmp/call"
+done
+echo
+echo "median ratio of CPU per call (targets ≤ 1.3×, issues 22 and 24):"
+echo "  full path (fetch, raw) ÷ plain      $(median <"$tmp/fetch")×"
+echo "  search tool ÷ plain                 $(median <"$tmp/tool")×"
+echo "  search through the broker ÷ plain   $(median <"$tmp/call")×"
+echo "load at the end:$(uptime | sed 's/.*load average://')"
