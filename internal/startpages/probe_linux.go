@@ -10,7 +10,7 @@ import (
 // heap's first chunk to spare about 500 faults, so it pays only where a
 // fault is dear: on the project's benchmark VM of 2026-12-02 (a fault
 // about 20 µs, a trip through the hypervisor) it made `ocfetch get` 2.7 ms
-// faster; on a host whose faults take 2–4 µs it made it 0.9 ms slower
+// faster; on a host whose faults take 1–4 µs it made it 0.9 ms slower
 // (docs/PERFORMANCE.md). 8 µs lies between the two with a margin on
 // either side.
 const SlowFault = 8000
