@@ -17,25 +17,43 @@
 # Usage: bench/callratio/run.sh [-n ROUNDS] [-fetch CALLS] [-search CALLS]
 # Defaults: 8 rounds, 4000 fetch calls and 6000 search calls per benchmark.
 set -euo pipefail
+export LC_ALL=C
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 rounds=8 fetchN=4000 searchN=6000
+usage() { echo "usage: $0 [-n ROUNDS] [-fetch CALLS] [-search CALLS] (positive integers)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case "$2" in '' | *[!0-9]* | 0*) usage ;; esac
 	case "$1" in
-	-n) rounds="$2"; shift 2 ;;
-	-fetch) fetchN="$2"; shift 2 ;;
-	-search) searchN="$2"; shift 2 ;;
-	*) echo "usage: $0 [-n ROUNDS] [-fetch CALLS] [-search CALLS]" >&2; exit 2 ;;
+	-n) rounds="$2" ;;
+	-fetch) fetchN="$2" ;;
+	-search) searchN="$2" ;;
+	*) usage ;;
 	esac
+	shift 2
 done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$repo" && go test -c -o "$tmp/fetch.test" ./fetch && go test -c -o "$tmp/search.test" ./search)
 echo "commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . || echo ' (+ uncommitted changes)'), $(date -u '+%F %T UTC'), load:$(uptime | sed 's/.*load average://')"
 
-# cpu NAME BIN DIR CALLS PATTERN: the cpu-ns/op of the benchmark PATTERN.
+# cpu NAME BIN DIR CALLS PATTERN: the cpu-ns/op of the benchmark PATTERN;
+# a benchmark that fails or reports no figure stops the script, its output
+# shown.
 cpu() {
-	(cd "$3" && "$2" -test.run '^$' -test.bench "$5" -test.benchtime "$4x") |
-		awk -v want="$1" '$1 ~ want { for (i = 2; i <= NF; i++) if ($(i + 1) == "cpu-ns/op") { print $i; exit } }'
+	local v
+	if ! (cd "$3" && "$2" -test.run '^$' -test.bench "$5" -test.benchtime "$4x") >"$tmp/log" 2>&1; then
+		echo "callratio: $1 failed:" >&2
+		cat "$tmp/log" >&2
+		exit 1
+	fi
+	v=$(awk -v want="$1" '$1 ~ want { for (i = 2; i <= NF; i++) if ($(i + 1) == "cpu-ns/op") { print $i; exit } }' "$tmp/log")
+	if [ -z "$v" ] || [ "$v" = 0 ]; then
+		echo "callratio: $1 reported no cpu-ns/op:" >&2
+		cat "$tmp/log" >&2
+		exit 1
+	fi
+	echo "$v"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -23,7 +23,7 @@ import (
 // collector's CPU is this process's, as it would be another machine's or
 // process's in use). Both get the same small CONNECT requests at c.rate
 // per second, in interleaved rounds; reported is each proxy's own CPU
-// (benchws.CPU: its threads' on-CPU time) per request and the
+// (benchws.CPU: its CPU-time clock, in ns) per request and the
 // difference. The collector decodes every request as an
 // ExportLogsServiceRequest and counts the records, so the figure is only
 // reported when every audit line of the exporting proxy arrived.
@@ -115,7 +115,7 @@ func exportBench(c config, root, tmp string, targets []string, layers string) er
 		fmt.Printf("%.3f× ", cpu[1][r]/cpu[0][r])
 	}
 	fmt.Printf("\ncollector: %d records in %d requests, every audit line of the exporting proxy (%d)\n", col.records.Load(), col.requests.Load(), sent)
-	fmt.Println("CPU: each proxy process's own CPU time (its threads' schedstat, in ns; benchws.CPU) over its measured rounds, divided by its requests")
+	fmt.Println("CPU: each proxy process's own CPU time (its CPU-time clock, in ns; benchws.CPU) over its measured rounds, divided by its requests")
 	return nil
 }
 

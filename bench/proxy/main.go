@@ -271,7 +271,7 @@ func bench() error {
 	fmt.Printf("peak RSS ratio ocfetch ÷ smokescreen: %.2f× (target ≤ 1.0× %s); after the small requests only: %.2f×\n",
 		rss, met(rss <= 1.0), float64(rows[0].hwmSmall)/float64(rows[1].hwmSmall))
 	fmt.Printf("audit lines written by ocfetch: %d (requests sent to it, warm-up included: %d)\n", benchws.AuditLines(root), ours.sent.Load())
-	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's own CPU time (its threads' schedstat, in ns; benchws.CPU) over the measured rounds; peak RSS: VmHWM")
+	fmt.Println("\nreq/s and MB/s: median of the rounds (min–max); CPU: the proxy process's own CPU time (its CPU-time clock, in ns; benchws.CPU) over the measured rounds; peak RSS: VmHWM")
 	return nil
 }
 
@@ -409,7 +409,7 @@ func (p *proc) stop() {
 	}
 }
 
-// cpu returns the process's user and system CPU time so far.
+// cpu returns the process's CPU time so far (benchws.CPU).
 func (p *proc) cpu() time.Duration {
 	d, err := benchws.CPU(p.cmd.Process.Pid)
 	if err != nil {

@@ -17,9 +17,13 @@
 //
 // Mapping every page costs more than the faults it spares where a fault
 // is cheap (a host whose faults take 1–4 µs: the prefault made `ocfetch
-// get` 0.9 ms slower there). So init first times a few faults of its own
-// binary, mapped afresh (about 20 µs), and prefaults only when the
-// fastest took at least [SlowFault].
+// get` 0.9 ms slower there). So init first times eight faults of its own
+// binary, mapped afresh — pages of the page cache, the kind of fault the
+// prefault spares — which takes about 20 µs where faults are cheap, and
+// prefaults only when the fastest took at least [SlowFault]. (Where a
+// hypervisor makes the first touch of fresh memory dear but not a fault
+// on cached file pages, the probe reads the host as fast; it has not been
+// run on such a host.)
 //
 // A long-running command ([LongRunning]: mcp, proxy, run) and a child
 // part of the binary (the environment variable [ReexecEnv] set) are not

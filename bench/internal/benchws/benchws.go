@@ -115,53 +115,18 @@ func AuditLines(root string) int {
 // 100 on every Linux this runs on).
 const clockTick = 10 * time.Millisecond
 
-// CPU returns the CPU time process pid has used so far (its own threads,
-// not its children's): the sum of its threads' on-CPU nanoseconds
-// (/proc/PID/task/*/schedstat, the runtime the kernel accounts per
-// thread), else, on a kernel that keeps no schedstat, utime+stime from
-// /proc/PID/stat. The two are the same time; stat's comes in 10 ms ticks,
-// which over a round of 1,000 requests is 10 µs a request — as much as
-// some of the differences measured. The nanosecond sum leaves out a
-// thread that has exited; a Go program keeps its threads.
+// CPU returns the CPU time process pid has used so far (all its threads,
+// those that have exited too; not its children's): its CPU-time clock
+// (clock_getcpuclockid(3): the kernel's runtime of the process, in ns),
+// else, where that clock cannot be read, utime+stime from /proc/PID/stat.
+// The two are the same time; stat's comes in 10 ms ticks, which over a
+// round of 1,000 requests is 10 µs a request — as much as some of the
+// differences measured.
 func CPU(pid int) (time.Duration, error) {
-	if d, err := threadsCPU(pid); err == nil {
+	if d, err := processClock(pid); err == nil {
 		return d, nil
 	}
 	return statCPU(pid)
-}
-
-// threadsCPU sums the first field of /proc/PID/task/*/schedstat.
-func threadsCPU(pid int) (time.Duration, error) {
-	dir := filepath.Join("/proc", strconv.Itoa(pid), "task")
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, err
-	}
-	var sum int64
-	read := 0
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
-		if os.IsNotExist(err) {
-			continue // the thread exited since ReadDir
-		}
-		if err != nil {
-			return 0, err
-		}
-		f := strings.Fields(string(b))
-		if len(f) != 3 {
-			return 0, fmt.Errorf("%s/%s/schedstat: %q", dir, t.Name(), b)
-		}
-		ns, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s/%s/schedstat: %q", dir, t.Name(), b)
-		}
-		sum += ns
-		read++
-	}
-	if read == 0 {
-		return 0, fmt.Errorf("%s: no thread's schedstat", dir)
-	}
-	return time.Duration(sum), nil
 }
 
 // statCPU is utime+stime from /proc/PID/stat.

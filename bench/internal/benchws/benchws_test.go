@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"testing"
 	"time"
@@ -51,20 +52,46 @@ func TestProcFigures(t *testing.T) {
 	if _, err := CPU(-1); err == nil {
 		t.Error("CPU(-1): no error")
 	}
-	// The nanosecond sum and the ticks are the same time: they differ by
-	// the ticks' rounding (a tick per thread at most, and a margin for
-	// the time between the two reads).
-	ns, err := threadsCPU(pid)
+	// The clock and the ticks are the same time: they differ by the
+	// ticks' rounding (a few ticks, and a margin for the time between the
+	// two reads).
+	clock, err := processClock(pid)
 	if err != nil {
-		t.Skipf("no schedstat here (%v): CPU uses /proc/PID/stat", err)
+		t.Skipf("no process CPU clock here (%v): CPU uses /proc/PID/stat", err)
 	}
 	ticks, err := statCPU(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if slack := time.Duration(len(tasks)+5) * clockTick; ns < ticks-slack || ns > ticks+slack {
-		t.Errorf("schedstat sum %v, stat %v: more apart than %v", ns, ticks, slack)
+	if slack := 5 * clockTick; clock < ticks-slack || clock > ticks+slack {
+		t.Errorf("process CPU clock %v, stat %v: more apart than %v", clock, ticks, slack)
+	}
+	if _, err := processClock(-1); err == nil {
+		t.Error("processClock(-1): no error")
+	}
+}
+
+// TestCPUOfAnotherProcess: the drivers read their children's CPU clock.
+func TestCPUOfAnotherProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc and the process CPU clock")
+	}
+	child := exec.Command("sleep", "10")
+	if err := child.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	pid := child.Process.Pid
+	clock, err := processClock(pid)
+	if err != nil {
+		t.Fatalf("processClock(child %d): %v", pid, err)
+	}
+	ticks, err := statCPU(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clock <= 0 || clock > ticks+5*clockTick {
+		t.Errorf("the child's CPU clock %v, its stat %v", clock, ticks)
 	}
 }
 
