@@ -37,19 +37,19 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$repo" && go test -c -o "$tmp/fetch.test" ./fetch && go test -c -o "$tmp/search.test" ./search)
 echo "commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . || echo ' (+ uncommitted changes)'), $(date -u '+%F %T UTC'), load:$(uptime | sed 's/.*load average://')"
 
-# cpu NAME BIN DIR CALLS PATTERN: the cpu-ns/op of the benchmark PATTERN;
-# a benchmark that fails or reports no figure stops the script, its output
-# shown.
+# cpu BIN DIR CALLS NAME: the cpu-ns/op of the benchmark NAME (its line
+# "BenchmarkNAME-GOMAXPROCS"); a benchmark that fails or reports no figure
+# stops the script, its output shown.
 cpu() {
 	local v
-	if ! (cd "$3" && "$2" -test.run '^$' -test.bench "$5" -test.benchtime "$4x") >"$tmp/log" 2>&1; then
-		echo "callratio: $1 failed:" >&2
+	if ! (cd "$2" && "$1" -test.run '^$' -test.bench "$4\$" -test.benchtime "$3x") >"$tmp/log" 2>&1; then
+		echo "callratio: $4 failed:" >&2
 		cat "$tmp/log" >&2
 		exit 1
 	fi
-	v=$(awk -v want="$1" '$1 ~ want { for (i = 2; i <= NF; i++) if ($(i + 1) == "cpu-ns/op") { print $i; exit } }' "$tmp/log")
+	v=$(awk -v name="Benchmark$4" '$1 == name || index($1, name "-") == 1 { for (i = 2; i <= NF; i++) if ($(i + 1) == "cpu-ns/op") { print $i; exit } }' "$tmp/log")
 	if [ -z "$v" ] || [ "$v" = 0 ]; then
-		echo "callratio: $1 reported no cpu-ns/op:" >&2
+		echo "callratio: $4 reported no cpu-ns/op:" >&2
 		cat "$tmp/log" >&2
 		exit 1
 	fi
@@ -60,11 +60,11 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 
 printf "%-6s %14s %14s %8s   %14s %14s %14s %8s %8s\n" round "fetch plain" "full-raw" "ratio" "search plain" "tool" "call" "tool" "call"
 for r in $(seq "$rounds"); do
-	fp=$(cpu 'LoopbackFetch/plain' "$tmp/fetch.test" "$repo/fetch" "$fetchN" 'LoopbackFetch/plain$')
-	ff=$(cpu 'LoopbackFetch/full-raw' "$tmp/fetch.test" "$repo/fetch" "$fetchN" 'LoopbackFetch/full-raw$')
-	sp=$(cpu 'PlainRoundTrip' "$tmp/search.test" "$repo/search" "$searchN" 'PlainRoundTrip$')
-	st=$(cpu 'SearchTool' "$tmp/search.test" "$repo/search" "$searchN" 'SearchTool$')
-	sc=$(cpu 'SearchCall' "$tmp/search.test" "$repo/search" "$searchN" 'SearchCall$')
+	fp=$(cpu "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetch/plain)
+	ff=$(cpu "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetch/full-raw)
+	sp=$(cpu "$tmp/search.test" "$repo/search" "$searchN" PlainRoundTrip)
+	st=$(cpu "$tmp/search.test" "$repo/search" "$searchN" SearchTool)
+	sc=$(cpu "$tmp/search.test" "$repo/search" "$searchN" SearchCall)
 	fr=$(ratio "$ff" "$fp") tr=$(ratio "$st" "$sp") cr=$(ratio "$sc" "$sp")
 	printf "%-6s %11.1f µs %11.1f µs %7s×   %11.1f µs %11.1f µs %11.1f µs %7s× %7s×\n" "$r" \
 		"$(ratio "$fp" 1000)" "$(ratio "$ff" 1000)" "$fr" "$(ratio "$sp" 1000)" "$(ratio "$st" 1000)" "$(ratio "$sc" 1000)" "$tr" "$cr"
