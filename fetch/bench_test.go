@@ -95,8 +95,12 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 		}
 	})
 	for _, format := range []string{"raw", "markdown"} {
-		b.Run("full-"+format, func(b *testing.B) { benchFull(b, srv.URL, port, format) })
+		b.Run("full-"+format, func(b *testing.B) { benchFull(b, srv.URL, port, format, true) })
 	}
+	// The audit line's share of the full path: the same calls with no
+	// audit log (a broker whose Audit is nil records nothing). Not a
+	// configuration ocfetch runs; a measurement of what the line costs.
+	b.Run("full-raw-unaudited", func(b *testing.B) { benchFull(b, srv.URL, port, "raw", false) })
 	for _, format := range []string{"raw", "markdown"} {
 		b.Run("fetch-"+format, func(b *testing.B) {
 			client := egress.NewClient(nil)
@@ -133,8 +137,9 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 // the audit preflight, the Fetch tool in local mode, the audit line). The
 // files are written, then left alone for securefile.RacyWindow before the
 // timing, as a user's files are between an edit and the calls that
-// follow; every call still checks each of them.
-func benchFull(b *testing.B, url string, port uint16, format string) {
+// follow; every call still checks each of them. Without audited, the
+// broker has no audit log: no preflight, no line.
+func benchFull(b *testing.B, url string, port uint16, format string, audited bool) {
 	ws := testws.New(b, testws.Spec{
 		Profile: "permissive", LocalPorts: []uint16{port},
 		Allow: []string{"example.com:443", "docs.example.org:443", "127.0.0.1:" + strconv.Itoa(int(port))},
@@ -163,7 +168,10 @@ func benchFull(b *testing.B, url string, port uint16, format string) {
 			b.Fatal(sc, err)
 		}
 		t := NewFetch(client, nil)
-		br := &broker.Broker{Scope: sc, Audit: audit.Open(ws), ForModel: true, Approver: broker.NonInteractive()}
+		br := &broker.Broker{Scope: sc, ForModel: true, Approver: broker.NonInteractive()}
+		if audited {
+			br.Audit = audit.Open(ws)
+		}
 		res := br.Call(ctx, t, args)
 		if res.IsError || res.Bytes != int64(len(tenKB)) {
 			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)

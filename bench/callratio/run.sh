@@ -8,7 +8,9 @@
 # then the median ratio of each comparison.
 #
 #   fetch:  LoopbackFetch/full-raw ÷ LoopbackFetch/plain (10 KB page;
-#           risk.Resolve, broker.Call with every policy layer, the audit line)
+#           risk.Resolve, broker.Call with every policy layer, the audit line);
+#           for scale, fetch-raw (the tool alone) and full-raw-unaudited
+#           (the full path with no audit log) ÷ plain
 #   search: SearchTool ÷ PlainRoundTrip and SearchCall ÷ PlainRoundTrip
 #           (a SearXNG answer of 10 results; SearchCall through the broker)
 #
@@ -58,16 +60,20 @@ cpu() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf "%-6s %14s %14s %8s   %14s %14s %14s %8s %8s\n" round "fetch plain" "full-raw" "ratio" "search plain" "tool" "call" "tool" "call"
+printf "%-6s %11s %11s %11s %11s %7s %7s %7s   %11s %11s %11s %7s %7s\n" round "fetch plain" "tool" "unaudited" "full-raw" "tool" "unaud." "full" "srch plain" "tool" "call" "tool" "call"
 for r in $(seq "$rounds"); do
 	fp=$(cpu "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetch/plain)
+	ft=$(cpu "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetch/fetch-raw)
+	fu=$(cpu "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetch/full-raw-unaudited)
 	ff=$(cpu "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetch/full-raw)
 	sp=$(cpu "$tmp/search.test" "$repo/search" "$searchN" PlainRoundTrip)
 	st=$(cpu "$tmp/search.test" "$repo/search" "$searchN" SearchTool)
 	sc=$(cpu "$tmp/search.test" "$repo/search" "$searchN" SearchCall)
-	fr=$(ratio "$ff" "$fp") tr=$(ratio "$st" "$sp") cr=$(ratio "$sc" "$sp")
-	printf "%-6s %11.1f µs %11.1f µs %7s×   %11.1f µs %11.1f µs %11.1f µs %7s× %7s×\n" "$r" \
-		"$(ratio "$fp" 1000)" "$(ratio "$ff" 1000)" "$fr" "$(ratio "$sp" 1000)" "$(ratio "$st" 1000)" "$(ratio "$sc" 1000)" "$tr" "$cr"
+	ftr=$(ratio "$ft" "$fp") fur=$(ratio "$fu" "$fp") fr=$(ratio "$ff" "$fp") tr=$(ratio "$st" "$sp") cr=$(ratio "$sc" "$sp")
+	printf "%-6s %8.1f µs %8.1f µs %8.1f µs %8.1f µs %6s× %6s× %6s×   %8.1f µs %8.1f µs %8.1f µs %6s× %6s×\n" "$r" \
+		"$(ratio "$fp" 1000)" "$(ratio "$ft" 1000)" "$(ratio "$fu" 1000)" "$(ratio "$ff" 1000)" "$ftr" "$fur" "$fr" \
+		"$(ratio "$sp" 1000)" "$(ratio "$st" 1000)" "$(ratio "$sc" 1000)" "$tr" "$cr"
+	echo "$ftr" >>"$tmp/ftool" && echo "$fur" >>"$tmp/funaudited"
 	echo "$fr" >>"$tmp/fetch" && echo "$tr" >>"$tmp/tool" && echo "$cr" >>"$tmp/call"
 done
 echo
@@ -75,4 +81,6 @@ echo "median ratio of CPU per call (targets ≤ 1.3×, issues 22 and 24):"
 echo "  full path (fetch, raw) ÷ plain      $(median <"$tmp/fetch")×"
 echo "  search tool ÷ plain                 $(median <"$tmp/tool")×"
 echo "  search through the broker ÷ plain   $(median <"$tmp/call")×"
+echo "for scale (no target): the fetch tool alone ÷ plain $(median <"$tmp/ftool")×,"
+echo "  the full path without the audit line ÷ plain $(median <"$tmp/funaudited")×"
 echo "load at the end:$(uptime | sed 's/.*load average://')"
