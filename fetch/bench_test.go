@@ -77,21 +77,13 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 	ws := newWorkspace(b, port)
 
 	b.Run("plain", func(b *testing.B) {
-		client := &http.Client{Transport: &http.Transport{}}
-		defer client.CloseIdleConnections()
+		get, done := plainGet(b, srv.URL+"/page")
+		defer done()
 		b.ReportAllocs()
 		start := testcpu.Now()
 		defer reportCPU(b, start)
 		for b.Loop() {
-			resp, err := client.Get(srv.URL + "/page")
-			if err != nil {
-				b.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil || len(body) != len(tenKB) {
-				b.Fatalf("read %d bytes, %v", len(body), err)
-			}
+			get()
 		}
 	})
 	for _, format := range []string{"raw", "markdown"} {
@@ -129,17 +121,48 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 	}
 }
 
-// benchFull is the path `ocfetch mcp` runs for one tools/call, every layer
-// present: risk.Resolve (settings.json: permissive), a broker with the
-// workspace's audit log and the layers — a managed policy (max_profile
-// permissive, one deny rule), a trust store trusting the workspace, a user
-// rules file and the workspace's rules.json — and broker.Call (Decide,
-// the audit preflight, the Fetch tool in local mode, the audit line). The
-// files are written, then left alone for securefile.RacyWindow before the
-// timing, as a user's files are between an edit and the calls that
-// follow; every call still checks each of them. Without audited, the
-// broker has no audit log: no preflight, no line.
+// benchFull times [fullPath]'s calls.
 func benchFull(b *testing.B, url string, port uint16, format string, audited bool) {
+	call, done := fullPath(b, url, port, format, audited)
+	defer done()
+	b.ReportAllocs()
+	start := testcpu.Now()
+	defer reportCPU(b, start)
+	for b.Loop() {
+		call()
+	}
+}
+
+// plainGet returns one GET of url through a plain http.Client, the body
+// read whole and checked to be the 10 KB page: the baseline of the full
+// path. done closes the client's connections.
+func plainGet(b *testing.B, url string) (get, done func()) {
+	client := &http.Client{Transport: &http.Transport{}}
+	return func() {
+		resp, err := client.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || len(body) != len(tenKB) {
+			b.Fatalf("read %d bytes, %v", len(body), err)
+		}
+	}, client.CloseIdleConnections
+}
+
+// fullPath returns one call of the path `ocfetch mcp` runs for one
+// tools/call, every layer present: risk.Resolve (settings.json:
+// permissive), a broker with the workspace's audit log and the layers — a
+// managed policy (max_profile permissive, one deny rule), a trust store
+// trusting the workspace, a user rules file and the workspace's
+// rules.json — and broker.Call (Decide, the audit preflight, the Fetch
+// tool in local mode, the audit line). The files are written, then left
+// alone for securefile.RacyWindow before it returns, as a user's files
+// are between an edit and the calls that follow; every call still checks
+// each of them. Without audited, the broker has no audit log: no
+// preflight, no line. done closes the client's connections.
+func fullPath(b *testing.B, url string, port uint16, format string, audited bool) (call, done func()) {
 	ws := testws.New(b, testws.Spec{
 		Profile: "permissive", LocalPorts: []uint16{port},
 		Allow: []string{"example.com:443", "docs.example.org:443", "127.0.0.1:" + strconv.Itoa(int(port))},
@@ -153,16 +176,11 @@ func benchFull(b *testing.B, url string, port uint16, format string, audited boo
 	time.Sleep(securefile.RacyWindow + 100*time.Millisecond)
 
 	client := egress.NewClient(nil)
-	defer client.CloseIdleConnections()
 	args := `{"url": "` + url + `/page", "format": "` + format + `", "max_length": 1000000}`
-	ctx := context.Background()
-	b.ReportAllocs()
-	start := testcpu.Now()
-	defer reportCPU(b, start)
-	for b.Loop() {
+	return func() {
 		// One call, as the MCP server makes it: the scope and broker.Call
 		// share the call's checks of the files (securefile.Call).
-		ctx, _ := securefile.EnsureCall(ctx)
+		ctx, _ := securefile.EnsureCall(context.Background())
 		sc, err := scope.OpenContext(ctx, ws, scope.Flags{}, l.Layers)
 		if err != nil || sc.Profile != risk.Permissive {
 			b.Fatal(sc, err)
@@ -176,7 +194,29 @@ func benchFull(b *testing.B, url string, port uint16, format string, audited boo
 		if res.IsError || res.Bytes != int64(len(tenKB)) {
 			b.Fatalf("result %s %s, %d bytes", res.Reason, res.Message, res.Bytes)
 		}
-	}
+	}, client.CloseIdleConnections
+}
+
+// BenchmarkLoopbackFetchInterleaved is issue 22's ratio measured call by
+// call: each iteration runs a plain GET, the full path (full-raw) and the
+// full path without an audit log, in an order that rotates, and charges
+// each the process CPU time (testcpu.Now) its call took, less the cost of
+// reading the clock. The host's drift, which moves separate runs by tens
+// of per cent on a shared machine, falls on all three alike. Reported:
+// each one's CPU per call and the ratios to plain ("full/plain" is the
+// target, ≤ 1.3).
+func BenchmarkLoopbackFetchInterleaved(b *testing.B) {
+	srv := httptest.NewServer(hostile.Page("text/html; charset=utf-8", tenKB))
+	defer srv.Close()
+	port := serverPort(b, srv)
+	plain, donePlain := plainGet(b, srv.URL+"/page")
+	defer donePlain()
+	full, doneFull := fullPath(b, srv.URL, port, "raw", true)
+	defer doneFull()
+	unaudited, doneUnaudited := fullPath(b, srv.URL, port, "raw", false)
+	defer doneUnaudited()
+	r := testcpu.Interleave(b, plain, full, unaudited)
+	r.Report(b, "plain", "full", "unaudited")
 }
 
 // BenchmarkEndlessBodyMemory fetches an endless body with the default 5 MiB

@@ -49,20 +49,9 @@ func benchBackend(b *testing.B) (*httptest.Server, uint16, string) {
 // same answer from the same loopback backend, body read.
 func BenchmarkPlainRoundTrip(b *testing.B) {
 	_, _, base := benchBackend(b)
-	c := &http.Client{Timeout: 10 * time.Second}
-	defer c.CloseIdleConnections()
-	u := base + "/search?q=go+generics&format=json&pageno=1"
-	b.ReportAllocs()
-	start := testcpu.Now()
-	for b.Loop() {
-		resp, err := c.Get(u)
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	get, done := plainSearch(b, base)
+	defer done()
+	benchCPU(b, get)
 }
 
 // BenchmarkSearchTool is the tool alone on the same backend, under an
@@ -70,26 +59,9 @@ func BenchmarkPlainRoundTrip(b *testing.B) {
 // client, the parse, safetext and the rendering.
 func BenchmarkSearchTool(b *testing.B) {
 	_, port, base := benchBackend(b)
-	be, _ := search.NewSearXNG(base)
-	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
-	defer c.CloseIdleConnections()
-	s := search.New(c, be, nil)
-	// The broker's part: local mode's admission of the backend, bound.
-	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.MustTarget("127.0.0.1", port), LoopbackPort: port}}, nil)
-	b.ReportAllocs()
-	start := testcpu.Now()
-	for b.Loop() {
-		id := uuid.New()
-		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, _ := s.InvokableRun(tool.WithArtifact(ctx, id, art), "")
-		if res.IsError {
-			b.Fatal(res.Message)
-		}
-	}
-	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	run, done := searchTool(b, port, base)
+	defer done()
+	benchCPU(b, run)
 }
 
 // BenchmarkSearchCall is a whole call through the broker: the tool plus
@@ -97,22 +69,88 @@ func BenchmarkSearchTool(b *testing.B) {
 // audit line appended to the file.
 func BenchmarkSearchCall(b *testing.B) {
 	_, port, base := benchBackend(b)
+	call, done := searchCall(b, port, base)
+	defer done()
+	benchCPU(b, call)
+}
+
+// BenchmarkSearchInterleaved is issue 24's ratios measured call by call:
+// each iteration runs a plain GET, the tool alone and a call through the
+// broker on the same backend, in an order that rotates, each charged the
+// process CPU its call took (testcpu.Interleave). Reported: each one's
+// CPU per call, "tool/plain" and "call/plain" (targets ≤ 1.3).
+func BenchmarkSearchInterleaved(b *testing.B) {
+	_, port, base := benchBackend(b)
+	get, donePlain := plainSearch(b, base)
+	defer donePlain()
+	run, doneTool := searchTool(b, port, base)
+	defer doneTool()
+	call, doneCall := searchCall(b, port, base)
+	defer doneCall()
+	testcpu.Interleave(b, get, run, call).Report(b, "plain", "tool", "call")
+}
+
+// benchCPU times one call per iteration and reports its allocations and
+// the process CPU per call.
+func benchCPU(b *testing.B, call func()) {
+	b.ReportAllocs()
+	start := testcpu.Now()
+	for b.Loop() {
+		call()
+	}
+	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// plainSearch returns a plain http.Client GET of a search on the backend
+// at base, the body read. done closes the client's connections.
+func plainSearch(b *testing.B, base string) (get, done func()) {
+	c := &http.Client{Timeout: 10 * time.Second}
+	u := base + "/search?q=go+generics&format=json&pageno=1"
+	return func() {
+		resp, err := c.Get(u)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}, c.CloseIdleConnections
+}
+
+// searchTool returns one run of the search tool alone (prepare and run)
+// on the SearXNG at base, under the admission the broker would bind:
+// local mode's of the backend's port.
+func searchTool(b *testing.B, port uint16, base string) (run, done func()) {
+	be, _ := search.NewSearXNG(base)
+	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
+	s := search.New(c, be, nil)
+	ctx := tool.WithAdmissions(context.Background(), []tool.Admission{{Target: capability.MustTarget("127.0.0.1", port), LoopbackPort: port}}, nil)
+	return func() {
+		id := uuid.New()
+		_, art, err := s.PrepareCall(ctx, id, `{"query": "go generics"}`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, _ := s.InvokableRun(tool.WithArtifact(ctx, id, art), ""); res.IsError {
+			b.Fatal(res.Message)
+		}
+	}, c.CloseIdleConnections
+}
+
+// searchCall returns one call through the broker, as `ocfetch mcp` makes
+// it: a workspace with rules allowing the backend's port, the trust
+// store and managed policy of testlayers, and the audit log.
+func searchCall(b *testing.B, port uint16, base string) (call, done func()) {
 	ws := testws.New(b, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}, Allow: []string{"127.0.0.1:" + strconv.Itoa(int(port))}})
 	l := testlayers.New(b, ws)
 	be, _ := search.NewSearXNG(base)
 	c := egress.NewClient(&egress.Options{Timeout: 10 * time.Second})
-	defer c.CloseIdleConnections()
 	s := search.New(c, be, nil)
 	br := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Permissive, Layers: l.Layers}, Approver: broker.NonInteractive(), Audit: audit.Open(ws)}
-	ctx := context.Background()
-	b.ReportAllocs()
-	start := testcpu.Now()
-	for b.Loop() {
-		if res := br.Call(ctx, s, `{"query": "go generics"}`); res.IsError {
+	return func() {
+		if res := br.Call(context.Background(), s, `{"query": "go generics"}`); res.IsError {
 			b.Fatal(res.Message)
 		}
-	}
-	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+	}, c.CloseIdleConnections
 }
 
 // benchPublic is a Brave-shaped backend at search.example.com, a loopback

@@ -4,8 +4,10 @@
 # and ./search are built once, then each round runs the plain benchmark and
 # the ones compared with it back to back, and the ratio of their CPU per
 # call (cpu-ns/op) is taken within the round, so that the host's drift
-# between rounds cancels out. Printed: every round's figures and ratios,
-# then the median ratio of each comparison.
+# between rounds cancels out. Then each round runs the two interleaved
+# benchmarks, which alternate the paths call by call in one process
+# (testcpu.Interleave). Printed: every round's figures and ratios, then
+# the median ratio of each comparison by both methods.
 #
 #   fetch:  LoopbackFetch/full-raw ÷ LoopbackFetch/plain (10 KB page;
 #           risk.Resolve, broker.Call with every policy layer, the audit line);
@@ -39,24 +41,31 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$repo" && go test -c -o "$tmp/fetch.test" ./fetch && go test -c -o "$tmp/search.test" ./search)
 echo "commit $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . || echo ' (+ uncommitted changes)'), $(date -u '+%F %T UTC'), load:$(uptime | sed 's/.*load average://')"
 
-# cpu BIN DIR CALLS NAME: the cpu-ns/op of the benchmark NAME (its line
-# "BenchmarkNAME-GOMAXPROCS"); a benchmark that fails or reports no figure
-# stops the script, its output shown.
-cpu() {
+# metric BIN DIR CALLS NAME UNIT: the figure the benchmark NAME (its line
+# "BenchmarkNAME-GOMAXPROCS") reports in UNIT; a benchmark that fails or
+# reports no such figure stops the script, its output shown.
+metric() {
 	local v
 	if ! (cd "$2" && "$1" -test.run '^$' -test.bench "$4\$" -test.benchtime "$3x") >"$tmp/log" 2>&1; then
 		echo "callratio: $4 failed:" >&2
 		cat "$tmp/log" >&2
 		exit 1
 	fi
-	v=$(awk -v name="Benchmark$4" '$1 == name || index($1, name "-") == 1 { for (i = 2; i <= NF; i++) if ($(i + 1) == "cpu-ns/op") { print $i; exit } }' "$tmp/log")
+	v=$(awk -v name="Benchmark$4" -v unit="$5" '$1 == name || index($1, name "-") == 1 { for (i = 2; i <= NF; i++) if ($(i + 1) == unit) { print $i; exit } }' "$tmp/log")
 	if [ -z "$v" ] || [ "$v" = 0 ]; then
-		echo "callratio: $4 reported no cpu-ns/op:" >&2
+		echo "callratio: $4 reported no $5:" >&2
 		cat "$tmp/log" >&2
 		exit 1
 	fi
 	echo "$v"
 }
+# cpu BIN DIR CALLS NAME: the benchmark's cpu-ns/op.
+cpu() { metric "$@" cpu-ns/op; }
+# figure UNIT: UNIT's figure in the output of the last metric call.
+figure() {
+	awk -v unit="$1" '{ for (i = 2; i <= NF; i++) if ($(i + 1) == unit) { print $i; exit } }' "$tmp/log"
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -76,11 +85,28 @@ for r in $(seq "$rounds"); do
 	echo "$ftr" >>"$tmp/ftool" && echo "$fur" >>"$tmp/funaudited"
 	echo "$fr" >>"$tmp/fetch" && echo "$tr" >>"$tmp/tool" && echo "$cr" >>"$tmp/call"
 done
+
+echo
+echo "interleaved call by call (BenchmarkLoopbackFetchInterleaved, BenchmarkSearchInterleaved):"
+printf "%-6s %11s %11s %11s %7s %7s   %11s %11s %11s %7s %7s\n" round "fetch plain" "unaudited" "full-raw" "unaud." "full" "srch plain" "tool" "call" "tool" "call"
+for r in $(seq "$rounds"); do
+	metric "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetchInterleaved full/plain >/dev/null
+	ip=$(figure plain-cpu-ns/op) iu=$(figure unaudited-cpu-ns/op) if=$(figure full-cpu-ns/op)
+	metric "$tmp/search.test" "$repo/search" "$searchN" SearchInterleaved call/plain >/dev/null
+	jp=$(figure plain-cpu-ns/op) jt=$(figure tool-cpu-ns/op) jc=$(figure call-cpu-ns/op)
+	iur=$(ratio "$iu" "$ip") ifr=$(ratio "$if" "$ip") jtr=$(ratio "$jt" "$jp") jcr=$(ratio "$jc" "$jp")
+	printf "%-6s %8.1f µs %8.1f µs %8.1f µs %6s× %6s×   %8.1f µs %8.1f µs %8.1f µs %6s× %6s×\n" "$r" \
+		"$(ratio "$ip" 1000)" "$(ratio "$iu" 1000)" "$(ratio "$if" 1000)" "$iur" "$ifr" \
+		"$(ratio "$jp" 1000)" "$(ratio "$jt" 1000)" "$(ratio "$jc" 1000)" "$jtr" "$jcr"
+	echo "$ifr" >>"$tmp/ifetch" && echo "$jtr" >>"$tmp/itool" && echo "$jcr" >>"$tmp/icall"
+done
+
 echo
 echo "median ratio of CPU per call (targets ≤ 1.3×, issues 22 and 24):"
-echo "  full path (fetch, raw) ÷ plain      $(median <"$tmp/fetch")×"
-echo "  search tool ÷ plain                 $(median <"$tmp/tool")×"
-echo "  search through the broker ÷ plain   $(median <"$tmp/call")×"
-echo "for scale (no target): the fetch tool alone ÷ plain $(median <"$tmp/ftool")×,"
+echo "                                      separate   interleaved"
+echo "  full path (fetch, raw) ÷ plain      $(median <"$tmp/fetch")×     $(median <"$tmp/ifetch")×"
+echo "  search tool ÷ plain                 $(median <"$tmp/tool")×     $(median <"$tmp/itool")×"
+echo "  search through the broker ÷ plain   $(median <"$tmp/call")×     $(median <"$tmp/icall")×"
+echo "for scale (no target, separate): the fetch tool alone ÷ plain $(median <"$tmp/ftool")×,"
 echo "  the full path without the audit line ÷ plain $(median <"$tmp/funaudited")×"
 echo "load at the end:$(uptime | sed 's/.*load average://')"
