@@ -159,16 +159,37 @@ func FuzzSafe(f *testing.F) {
 	})
 }
 
+// printableASCII8 is notPrintable's contract for the word w: all of its
+// eight bytes are printable ASCII (0x20–0x7E).
+func printableASCII8(w string) bool { return notPrintable(word(w, 0)) == 0 }
+
 // TestPrintableASCII8: the word test agrees with the byte test for every
-// byte value at every position of the word.
+// byte value at every position of the word, in a word of printable or
+// unprintable fill, and after a byte whose subtraction borrows.
 func TestPrintableASCII8(t *testing.T) {
-	for pos := range 8 {
-		for c := range 256 {
-			w := []byte("abcdefgh")
-			w[pos] = byte(c)
-			want := c >= 0x20 && c <= 0x7e
-			if got := printableASCII8(string(w)); got != want {
-				t.Errorf("byte %#02x at %d: got %v; want %v", c, pos, got, want)
+	for _, fill := range []byte{'a', 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, 0x1f, 0x00} {
+		for pos := range 8 {
+			for c := range 256 {
+				w := make([]byte, 8)
+				for i := range w {
+					w[i] = fill
+				}
+				w[pos] = byte(c)
+				for _, low := range []int{-1, 0x00, 0x1f, 0x7f, 0x80} {
+					for lp := range pos + 1 {
+						w2 := append([]byte(nil), w...)
+						if low >= 0 && lp < pos {
+							w2[lp] = byte(low)
+						}
+						want := true
+						for _, b := range w2 {
+							want = want && b >= 0x20 && b <= 0x7e
+						}
+						if got := printableASCII8(string(w2)); got != want {
+							t.Fatalf("% x: got %v; want %v", w2, got, want)
+						}
+					}
+				}
 			}
 		}
 	}
