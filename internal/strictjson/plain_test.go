@@ -68,3 +68,53 @@ func FuzzPlain8(f *testing.F) {
 		}
 	})
 }
+
+// plainRunWant is plainRun's definition: the first byte at or after i
+// that the table does not call plain.
+func plainRunWant(data []byte, i int) int {
+	for i < len(data) && plain[data[i]] {
+		i++
+	}
+	return i
+}
+
+// TestPlainRun puts each byte that ends a run at every position of
+// texts around the word and step sizes, after plain bytes of every kind
+// (ASCII, 0x7f, UTF-8's high bytes), and checks plainRun against the
+// byte loop from every start.
+func TestPlainRun(t *testing.T) {
+	for _, fill := range []byte{'a', 0x20, 0x7f, 0x80, 0xff, '"' + 1, '\\' + 1} {
+		for n := range 40 {
+			for pos := range n + 1 {
+				for _, stop := range []byte{'"', '\\', 0, 0x1f} {
+					b := make([]byte, n)
+					for i := range b {
+						b[i] = fill
+					}
+					if pos < n {
+						b[pos] = stop
+					}
+					for start := range n + 1 {
+						if got, want := plainRun(b, start), plainRunWant(b, start); got != want {
+							t.Fatalf("plainRun(%q, %d) = %d; want %d", b, start, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzPlainRun compares plainRun with the byte loop on any text, from
+// any start.
+func FuzzPlainRun(f *testing.F) {
+	for _, seed := range []string{"", `abc"`, "0123456789abcdef\\x", "0123456789abcdefghijklmnopqrstu\x01v", "h\u00e9llo w\u00f6rld, \u65e5\u672c\"", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x00"} {
+		f.Add([]byte(seed), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, start uint8) {
+		i := int(start) % (len(b) + 1)
+		if got, want := plainRun(b, i), plainRunWant(b, i); got != want {
+			t.Fatalf("plainRun(%q, %d) = %d; want %d", b, i, got, want)
+		}
+	})
+}

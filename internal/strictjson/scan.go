@@ -3,6 +3,7 @@ package strictjson
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -311,15 +312,9 @@ func (s *scanner) number(pos int) (int, error) {
 func (s *scanner) str(pos int) (end int, escaped bool, err error) {
 	data := s.data
 	for i := pos + 1; i < len(data); i++ {
-		// Most of a string is bytes it holds as they are: skip them,
-		// eight at a time while there are eight, before looking at the
-		// one that ends the run.
-		for i+8 <= len(data) && plain8(binary.LittleEndian.Uint64(data[i:])) {
-			i += 8
-		}
-		for i < len(data) && plain[data[i]] {
-			i++
-		}
+		// Most of a string is bytes it holds as they are: skip them
+		// before looking at the one that ends the run.
+		i = plainRun(data, i)
 		if i == len(data) {
 			break
 		}
@@ -369,15 +364,45 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plain8 reports whether each of the eight bytes in x is plain: no byte
-// is below 0x20, '"' or '\\'. A byte b is below n (n <= 0x80) exactly
-// when b - n borrows into its high bit while b's own high bit is clear;
-// a byte equals c when b ^ c is below 1. A borrow from a lower byte can
-// only flag a byte above one that is already flagged, so the answer for
-// the word is exact.
-func plain8(x uint64) bool {
-	below := func(x uint64, n uint64) uint64 { return (x - n*ones) &^ x & highs }
-	return below(x, 0x20)|below(x^('"'*ones), 1)|below(x^('\\'*ones), 1) == 0
+// plain8 reports whether each of the eight bytes in x is plain.
+func plain8(x uint64) bool { return notPlain(x) == 0 }
+
+// notPlain returns x's high bits set for the bytes of x that are not
+// plain (below 0x20, '"' or '\\') and possibly for bytes above such a
+// byte, for no other: the lowest byte flagged is the first one not
+// plain. A byte b is below n (n <= 0x80) exactly when b - n borrows into
+// its high bit while b's own high bit is clear; a byte equals c when b ^
+// c is below 1 (b ^ c has b's high bit). A borrow from a lower byte can
+// only flag a byte above one that is already flagged.
+func notPlain(x uint64) uint64 {
+	return ((x - 0x20*ones) | ((x ^ '"'*ones) - ones) | ((x ^ '\\'*ones) - ones)) &^ x & highs
+}
+
+// plainRun returns the index of the first byte of data at or after i
+// that is not plain, or len(data): sixteen bytes a step while there are
+// sixteen, then a word, then a byte at a time. The word test finds the
+// byte in its word, so a run's end costs no byte loop.
+func plainRun(data []byte, i int) int {
+	for ; i+16 <= len(data); i += 16 {
+		a := notPlain(binary.LittleEndian.Uint64(data[i:]))
+		b := notPlain(binary.LittleEndian.Uint64(data[i+8:]))
+		if a|b != 0 {
+			if a != 0 {
+				return i + bits.TrailingZeros64(a)>>3
+			}
+			return i + 8 + bits.TrailingZeros64(b)>>3
+		}
+	}
+	if i+8 <= len(data) {
+		if a := notPlain(binary.LittleEndian.Uint64(data[i:])); a != 0 {
+			return i + bits.TrailingZeros64(a)>>3
+		}
+		i += 8
+	}
+	for i < len(data) && plain[data[i]] {
+		i++
+	}
+	return i
 }
 
 func isHex(c byte) bool {
