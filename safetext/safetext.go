@@ -96,8 +96,8 @@ func clean(s string, keepLayout bool) string {
 func firstUnsafe(s string, keepLayout bool) int {
 	for i := 0; i < len(s); {
 		// Printable ASCII, the bulk of most text, sixteen bytes a step,
-		// then eight, with the word test written out here: a call per
-		// word would cost more than the test.
+		// then eight (word and notPrintable are inlined: one load and a
+		// few operations per word).
 		for i+16 <= len(s) && notPrintable(word(s, i))|notPrintable(word(s, i+8)) == 0 {
 			i += 16
 		}
@@ -148,8 +148,8 @@ func word(s string, i int) uint64 {
 // 0x20) or by (b ^ 0x7F) - 1 borrowing (0x7F). A subtraction borrows
 // out of a byte only if the byte is one of those or a borrow came into
 // it, so a chain of borrows starts at a byte that is flagged already.
-// x|y may stand for x: notPrintable(x)|notPrintable(y) ==
-// notPrintable(x|y) does not hold, so firstUnsafe ORs results.
+// Two words are tested by ORing the results, not the words:
+// notPrintable(x|y) is not notPrintable(x)|notPrintable(y).
 func notPrintable(x uint64) uint64 {
 	return (x | (x - 0x20*ones) | ((x ^ 0x7f*ones) - ones)) & highs
 }

@@ -5,6 +5,10 @@ import (
 	"testing"
 )
 
+// plain8 reports whether each of the eight bytes in x is plain, by
+// notPlain.
+func plain8(x uint64) bool { return notPlain(x) == 0 }
+
 // plain8Want is plain8's definition: each of the word's eight bytes is
 // plain.
 func plain8Want(x uint64) bool {

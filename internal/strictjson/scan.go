@@ -358,14 +358,11 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// Bytes of a uint64 holding eight bytes, for plain8.
+// Bytes of a uint64 holding eight bytes, for notPlain.
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
 )
-
-// plain8 reports whether each of the eight bytes in x is plain.
-func plain8(x uint64) bool { return notPlain(x) == 0 }
 
 // notPlain returns x's high bits set for the bytes of x that are not
 // plain (below 0x20, '"' or '\\') and possibly for bytes above such a
