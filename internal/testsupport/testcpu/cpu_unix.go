@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package testcpu
 
@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Now returns the process's user+system CPU time (getrusage).
+// Now returns the process's user+system CPU time (getrusage, in whole
+// microseconds on most systems).
 func Now() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

@@ -17,9 +17,11 @@ type Interleaved struct {
 }
 
 // Interleave runs the benchmark's loop with every fn called once per
-// iteration, in an order that rotates (fn i first in iteration i mod
-// len(fns)), and charges each call the process CPU time ([Now]) between
-// the clock readings around it. Interleaving call by call makes the
+// iteration, in an order that rotates and turns: in iteration k, fn
+// k mod n comes first, followed by the next ones in a cycle of n
+// iterations and by the previous ones in the cycle after, so that each
+// fn follows its neighbours on both sides alike. It charges each call
+// the process CPU time ([Now]) between the clock readings around it. Interleaving call by call makes the
 // ratios of the figures steadier than separate benchmarks: a shared
 // host's drift over seconds falls on every function alike. Work another
 // goroutine does for a call (a server's, a transport's) counts to the
@@ -31,10 +33,14 @@ func Interleave(b *testing.B, fns ...func()) Interleaved {
 	}
 	r := Interleaved{PerCall: make([]time.Duration, len(fns)), ClockCost: clockCost()}
 	sums := make([]time.Duration, len(fns))
-	calls := 0
+	n, calls := len(fns), 0
 	for b.Loop() {
-		for k := range fns {
-			i := (calls + k) % len(fns)
+		first, step := calls%n, 1
+		if calls/n%2 == 1 {
+			step = n - 1 // the previous one, mod n
+		}
+		for k := range n {
+			i := (first + k*step) % n
 			start := Now()
 			fns[i]()
 			sums[i] += Now() - start
