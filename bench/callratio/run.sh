@@ -17,7 +17,9 @@
 #           (a SearXNG answer of 10 results; SearchCall through the broker)
 #
 # Every request goes to a loopback test server. Each benchmark runs a fixed
-# number of calls (-test.benchtime Nx), so a round is bounded.
+# number of iterations (-test.benchtime Nx), so a round is bounded: one
+# call each for the separate benchmarks, one call of every path for the
+# interleaved ones (N iterations of 3 calls).
 # Usage: bench/callratio/run.sh [-n ROUNDS] [-fetch CALLS] [-search CALLS]
 # Defaults: 8 rounds, 4000 fetch calls and 6000 search calls per benchmark.
 set -euo pipefail
@@ -64,9 +66,17 @@ metric() {
 }
 # cpu BIN DIR CALLS NAME: the benchmark's cpu-ns/op.
 cpu() { metric "$@" cpu-ns/op; }
-# figure UNIT: UNIT's figure in the output of the last metric call.
+# figure UNIT: UNIT's figure in the output of the last metric call; none,
+# or 0, stops the script, the output shown.
 figure() {
-	awk -v unit="$1" '{ for (i = 2; i <= NF; i++) if ($(i + 1) == unit) { print $i; exit } }' "$tmp/log"
+	local v
+	v=$(awk -v unit="$1" '{ for (i = 2; i <= NF; i++) if ($(i + 1) == unit) { print $i; exit } }' "$tmp/log")
+	if [ -z "$v" ] || [ "$v" = 0 ]; then
+		echo "callratio: no $1 reported:" >&2
+		cat "$tmp/log" >&2
+		exit 1
+	fi
+	echo "$v"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
@@ -94,14 +104,16 @@ echo "interleaved call by call (BenchmarkLoopbackFetchInterleaved, BenchmarkSear
 printf "%-6s %11s %11s %11s %7s %7s   %11s %11s %11s %7s %7s\n" round "fetch plain" "unaudited" "full-raw" "unaud." "full" "srch plain" "tool" "call" "tool" "call"
 for r in $(seq "$rounds"); do
 	metric "$tmp/fetch.test" "$repo/fetch" "$fetchN" LoopbackFetchInterleaved full/plain >/dev/null
-	ip=$(figure plain-cpu-ns/op) iu=$(figure unaudited-cpu-ns/op) if=$(figure full-cpu-ns/op)
+	ip=$(figure plain-cpu-ns/op) iu=$(figure unaudited-cpu-ns/op) ifull=$(figure full-cpu-ns/op)
 	metric "$tmp/search.test" "$repo/search" "$searchN" SearchInterleaved call/plain >/dev/null
 	jp=$(figure plain-cpu-ns/op) jt=$(figure tool-cpu-ns/op) jc=$(figure call-cpu-ns/op)
-	iur=$(ratio "$iu" "$ip") ifr=$(ratio "$if" "$ip") jtr=$(ratio "$jt" "$jp") jcr=$(ratio "$jc" "$jp")
+	iur=$(ratio "$iu" "$ip") ifr=$(ratio "$ifull" "$ip") jtr=$(ratio "$jt" "$jp") jcr=$(ratio "$jc" "$jp")
 	printf "%-6s %8.1f µs %8.1f µs %8.1f µs %6s× %6s×   %8.1f µs %8.1f µs %8.1f µs %6s× %6s×\n" "$r" \
-		"$(ratio "$ip" 1000)" "$(ratio "$iu" 1000)" "$(ratio "$if" 1000)" "$iur" "$ifr" \
+		"$(ratio "$ip" 1000)" "$(ratio "$iu" 1000)" "$(ratio "$ifull" 1000)" "$iur" "$ifr" \
 		"$(ratio "$jp" 1000)" "$(ratio "$jt" 1000)" "$(ratio "$jc" 1000)" "$jtr" "$jcr"
 	echo "$ifr" >>"$tmp/ifetch" && echo "$jtr" >>"$tmp/itool" && echo "$jcr" >>"$tmp/icall"
+	echo "$iur" >>"$tmp/iunaudited"
+	awk -v a="$ifull" -v b="$iu" 'BEGIN { printf "%.1f\n", (a - b) / 1000 }' >>"$tmp/iaudit"
 done
 
 echo
@@ -110,6 +122,8 @@ echo "                                      separate   interleaved"
 echo "  full path (fetch, raw) ÷ plain      $(median <"$tmp/fetch")×     $(median <"$tmp/ifetch")×"
 echo "  search tool ÷ plain                 $(median <"$tmp/tool")×     $(median <"$tmp/itool")×"
 echo "  search through the broker ÷ plain   $(median <"$tmp/call")×     $(median <"$tmp/icall")×"
-echo "for scale (no target, separate): the fetch tool alone ÷ plain $(median <"$tmp/ftool")×,"
-echo "  the full path without the audit line ÷ plain $(median <"$tmp/funaudited")×"
+echo "for scale (no target):"
+echo "  the fetch tool alone ÷ plain                  $(median <"$tmp/ftool")×     -"
+echo "  the full path without the audit line ÷ plain  $(median <"$tmp/funaudited")×     $(median <"$tmp/iunaudited")×"
+echo "  the audit line's CPU per call (full − unaudited, interleaved): $(median <"$tmp/iaudit") µs"
 echo "load at the end:$(uptime | sed 's/.*load average://')"
