@@ -79,12 +79,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		get, done := plainGet(b, srv.URL+"/page")
 		defer done()
-		b.ReportAllocs()
-		start := testcpu.Now()
-		defer reportCPU(b, start)
-		for b.Loop() {
-			get()
-		}
+		testcpu.Loop(b, get)
 	})
 	for _, format := range []string{"raw", "markdown"} {
 		b.Run("full-"+format, func(b *testing.B) { benchFull(b, srv.URL, port, format, true) })
@@ -125,12 +120,7 @@ func BenchmarkLoopbackFetch(b *testing.B) {
 func benchFull(b *testing.B, url string, port uint16, format string, audited bool) {
 	call, done := fullPath(b, url, port, format, audited)
 	defer done()
-	b.ReportAllocs()
-	start := testcpu.Now()
-	defer reportCPU(b, start)
-	for b.Loop() {
-		call()
-	}
+	testcpu.Loop(b, call)
 }
 
 // plainGet returns one GET of url through a plain http.Client, the body

@@ -51,7 +51,7 @@ func BenchmarkPlainRoundTrip(b *testing.B) {
 	_, _, base := benchBackend(b)
 	get, done := plainSearch(b, base)
 	defer done()
-	benchCPU(b, get)
+	testcpu.Loop(b, get)
 }
 
 // BenchmarkSearchTool is the tool alone on the same backend, under an
@@ -61,7 +61,7 @@ func BenchmarkSearchTool(b *testing.B) {
 	_, port, base := benchBackend(b)
 	run, done := searchTool(b, port, base)
 	defer done()
-	benchCPU(b, run)
+	testcpu.Loop(b, run)
 }
 
 // BenchmarkSearchCall is a whole call through the broker: the tool plus
@@ -71,7 +71,7 @@ func BenchmarkSearchCall(b *testing.B) {
 	_, port, base := benchBackend(b)
 	call, done := searchCall(b, port, base)
 	defer done()
-	benchCPU(b, call)
+	testcpu.Loop(b, call)
 }
 
 // BenchmarkSearchInterleaved is issue 24's ratios measured call by call:
@@ -88,17 +88,6 @@ func BenchmarkSearchInterleaved(b *testing.B) {
 	call, doneCall := searchCall(b, port, base)
 	defer doneCall()
 	testcpu.Interleave(b, get, run, call).Report(b, "plain", "tool", "call")
-}
-
-// benchCPU times one call per iteration and reports its allocations and
-// the process CPU per call.
-func benchCPU(b *testing.B, call func()) {
-	b.ReportAllocs()
-	start := testcpu.Now()
-	for b.Loop() {
-		call()
-	}
-	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // plainSearch returns a plain http.Client GET of a search on the backend

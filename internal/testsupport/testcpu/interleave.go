@@ -80,3 +80,16 @@ func (r Interleaved) Report(b *testing.B, names ...string) {
 		}
 	}
 }
+
+// Loop runs the benchmark's loop with one call of fn per iteration and
+// reports its allocations and the process CPU time per call
+// ("cpu-ns/op").
+func Loop(b *testing.B, fn func()) {
+	b.Helper()
+	b.ReportAllocs()
+	start := Now()
+	for b.Loop() {
+		fn()
+	}
+	b.ReportMetric(float64(Now()-start)/float64(b.N), "cpu-ns/op")
+}
