@@ -69,7 +69,7 @@ func TestRedirectToThroughMCP(t *testing.T) {
 		t.Errorf("audit log has %d lines; want %d", len(lines), len(tests))
 	}
 	for _, l := range lines {
-		if !json.Valid([]byte(l)) || strings.Contains(l, "secret") || strings.Contains(l, "8443") || !strings.Contains(l, `"outcome":"redirect_off_target"`) {
+		if !json.Valid([]byte(l)) || strings.Contains(l, "secret") || strings.Contains(l, ":8443") || !strings.Contains(l, `"outcome":"redirect_off_target"`) {
 			t.Errorf("audit line %s: want a redirect_off_target summary without the Location", l)
 		}
 	}

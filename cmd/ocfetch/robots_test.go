@@ -66,7 +66,7 @@ func TestGetRespectRobots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(audit), "/private") || strings.Contains(string(audit), "4711") || !strings.Contains(string(audit), `"outcome":"robots_disallowed"`) {
+	if strings.Contains(string(audit), "/private") || strings.Contains(string(audit), "id=4711") || !strings.Contains(string(audit), `"outcome":"robots_disallowed"`) {
 		t.Errorf("audit log: want robots_disallowed without the page's path or query:\n%s", audit)
 	}
 
