@@ -82,9 +82,17 @@ func TestCPUOfAnotherProcess(t *testing.T) {
 	}
 	defer func() { child.Process.Kill(); child.Wait() }()
 	pid := child.Process.Pid
-	clock, err := processClock(pid)
-	if err != nil {
-		t.Fatalf("processClock(child %d): %v", pid, err)
+	// Start returns once the exec succeeded, but the kernel may not yet
+	// have charged the child's first slice to its clock: poll, bounded.
+	var clock time.Duration
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		var err error
+		if clock, err = processClock(pid); err != nil {
+			t.Fatalf("processClock(child %d): %v", pid, err)
+		}
+		if clock > 0 || time.Now().After(deadline) {
+			break
+		}
 	}
 	ticks, err := statCPU(pid)
 	if err != nil {
