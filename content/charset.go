@@ -28,8 +28,9 @@ var (
 )
 
 // decodeToUTF8 decodes body to UTF-8. The encoding is taken, in order of
-// precedence (the HTML standard's), from a byte order mark, the charset
-// parameter of contentType, and for HTML a <meta> in the first 1024 bytes.
+// precedence (the HTML standard's), from a byte order mark, label (the
+// charset parameter of the Content-Type, "" when it has none), and for
+// HTML a <meta> in the first 1024 bytes.
 // With none of these, valid UTF-8 is taken as UTF-8; anything else is
 // decoded as windows-1252 (what browsers assume) with a note saying so.
 // A declared legacy charset on a body that is valid, non-ASCII UTF-8 is
@@ -39,7 +40,7 @@ var (
 // Bytes that are invalid in the chosen encoding are replaced with U+FFFD and
 // a note counts them: the result is always valid UTF-8 and a model is never
 // shown mojibake without being told.
-func decodeToUTF8(body []byte, contentType string, isHTML bool) decoded {
+func decodeToUTF8(body []byte, label string, isHTML bool) decoded {
 	switch {
 	case bytes.HasPrefix(body, bomUTF8):
 		return decodeUTF8(body[len(bomUTF8):])
@@ -50,7 +51,7 @@ func decodeToUTF8(body []byte, contentType string, isHTML bool) decoded {
 	}
 
 	var notes []string
-	if label := charsetParam(contentType); label != "" {
+	if label != "" {
 		if enc, name := lookupCharset(label); enc != nil {
 			// Servers that label every response ISO-8859-1 are common; a
 			// legacy encoding almost never yields valid multi-byte UTF-8.

@@ -46,7 +46,7 @@ func TestDecodeToUTF8(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decodeToUTF8(tc.body, tc.contentType, tc.html)
+			d := decodeToUTF8(tc.body, charsetParam(tc.contentType), tc.html)
 			if !utf8.Valid(d.text) {
 				t.Fatalf("result is not valid UTF-8: %q", d.text)
 			}

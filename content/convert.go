@@ -116,7 +116,7 @@ func convert(ctx context.Context, body []byte, contentType string, opts Options)
 		return Document{}, err
 	}
 
-	mt := mediaType(contentType, body)
+	mt, charset := mediaType(contentType, body)
 	kind := classify(mt, body)
 	doc := Document{MediaType: mt}
 
@@ -134,7 +134,7 @@ func convert(ctx context.Context, body []byte, contentType string, opts Options)
 		return convertPDF(ctx, body, doc)
 	}
 
-	dec := decodeToUTF8(body, contentType, kind == kindHTML)
+	dec := decodeToUTF8(body, charset, kind == kindHTML)
 	doc.Notes = dec.notes
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
@@ -216,16 +216,18 @@ const (
 	kindBinary
 )
 
-// mediaType returns the lower-case media type of contentType, or of the
-// sniffed body when contentType is empty or unparseable.
-func mediaType(contentType string, body []byte) string {
+// mediaType returns the lower-case media type of contentType and its
+// charset parameter ("" when absent), or the media type of the sniffed
+// body (and no charset) when contentType is empty or unparseable: the
+// header is parsed once, for both.
+func mediaType(contentType string, body []byte) (mt, charset string) {
 	if contentType != "" {
-		if mt, _, ok := parseContentType(contentType); ok {
-			return mt
+		if mt, charset, ok := parseContentType(contentType); ok {
+			return mt, charset
 		}
 	}
-	mt, _, _ := mime.ParseMediaType(http.DetectContentType(body))
-	return mt
+	mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+	return mt, ""
 }
 
 func classify(mt string, body []byte) bodyKind {
