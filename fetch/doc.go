@@ -63,7 +63,10 @@
 //
 // # Bounds
 //
-// The whole call is bounded by [Options.Timeout]; response headers by the
+// The whole call is bounded by [Options.Timeout] (or the call's shorter
+// timeout), and by the injected client's own Timeout where that is
+// shorter still (a longer one is left out of the request: it could never
+// end the call first); response headers by the
 // client (egress: 64 KiB); the body read by [Options.MaxBodyBytes] (5 MiB),
 // counted after decompression, so a gzip bomb stops at the cap; the content
 // returned by max_length (runes, default 20000) from start_index. A cut body

@@ -110,6 +110,12 @@ func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*too
 	client := *f.client
 	client.CheckRedirect = f.checkRedirect(p, again)
 	client.Jar = nil
+	if client.Timeout >= p.timeout {
+		// ctx ends first (at most p.timeout from now): the client's
+		// Timeout, counted from a later now, can never fire before it,
+		// and would cost a second context and timer per call.
+		client.Timeout = 0
+	}
 	var hit *respcache.Hit // nil without a cache: nothing allocated
 	if f.opts.Cache != nil && !p.local {
 		// Local mode is never cached (a dev server changes); every hop

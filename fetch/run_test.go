@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -253,6 +255,38 @@ func TestRunDoesNotMutateClient(t *testing.T) {
 	_ = call(context.Background(), h.f, `{"url": "`+base+`/"}`)
 	if h.client.CheckRedirect != nil || h.client.Jar != nil {
 		t.Errorf("shared client was mutated: CheckRedirect set %v", h.client.CheckRedirect != nil)
+	}
+}
+
+// TestRunClientTimeoutBounds: the call's own deadline (Options.Timeout,
+// or the call's timeout) bounds it, and so does the injected client's
+// Timeout where that is the shorter: run drops the client's Timeout only
+// when the call's deadline comes first.
+func TestRunClientTimeoutBounds(t *testing.T) {
+	tests := []struct {
+		name          string
+		client, fetch time.Duration
+	}{
+		{"the client's Timeout is the shorter", 300 * time.Millisecond, 30 * time.Second},
+		{"the call's timeout is the shorter", 30 * time.Second, 300 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.client = egress.NewClient(&egress.Options{Timeout: tc.client})
+			t.Cleanup(h.client.CloseIdleConnections)
+			h.f = newFetch(h.client, &Options{Timeout: tc.fetch}, h.ws, risk.Permissive)
+			base, _ := h.serve(hostile.Trickle(time.Second))
+			start := time.Now()
+			res := call(context.Background(), h.f, `{"url": "`+base+`/", "format": "raw"}`)
+			wantError(t, res, refusal.Timeout)
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Errorf("call took %v; the shorter bound (300ms) should have ended it", elapsed)
+			}
+			if h.client.Timeout != tc.client {
+				t.Errorf("shared client's Timeout is now %v; want it untouched (%v)", h.client.Timeout, tc.client)
+			}
+		})
 	}
 }
 
