@@ -472,6 +472,38 @@ func TestReadManyMalformedIsBounded(t *testing.T) {
 	}
 }
 
+// TestReadMalformedQuotesNoValue: a line's values never reach the error,
+// whichever decoder refused them (LineError's contract: it never quotes
+// the line). time.Time's parse error and encoding/json's type error for
+// a number each quote the value they were given.
+func TestReadMalformedQuotesNoValue(t *testing.T) {
+	ws := newWS(t)
+	const secret = "s3cretToken"
+	lines := []string{
+		`{"time":"` + secret + `"}`,
+		`{"time":"2026-11-30T12:00:00Z","bytes":1234567890123456789012345678901234567890}`,
+		line(t, entry("q", 0)),
+	}
+	writeLog(t, ws, lines, true)
+	got, err := audit.Read(ws, 0)
+	if diff := cmp.Diff([]string{"q-0"}, ids(got)); diff != "" {
+		t.Errorf("valid entries mismatch (-want +got):\n%s", diff)
+	}
+	if !errors.Is(err, audit.ErrMalformedLine) {
+		t.Fatalf("Read error = %v; want ErrMalformedLine", err)
+	}
+	for _, leak := range []string{secret, "1234567890123456789012345678901234567890"} {
+		if strings.Contains(err.Error(), leak) {
+			t.Errorf("error %q quotes a value of a line", err)
+		}
+	}
+	for _, want := range []string{"line 1 (byte 0)", `field "time"`, `field "bytes"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q; want it to name %s", err, want)
+		}
+	}
+}
+
 func TestReadOverlongLine(t *testing.T) {
 	ws := newWS(t)
 	lines := []string{

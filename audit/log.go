@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/workspace"
 )
@@ -257,6 +259,11 @@ func Read(ws workspace.Workspace, tail int) ([]Entry, error) {
 	return entries, errors.Join(errs...)
 }
 
+// describe names what json.Unmarshal refused in a line without quoting
+// the line: the decoders' own texts can (time.Time's parse error quotes
+// the string, a type error quotes a number literal), so only fixed words,
+// a field name and an offset are kept, and an error describe does not
+// know is reported as such, without its text.
 func describe(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -264,12 +271,20 @@ func describe(err error) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Errorf("field %q: a JSON %s of the wrong type", te.Field, te.Value)
+		kind, _, _ := strings.Cut(te.Value, " ") // "number 1e999": the kind only
+		return fmt.Errorf("field %q: a JSON %s of the wrong type", te.Field, kind)
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	var pe *time.ParseError
+	if errors.As(err, &pe) {
+		return errors.New(`field "time": not an RFC 3339 time`)
+	}
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("truncated JSON")
+	case errors.Is(err, capability.ErrInvalidHost), errors.Is(err, capability.ErrInvalidPort):
+		return err // capability's texts name what is wrong, never the value
 	}
-	return err
+	return errors.New("a field holds an invalid value")
 }
 
 // span is a line's byte range [start, end), newline excluded. start is -1
