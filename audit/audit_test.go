@@ -504,6 +504,43 @@ func TestReadMalformedQuotesNoValue(t *testing.T) {
 	}
 }
 
+// TestScan: every valid entry in the order written, malformed lines named
+// by number; fn's error stops the scan and is returned as it is; a
+// missing log is no entries and no error.
+func TestScan(t *testing.T) {
+	ws := newWS(t)
+	if err := audit.Scan(ws, func(audit.Entry) error { t.Error("an entry from a missing log"); return nil }); err != nil {
+		t.Fatalf("Scan of a missing log: %v", err)
+	}
+	writeLog(t, ws, []string{line(t, entry("s", 0)), "", "  garbage", line(t, entry("s", 1)), line(t, entry("s", 2))}, false)
+	var got []audit.Entry
+	err := audit.Scan(ws, func(e audit.Entry) error { got = append(got, e); return nil })
+	if diff := cmp.Diff([]string{"s-0", "s-1", "s-2"}, ids(got)); diff != "" {
+		t.Errorf("entries mismatch (-want +got):\n%s", diff)
+	}
+	var lines []int
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var le *audit.LineError
+		if !errors.As(e, &le) || !errors.Is(e, audit.ErrMalformedLine) || !strings.Contains(e.Error(), "not a JSON object") {
+			t.Fatalf("joined error %v; want a *LineError naming a line that is not a JSON object", e)
+		}
+		lines = append(lines, le.Line)
+	}
+	if diff := cmp.Diff([]int{2, 3}, lines); diff != "" {
+		t.Errorf("malformed line numbers mismatch (-want +got):\n%s", diff)
+	}
+
+	stop := errors.New("stop")
+	calls := 0
+	err = audit.Scan(ws, func(audit.Entry) error { calls++; return stop })
+	if err != stop || calls != 1 {
+		t.Errorf("Scan = %v after %d calls; want fn's own error after 1", err, calls)
+	}
+}
+
+// TestReadOverlongLine: a line longer than MaxLineBytes is reported,
+// never parsed. Read from the start (tail 0) reads the lines on both
+// sides of it; a tail read stops at it.
 func TestReadOverlongLine(t *testing.T) {
 	ws := newWS(t)
 	lines := []string{
@@ -514,12 +551,20 @@ func TestReadOverlongLine(t *testing.T) {
 	}
 	writeLog(t, ws, lines, false)
 	got, err := audit.Read(ws, 0)
-	if diff := cmp.Diff([]string{"o-1", "o-2"}, ids(got)); diff != "" {
-		t.Errorf("entries mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"o-0", "o-1", "o-2"}, ids(got)); diff != "" {
+		t.Errorf("Read(0) entries mismatch (-want +got):\n%s", diff)
 	}
 	var le *audit.LineError
+	if !errors.As(err, &le) || !strings.Contains(le.Error(), "longer than") || le.Line != 2 || le.Offset != int64(len(lines[0])+1) {
+		t.Errorf("Read(0) error = %v; want the over-long line 2 reported at byte %d", err, len(lines[0])+1)
+	}
+
+	got, err = audit.Read(ws, 3)
+	if diff := cmp.Diff([]string{"o-1", "o-2"}, ids(got)); diff != "" {
+		t.Errorf("Read(3) entries mismatch (-want +got):\n%s", diff)
+	}
 	if !errors.As(err, &le) || !strings.Contains(le.Error(), "longer than") || le.FromEnd != 3 {
-		t.Errorf("error = %v; want the over-long line 3 from the end reported", err)
+		t.Errorf("Read(3) error = %v; want the over-long line 3 from the end reported", err)
 	}
 }
 

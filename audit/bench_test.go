@@ -2,9 +2,13 @@ package audit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/internal/securefile"
@@ -67,4 +71,56 @@ func BenchmarkPreflightAppend(b *testing.B) {
 	}
 	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(securefile.Checks()-before)/float64(b.N), "checks/op")
+}
+
+// BenchmarkReadWholeHostileLog is the worst case of a whole-log read (the
+// default of ocfetch audit, and ocfetch run --report): an audit.jsonl a
+// repository shipped, 8 MiB of lines that are not entries. The read holds
+// one line at a time: peak-heap-MiB is the most the heap's objects took
+// while it ran (sampled every millisecond), garbage included.
+func BenchmarkReadWholeHostileLog(b *testing.B) {
+	for _, tc := range []struct{ name, line string }{
+		{"blank", ""},
+		{"garbage", "garbage"},
+		{"bad-time", `{"time":"s3cret"}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ws := newWS(b)
+			n := (8 << 20) / (len(tc.line) + 1)
+			writeLog(b, ws, []string{strings.Repeat(tc.line+"\n", n-1) + tc.line}, false)
+			runtime.GC()
+			peak := sampleHeap()
+			b.ReportAllocs()
+			for b.Loop() {
+				got, err := audit.Read(ws, 0)
+				if len(got) != 0 || !errors.Is(err, audit.ErrMalformedLine) || !strings.Contains(err.Error(), fmt.Sprintf("%d more malformed lines", n-20)) {
+					b.Fatalf("Read = %d entries, %v", len(got), err)
+				}
+			}
+			b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
+
+// sampleHeap samples the bytes of heap objects every millisecond until
+// the returned function is called, which returns the largest sample.
+func sampleHeap() (stop func() uint64) {
+	done, result := make(chan struct{}), make(chan uint64)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				result <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); return <-result }
 }

@@ -10,7 +10,8 @@
 // [Log.Append] writes each line with a single write(2) to a file opened
 // O_APPEND, so lines from concurrent goroutines and processes never
 // interleave; [Read] returns the last N lines without reading the whole
-// log, and names any malformed line.
+// log, [Scan] walks every line holding one at a time, and both name any
+// malformed line.
 //
 //	log := audit.Open(ws)
 //	err := log.Append(audit.Entry{
