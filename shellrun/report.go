@@ -33,17 +33,15 @@ type Refused struct {
 
 // Refusals reads the audit lines of the run runID in ws and returns every
 // target its proxy refused, in the order first refused. A malformed line
-// is passed over.
+// is passed over. The log is scanned a line at a time ([audit.Scan]):
+// what is kept is one record per refused target of this run, whatever
+// else the log holds.
 func Refusals(ws workspace.Workspace, runID string) ([]Refused, error) {
-	entries, err := audit.Read(ws, 0)
-	if err != nil && !errors.Is(err, audit.ErrMalformedLine) {
-		return nil, err
-	}
 	var out []Refused
 	index := map[capability.Target]int{}
-	for _, e := range entries {
+	err := audit.Scan(ws, func(e audit.Entry) error {
 		if e.RunID != runID || e.Tool != proxy.AuditTool || e.Decision == audit.DecisionAllow || e.Requirement == nil {
-			continue
+			return nil
 		}
 		t := e.Requirement.Target
 		i, ok := index[t]
@@ -60,6 +58,10 @@ func Refusals(ws workspace.Workspace, runID string) ([]Refused, error) {
 				out[i].Reason += " (you denied it)"
 			}
 		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, audit.ErrMalformedLine) {
+		return nil, err
 	}
 	return out, nil
 }
