@@ -17,20 +17,54 @@ import (
 // bytes and duration. Every text field goes through safetext.Line: a
 // summary holds a host a page or a model chose.
 func WriteTable(w io.Writer, entries []Entry) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tDECISION\tBY\tSUMMARY\tOUTCOME\tSTATUS\tBYTES\tDURATION")
+	t := NewTable(w)
 	for _, e := range entries {
-		status := "-"
-		if e.Status != 0 {
-			status = strconv.Itoa(e.Status)
+		if err := t.Add(e); err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-			e.Time.Local().Format(time.DateTime), safetext.Line(string(e.Decision)), safetext.Line(orDash(string(e.DecidedBy))),
-			safetext.Line(e.Summary), safetext.Line(e.Outcome),
-			status, e.Bytes, (time.Duration(e.DurationMS) * time.Millisecond).String())
 	}
-	return tw.Flush()
+	return t.Flush()
 }
+
+// tableBlock is how many rows a [Table] aligns together.
+const tableBlock = 1024
+
+// Table writes [WriteTable]'s table row by row, for entries that are not
+// all in memory ([Scan]): its columns are aligned within each block of
+// 1,024 rows (the header with the first), so what it holds is one block
+// whatever the number of rows. Up to 1,024 rows its output is
+// WriteTable's.
+type Table struct {
+	tw   *tabwriter.Writer
+	rows int
+}
+
+// NewTable returns a table writing to w, its header written.
+func NewTable(w io.Writer) *Table {
+	t := &Table{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+	fmt.Fprintln(t.tw, "TIME\tDECISION\tBY\tSUMMARY\tOUTCOME\tSTATUS\tBYTES\tDURATION")
+	return t
+}
+
+// Add writes e's row; every 1,024 rows the block is flushed to w, and
+// the error of that write is returned.
+func (t *Table) Add(e Entry) error {
+	status := "-"
+	if e.Status != 0 {
+		status = strconv.Itoa(e.Status)
+	}
+	fmt.Fprintf(t.tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
+		e.Time.Local().Format(time.DateTime), safetext.Line(string(e.Decision)), safetext.Line(orDash(string(e.DecidedBy))),
+		safetext.Line(e.Summary), safetext.Line(e.Outcome),
+		status, e.Bytes, (time.Duration(e.DurationMS) * time.Millisecond).String())
+	if t.rows++; t.rows%tableBlock == 0 {
+		return t.tw.Flush()
+	}
+	return nil
+}
+
+// Flush writes the rows not yet written.
+func (t *Table) Flush() error { return t.tw.Flush() }
 
 func orDash(s string) string {
 	if s == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,43 @@ func TestWriteTable(t *testing.T) {
 		t.Errorf("the table holds an escape character:\n%q", b.String())
 	}
 }
+
+// TestTableStreamsInBlocks: a Table holds one block of 1,024 rows, then
+// writes it out (a failed write is Add's error); WriteTable's output is
+// the same table.
+func TestTableStreamsInBlocks(t *testing.T) {
+	e := audit.Entry{Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local), Decision: audit.DecisionAllow, DecidedBy: audit.ByRule, Summary: "GET example.com", Outcome: audit.OutcomeOK}
+	var b bytes.Buffer
+	tab := audit.NewTable(&b)
+	for i := range 1023 {
+		if err := tab.Add(e); err != nil || b.Len() != 0 {
+			t.Fatalf("row %d: Add = %v with %d bytes written; want the block held", i+1, err, b.Len())
+		}
+	}
+	if err := tab.Add(e); err != nil || strings.Count(b.String(), "\n") != 1025 {
+		t.Fatalf("row 1024: Add = %v, %d lines written; want the header and 1,024 rows", err, strings.Count(b.String(), "\n"))
+	}
+	if err := tab.Add(e); err != nil || tab.Flush() != nil || strings.Count(b.String(), "\n") != 1026 {
+		t.Fatalf("after Flush: %d lines; want 1,026", strings.Count(b.String(), "\n"))
+	}
+	var whole bytes.Buffer
+	if err := audit.WriteTable(&whole, slices.Repeat([]audit.Entry{e}, 1025)); err != nil || whole.String() != b.String() {
+		t.Errorf("WriteTable of the same rows differs (err %v)", err)
+	}
+
+	tab = audit.NewTable(failWriter{})
+	var err error
+	for range 1024 {
+		err = tab.Add(e)
+	}
+	if err == nil {
+		t.Error("Add of row 1,024 to a failing writer: no error")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
 func containsField(fields []string, w string) bool {
 	for _, f := range fields {

@@ -49,11 +49,30 @@ func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	entries, readErr := audit.Read(ws, tail)
+	p := newAuditPrinter(a, asJSON)
+	var readErr error
+	if tail > 0 {
+		var entries []audit.Entry
+		entries, readErr = audit.Read(ws, tail)
+		if readErr == nil || errors.Is(readErr, audit.ErrMalformedLine) {
+			for _, e := range entries {
+				if err := p.add(e); err != nil {
+					return err
+				}
+			}
+		}
+	} else {
+		// Every line: scanned and printed one at a time, so a log of any
+		// size (one a repository shipped) costs one line of memory.
+		readErr = audit.Scan(ws, p.add)
+		if p.err != nil {
+			return p.err
+		}
+	}
 	if readErr != nil && !errors.Is(readErr, audit.ErrMalformedLine) {
 		return classify(readErr)
 	}
-	if err := printAudit(a, ws.AuditPath(), entries, asJSON, readErr != nil); err != nil {
+	if err := p.done(ws.AuditPath(), readErr != nil); err != nil {
 		return err
 	}
 	if readErr != nil {
@@ -67,24 +86,53 @@ func runAudit(_ context.Context, a *app, tail int, asJSON bool) error {
 	return nil
 }
 
-func printAudit(a *app, path string, entries []audit.Entry, asJSON, skipped bool) error {
-	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		for _, e := range entries {
-			if err := enc.Encode(e); err != nil {
-				return internalErrorf("write output: %v", err)
-			}
+// auditPrinter prints entries as they come: JSON lines, as stored, or
+// the table (audit.Table), started at the first entry.
+type auditPrinter struct {
+	a      *app
+	asJSON bool
+	enc    *json.Encoder
+	table  *audit.Table
+	n      int
+	// err is the first failed write: printing stops there.
+	err error
+}
+
+func newAuditPrinter(a *app, asJSON bool) *auditPrinter {
+	return &auditPrinter{a: a, asJSON: asJSON, enc: json.NewEncoder(a.stdout)}
+}
+
+func (p *auditPrinter) add(e audit.Entry) error {
+	var err error
+	switch {
+	case p.asJSON:
+		err = p.enc.Encode(e)
+	default:
+		if p.table == nil {
+			p.table = audit.NewTable(p.a.stdout)
 		}
-		return nil
+		err = p.table.Add(e)
 	}
-	if len(entries) == 0 {
-		if skipped {
-			fmt.Fprintf(a.stdout, "no readable audit lines in %s\n", path)
-			return nil
+	p.n++
+	if err != nil {
+		p.err = internalErrorf("write output: %v", err)
+	}
+	return p.err
+}
+
+// done ends the output: the table's last rows, or, in text, a line saying
+// that the log at path has no lines (or none readable, when skipped).
+func (p *auditPrinter) done(path string, skipped bool) error {
+	switch {
+	case p.table != nil:
+		if err := p.table.Flush(); err != nil {
+			return internalErrorf("write output: %v", err)
 		}
-		fmt.Fprintf(a.stdout, "no audit lines in %s\n", path)
-		return nil
+	case p.asJSON:
+	case skipped:
+		fmt.Fprintf(p.a.stdout, "no readable audit lines in %s\n", path)
+	default:
+		fmt.Fprintf(p.a.stdout, "no audit lines in %s\n", path)
 	}
-	audit.WriteTable(a.stdout, entries)
 	return nil
 }

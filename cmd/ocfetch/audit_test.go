@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,5 +102,41 @@ func TestAuditBadInput(t *testing.T) {
 	root := newRoot(t)
 	for _, args := range [][]string{{"audit", "--tail", "-1"}, {"audit", "--tail", "x"}, {"audit", "extra"}, {"audit", "--jsn"}} {
 		ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...).want(t, exitUsage, nil, []string{"\nhint: "})
+	}
+}
+
+// TestAuditWholeLogStreams: without --tail every line is printed, in
+// order, past the table's blocks of 1,024 rows, and a log of hostile
+// size costs one line of memory (audit.Scan; BenchmarkReadWholeHostileLog).
+func TestAuditWholeLogStreams(t *testing.T) {
+	root := t.TempDir()
+	ws := wsOf(t, root)
+	if err := ws.EnsureDir(); err != nil {
+		t.Fatal(err)
+	}
+	log := audit.Open(ws)
+	const n = 2100
+	for i := range n {
+		err := log.Append(audit.Entry{ExecutionID: "e" + strconv.Itoa(i), Tool: "fetch", Summary: "GET example.com",
+			Decision: audit.DecisionAllow, DecidedBy: audit.ByRule, Outcome: audit.OutcomeOK, Status: 200, Bytes: int64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := ocfetch(t, cliOptions{}, "--root", root, "audit")
+	r.want(t, exitOK, nil, nil)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != n+1 || !strings.HasPrefix(lines[0], "TIME") {
+		t.Fatalf("audit printed %d lines; want a header and %d rows", len(lines), n)
+	}
+	for i, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) != 10 || f[8] != strconv.Itoa(i) {
+			t.Fatalf("row %d = %q; want the entry of %d bytes, in order", i+1, l, i)
+		}
+	}
+	r = ocfetch(t, cliOptions{}, "--root", root, "audit", "--json")
+	r.want(t, exitOK, nil, nil)
+	if got := strings.Count(r.stdout, "\n"); got != n || !strings.Contains(r.stdout, `"execution_id":"e2099"`) {
+		t.Errorf("audit --json printed %d lines; want %d, the last e2099", got, n)
 	}
 }
