@@ -404,3 +404,39 @@ func BenchmarkEncode(b *testing.B) {
 	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(len(buf))/256, "bytes/record")
 }
+
+// FuzzParseResponse: the collector's answer is untrusted input. Whatever
+// it is, parseResponse returns; where the official protobuf decoder reads
+// it as an ExportLogsServiceResponse, parseResponse reads the same
+// partial_success from it, and where parseResponse refuses it, so does
+// the official decoder.
+func FuzzParseResponse(f *testing.F) {
+	for _, m := range []*collogsv1.ExportLogsServiceResponse{
+		{},
+		{PartialSuccess: &collogsv1.ExportLogsPartialSuccess{RejectedLogRecords: 3, ErrorMessage: "too old"}},
+		{PartialSuccess: &collogsv1.ExportLogsPartialSuccess{RejectedLogRecords: -1}},
+	} {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{0x0a, 0x05, 0x08})
+	f.Add([]byte{0x0b, 0x0c}) // a group
+	f.Add([]byte("<html>502</html>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := parseResponse(b)
+		var m collogsv1.ExportLogsServiceResponse
+		perr := proto.Unmarshal(b, &m)
+		if perr == nil {
+			want := partialSuccess{Rejected: m.GetPartialSuccess().GetRejectedLogRecords(), Message: m.GetPartialSuccess().GetErrorMessage()}
+			if err != nil || got != want {
+				t.Fatalf("parseResponse = %+v, %v; the protobuf decoder reads %+v", got, err, want)
+			}
+		}
+		if err != nil && perr == nil {
+			t.Fatalf("parseResponse refused what the protobuf decoder reads: %v", err)
+		}
+	})
+}
