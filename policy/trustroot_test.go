@@ -8,7 +8,10 @@ import (
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/policy"
+	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/trust"
+	"github.com/ocfetch/ocfetch/workspace"
 )
 
 // TestDecideTrustedByTrustRoot: a workspace grant that counts because the
@@ -48,5 +51,46 @@ func TestDecideTrustedByTrustRoot(t *testing.T) {
 				t.Errorf("Decide = %s, TrustedBy %q; want %s, %q (%v)", d.Result, d.TrustedBy, tc.result, tc.by, d.Refusal)
 			}
 		})
+	}
+}
+
+// TestDecideTrustRootForbiddenOnNextCall: a managed policy that says
+// "allow_trust_flag": false takes effect on the next decision, as every
+// managed field does — also in a process (ocfetch mcp, proxy) started
+// with --trust-root before the administrator wrote it: the pinned
+// workspace's grants stop counting, while a workspace the user's trust
+// store trusts (the pinned one included) is trusted as before.
+func TestDecideTrustRootForbiddenOnNextCall(t *testing.T) {
+	ws := testws.New(t, testws.Spec{Allow: []string{"allowed.example:443"}})
+	other := testws.New(t, testws.Spec{Allow: []string{"allowed.example:443"}})
+	f := testlayers.New(t, other) // the store trusts other, not ws
+	decide := func(store *trust.Store, w workspace.Workspace) policy.Decision {
+		l := *f.Layers
+		l.Trust = store
+		return policy.Decide(context.Background(), policy.Args{Front: policy.FrontFetchTool, Origin: origin(t, "https://allowed.example/"), Workspace: w, Profile: risk.Standard, Layers: &l})
+	}
+	pinned, err := f.Store.Pin(ws.Root, "--trust-root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := decide(pinned, ws); d.Result != policy.Allow || d.TrustedBy != audit.TrustedByTrustRoot {
+		t.Fatalf("pinned, no managed policy: %s, TrustedBy %q; want allow by the trust root (%v)", d.Result, d.TrustedBy, d.Refusal)
+	}
+	pinnedOther, err := f.Store.Pin(other.Root, "--trust-root")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	f.WriteManaged(t, `{"allow_trust_flag": false}`)
+	if d := decide(pinned, ws); d.Result != policy.Deny || d.Refusal == nil || d.Refusal.Code != refusal.WorkspaceUntrusted || d.TrustedBy != "" {
+		t.Errorf("pinned, allow_trust_flag false: %s, TrustedBy %q (%v); want deny workspace_untrusted", d.Result, d.TrustedBy, d.Refusal)
+	}
+	if d := decide(pinnedOther, other); d.Result != policy.Allow || d.TrustedBy != "" {
+		t.Errorf("pinned and in the store, allow_trust_flag false: %s, TrustedBy %q (%v); want allow by the store's entry", d.Result, d.TrustedBy, d.Refusal)
+	}
+
+	f.WriteManaged(t, `{"allow_trust_flag": true}`)
+	if d := decide(pinned, ws); d.Result != policy.Allow || d.TrustedBy != audit.TrustedByTrustRoot {
+		t.Errorf("allow_trust_flag true again: %s, TrustedBy %q (%v); want allow by the trust root", d.Result, d.TrustedBy, d.Refusal)
 	}
 }

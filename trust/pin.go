@@ -54,6 +54,20 @@ func (s *Store) Pin(root, how string) (*Store, error) {
 	return &c, nil
 }
 
+// Unpinned returns s without the root [Store.Pin] added: a store that
+// trusts what its entries trust and nothing else (s itself when nothing
+// is pinned). The decision step asks it while the managed policy forbids
+// the operator's flag ("allow_trust_flag": false), so that the policy
+// takes effect on the next call even in a process started with the flag.
+func (s *Store) Unpinned() *Store {
+	if s.pin == nil {
+		return s
+	}
+	c := *s
+	c.pin = nil
+	return &c
+}
+
 // PinnedRoot returns the root [Store.Pin] named and how, "" when none.
 func (s *Store) PinnedRoot() (root, how string) {
 	if s.pin == nil {
