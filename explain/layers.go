@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"context"
+
 	"fmt"
 	"strings"
 
@@ -78,7 +80,7 @@ func workspaceState(ws workspace.Workspace, l *policy.Layers, spec policy.LayerS
 			ignored = "its grants (" + strings.Join(what, "; ") + ") are ignored; its restrictions apply"
 		}
 	}
-	s, err := l.TrustStore()
+	s, err := l.DecidingTrustStore(context.Background())
 	if err != nil {
 		return nil, "untrusted: the trust store cannot be opened", grants
 	}

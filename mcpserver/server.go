@@ -220,7 +220,7 @@ func (s *server) instructions() string {
 // trustSentence says whether the user trusts ws, as of now (each call
 // checks again).
 func (s *server) trustSentence(ws workspace.Workspace) string {
-	st, err := s.opts.Layers.TrustStore()
+	st, err := s.opts.Layers.DecidingTrustStore(context.Background())
 	var ok bool
 	if err == nil {
 		ok, err = st.Trusted(ws.Root)

@@ -165,7 +165,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		return deny(d, LayerManaged, a.Layers.ManagedPath(), "", audit.ByPolicy,
 			asRefusal(err, refusal.ManagedPolicyInvalid, "managed policy invalid; every call is refused"))
 	}
-	tc := trustCheck{ctx: ctx, layers: a.Layers, root: a.Workspace.Root, storeOnly: mp.NoTrustFlag}
+	tc := trustCheck{ctx: ctx, layers: a.Layers, root: a.Workspace.Root, managed: mp}
 	defer func() {
 		if tc.trusted && tc.status.Pinned {
 			result.TrustedBy = audit.TrustedByTrustRoot
@@ -370,10 +370,11 @@ type trustCheck struct {
 	status  trust.Status   // why not, when the store has an entry
 	err     *refusal.Error // the store cannot be read: nothing is trusted
 	store   string
-	// storeOnly: the managed policy forbids the operator's --trust-root
-	// ("allow_trust_flag": false), read on this call: only the store's
-	// entries trust, whatever the process was started with.
-	storeOnly bool
+	// managed is the managed policy read on this call: where it forbids
+	// the operator's --trust-root ("allow_trust_flag": false), only the
+	// store's entries trust, whatever the process was started with
+	// (storeUnder).
+	managed managed.Policy
 }
 
 // need returns nil when the workspace is trusted, else the
@@ -384,9 +385,7 @@ func (c *trustCheck) need(g grant, file func() string) *refusal.Error {
 		c.done = true
 		s, err := c.layers.TrustStore()
 		if err == nil {
-			if c.storeOnly {
-				s = s.Unpinned()
-			}
+			s = storeUnder(s, c.managed, nil)
 			c.store = s.Path()
 			c.status, err = s.StatusContext(c.ctx, c.root)
 			c.trusted = c.status.Trusted()

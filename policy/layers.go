@@ -39,6 +39,31 @@ func (l *Layers) TrustStore() (*trust.Store, error) {
 	return trust.Open(nil)
 }
 
+// DecidingTrustStore is the trust store as [Decide] asks it on this call:
+// [Layers.TrustStore], without the operator's pin (--trust-root) while
+// the managed policy, read within the call ctx carries, forbids that flag
+// ("allow_trust_flag": false) or cannot be read. What reports trust
+// (`ocfetch explain`, the MCP server's instructions) asks this store, so
+// that it says what the decision does.
+func (l *Layers) DecidingTrustStore(ctx context.Context) (*trust.Store, error) {
+	s, err := l.TrustStore()
+	if err != nil {
+		return nil, err
+	}
+	mp, err := l.LoadManagedContext(ctx)
+	return storeUnder(s, mp, err), nil
+}
+
+// storeUnder is s as decisions ask it under the managed policy mp (read
+// with error merr): without its pin when mp forbids the operator's flag
+// or could not be read.
+func storeUnder(s *trust.Store, mp managed.Policy, merr error) *trust.Store {
+	if merr != nil || mp.NoTrustFlag {
+		return s.Unpinned()
+	}
+	return s
+}
+
 // UserRules returns l.User, else the platform's user rules file.
 func (l *Layers) UserRules() (rules.Location, error) {
 	if l != nil && l.User != nil {

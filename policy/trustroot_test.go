@@ -89,8 +89,41 @@ func TestDecideTrustRootForbiddenOnNextCall(t *testing.T) {
 		t.Errorf("pinned and in the store, allow_trust_flag false: %s, TrustedBy %q (%v); want allow by the store's entry", d.Result, d.TrustedBy, d.Refusal)
 	}
 
+	// What reports trust (explain, the MCP server's instructions) asks
+	// the store the decision asks: DecidingTrustStore.
+	reported := func(store *trust.Store, w workspace.Workspace) bool {
+		t.Helper()
+		l := *f.Layers
+		l.Trust = store
+		s, err := l.DecidingTrustStore(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, err := s.Trusted(w.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if reported(pinned, ws) || !reported(pinnedOther, other) {
+		t.Errorf("allow_trust_flag false: DecidingTrustStore reports ws trusted %v, other %v; want false, true", reported(pinned, ws), reported(pinnedOther, other))
+	}
+
 	f.WriteManaged(t, `{"allow_trust_flag": true}`)
 	if d := decide(pinned, ws); d.Result != policy.Allow || d.TrustedBy != audit.TrustedByTrustRoot {
 		t.Errorf("allow_trust_flag true again: %s, TrustedBy %q (%v); want allow by the trust root", d.Result, d.TrustedBy, d.Refusal)
+	}
+	if !reported(pinned, ws) {
+		t.Error("allow_trust_flag true again: DecidingTrustStore reports ws untrusted; want trusted by the pin")
+	}
+
+	// A managed policy that cannot be read refuses every call; what is
+	// reported does not count the pin either.
+	f.WriteManaged(t, `{"allow_trust_flag": `)
+	if d := decide(pinned, ws); d.Result != policy.Deny {
+		t.Errorf("invalid managed policy: %s; want deny", d.Result)
+	}
+	if reported(pinned, ws) {
+		t.Error("invalid managed policy: DecidingTrustStore reports ws trusted by the pin")
 	}
 }

@@ -198,10 +198,11 @@ func (s *Scope) Args(front policy.Front, o capability.Origin) policy.Args {
 		ProfileExplicit: s.ProfileFrom == FromFlag, WorkspaceUpstream: s.WorkspaceUpstream(), Layers: s.Layers}
 }
 
-// Trusted reports whether the user trusts the workspace now (the store is
-// read on this call).
+// Trusted reports whether the user trusts the workspace now, as the
+// decision sees it (the store and the managed policy are read on this
+// call: policy.Layers.DecidingTrustStore).
 func (s *Scope) Trusted() (bool, error) {
-	st, err := s.Layers.TrustStore()
+	st, err := s.Layers.DecidingTrustStore(context.Background())
 	if err != nil {
 		return false, err
 	}
