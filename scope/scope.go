@@ -66,6 +66,11 @@ type Scope struct {
 	// (nil: direct), and UpstreamFrom where it came from.
 	Upstream     *egress.UpstreamProxy
 	UpstreamFrom Source
+	// UpstreamAuthFile is the file settings.json's upstream_proxy_auth_file
+	// names, from which Upstream's credentials were read ("" when none):
+	// a secret, which `ocfetch run` hides from its command
+	// (shellrun.DenyRead).
+	UpstreamAuthFile string
 	// Layers locate the managed policy, the trust store and the user's
 	// rules (nil: the platform's places).
 	Layers *policy.Layers
@@ -154,6 +159,7 @@ func OpenContext(ctx context.Context, ws workspace.Workspace, flags Flags, layer
 					WithHint("write the proxy's user:pass on one line of a small regular file, or remove the key")
 			}
 			up.Username, up.Password = user, pass
+			s.UpstreamAuthFile = st.UpstreamProxyAuthFile
 		}
 		// Exclusions too go only with the proxy named beside them.
 		if st.UpstreamProxyExclude != nil {

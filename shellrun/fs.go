@@ -54,7 +54,10 @@ func PolicyFiles(sc *scope.Scope, log *audit.Log) []string {
 // beside the user's rules (internal/secretfile's: the proxy's credentials,
 // the MCP token) authenticate to its listeners, and its key files (the
 // search backend's API key: secretfile.KeyPattern) to the services they
-// name; and the workspace's trust
+// name; the upstream proxy's credentials file (settings.json's
+// upstream_proxy_auth_file, scope.Scope.UpstreamAuthFile; a front end adds
+// its flag's to its Filesystem's DenyRead), which the run's proxy presents
+// to the operator's proxy; and the workspace's trust
 // marker, where the file system has no birth time, is a secret of this
 // machine too — a command that read it could plant it in a directory that
 // later takes the workspace's place. A path that does not exist is left
@@ -74,6 +77,9 @@ func DenyRead(sc *scope.Scope) []string {
 				out = append(out, k)
 			}
 		}
+	}
+	if f := sc.UpstreamAuthFile; f != "" && filepath.IsAbs(f) {
+		out = append(out, filepath.Clean(f))
 	}
 	return append(out, filepath.Join(sc.Workspace.Dir(), trust.MarkerFile))
 }

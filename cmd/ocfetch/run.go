@@ -40,7 +40,9 @@ The sandbox also confines the filesystem (Linux and macOS). COMMAND may
 write only in the workspace, the system temporary directory and the paths
 given with --allow-write; everything else is read-only. It may read
 everything except ~/.ssh, ~/.gnupg, ocfetch's proxy credentials and MCP
-token, the workspace's trust marker, and the paths given with --deny-read. Whatever the flags say, the
+token, the upstream proxy's credentials file (--upstream-proxy-auth,
+settings.json's upstream_proxy_auth_file), the workspace's trust marker,
+and the paths given with --deny-read. Whatever the flags say, the
 files that decide or record COMMAND's network stay read-only inside —
 the workspace's .oc_chat/ (rules, allowlist, settings, audit log), your
 ocfetch configuration directory (trust store, your rules), the managed

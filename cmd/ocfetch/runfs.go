@@ -21,10 +21,12 @@ type runFlags struct {
 }
 
 // filesystem translates the filesystem flags: the workspace writable,
-// plus --allow-write (`/` lifts the allow-list); --deny-read (shellrun
-// adds what is never readable). A path that does not exist is a usage
-// error naming the flag: a typo must not confine less than the user
-// meant.
+// plus --allow-write (`/` lifts the allow-list); --deny-read, and the
+// credentials file of --upstream-proxy-auth, a secret of the run's proxy
+// (shellrun adds what is never readable, settings.json's credentials file
+// among them). A path that does not exist is a usage error naming the
+// flag: a typo must not confine less than the user meant (a missing
+// --upstream-proxy-auth file is applyEgress's usage error).
 func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 	ws, err := a.workspace()
 	if err != nil {
@@ -53,6 +55,11 @@ func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 				continue
 			}
 			*fl.dst = append(*fl.dst, abs)
+		}
+	}
+	if f.egress.upstreamAuth != "" {
+		if abs, err := filepath.Abs(f.egress.upstreamAuth); err == nil {
+			fsys.DenyRead = append(fsys.DenyRead, abs)
 		}
 	}
 	return fsys, nil
