@@ -2,7 +2,6 @@ package explain
 
 import (
 	"context"
-
 	"fmt"
 	"strings"
 

@@ -93,7 +93,6 @@ type auditPrinter struct {
 	asJSON bool
 	enc    *json.Encoder
 	table  *audit.Table
-	n      int
 	// err is the first failed write: printing stops there.
 	err error
 }
@@ -113,7 +112,6 @@ func (p *auditPrinter) add(e audit.Entry) error {
 		}
 		err = p.table.Add(e)
 	}
-	p.n++
 	if err != nil {
 		p.err = internalErrorf("write output: %v", err)
 	}
