@@ -13,9 +13,12 @@ import (
 //   - Proxy is nil: a proxy from HTTPS_PROXY and friends would be the only
 //     address the guard sees, so the environment is never consulted;
 //   - TLS 1.2 or later, trusting opts.RootCAs (system roots if nil);
-//   - explicit timeouts: the whole request (opts.Timeout, 30s by default),
-//     the TLS handshake, the response header, 100-continue, idle
-//     connections;
+//   - explicit timeouts: the whole request (opts.Timeout, 30s by default,
+//     the client's Timeout; the tools put their call's deadline in its
+//     place), the TLS handshake, 100-continue, idle connections. No
+//     ResponseHeaderTimeout: the whole request's bound already covers the
+//     response header, and a second timer per request would cost a
+//     runtime wake-up per request for a bound that can never fire first;
 //   - response headers bounded by opts.MaxResponseHeaderBytes (64 KiB by
 //     default); HTTP/2 allowed.
 //
@@ -39,7 +42,6 @@ func NewClient(opts *Options) *http.Client {
 			RootCAs:    o.RootCAs,
 		},
 		TLSHandshakeTimeout:    min(10*time.Second, timeout),
-		ResponseHeaderTimeout:  timeout,
 		ExpectContinueTimeout:  time.Second,
 		IdleConnTimeout:        90 * time.Second,
 		MaxIdleConns:           32,

@@ -256,8 +256,11 @@ func TestNewClientSettings(t *testing.T) {
 			if tr.TLSClientConfig == nil || tr.TLSClientConfig.MinVersion != tls.VersionTLS12 || tr.TLSClientConfig.InsecureSkipVerify {
 				t.Errorf("TLS config %+v; want MinVersion TLS 1.2, verification on", tr.TLSClientConfig)
 			}
-			if c.Timeout != tc.wantTimeout || tr.ResponseHeaderTimeout != tc.wantTimeout {
-				t.Errorf("timeouts %v / %v; want %v", c.Timeout, tr.ResponseHeaderTimeout, tc.wantTimeout)
+			if c.Timeout != tc.wantTimeout {
+				t.Errorf("Timeout %v; want %v", c.Timeout, tc.wantTimeout)
+			}
+			if tr.ResponseHeaderTimeout != 0 {
+				t.Errorf("ResponseHeaderTimeout %v; want 0 (the whole request's bound covers the header)", tr.ResponseHeaderTimeout)
 			}
 			if tr.TLSHandshakeTimeout <= 0 || tr.ExpectContinueTimeout <= 0 || tr.IdleConnTimeout <= 0 {
 				t.Errorf("a transport timeout is unset: %v %v %v", tr.TLSHandshakeTimeout, tr.ExpectContinueTimeout, tr.IdleConnTimeout)

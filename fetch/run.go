@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/content"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/deadline"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/respcache"
@@ -70,7 +71,10 @@ func (f *Fetch) InvokableRun(ctx context.Context, _ string) (*tool.Result, error
 }
 
 func (f *Fetch) run(ctx context.Context, p *prepared, again tool.Redecide) (*tool.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	// The call's deadline, served by the process's one deadline timer
+	// (package deadline): a timer of its own per call would cost a
+	// runtime wake-up per call.
+	ctx, cancel := deadline.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	// The guard dials the target parsed once (every hop stays on it); a
 	// public call admits no loopback port, whatever the caller's context

@@ -78,3 +78,30 @@ func TestBodyStallBounded(t *testing.T) {
 	}
 	t.Logf("%s: %s after %s", res.Reason, res.Message, el)
 }
+
+// A caller's client whose Timeout is shorter than Options.Timeout bounds
+// the call, and the refusal names that bound; a backend that never sends
+// its head is cut there.
+func TestClientTimeoutShorterBounds(t *testing.T) {
+	stop := make(chan struct{})
+	be := &backend{answer: func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	}}
+	defer close(stop)
+	port, sx, client := loopbackSearXNG(t, be)
+	c := *client
+	c.Timeout = 200 * time.Millisecond
+	e := newEnv(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
+	start := time.Now()
+	res := e.broker(risk.Permissive, broker.ApproveOnce()).Call(context.Background(), search.New(&c, sx, &search.Options{Timeout: time.Minute}), `{"query": "golang"}`)
+	el := time.Since(start)
+	if res.Reason != refusal.Timeout || el < 200*time.Millisecond || el > 5*time.Second {
+		t.Errorf("reason %s (%s) after %s; want timeout after the client's 200ms", res.Reason, res.Message, el)
+	}
+	if !strings.Contains(res.Message, "within 200ms") {
+		t.Errorf("message %q; want it to name the 200ms bound", res.Message)
+	}
+}

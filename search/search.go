@@ -12,6 +12,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/internal/deadline"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/tool"
 )
@@ -86,15 +87,18 @@ func New(client *http.Client, backend Backend, opts *Options) *Search {
 	if client != nil {
 		// A copy, made once: the same transport (connections, guard,
 		// TLS), without a cookie jar, and redirects are not followed (a
-		// key must not travel on). Its Timeout is Options.Timeout unless
-		// client's is shorter: one deadline from the request to the last
-		// body byte, the client's own, not one more context per call.
+		// key must not travel on). The call's one deadline, from the
+		// request to the last body byte, is Options.Timeout unless
+		// client's Timeout is shorter; run sets it on the call's context
+		// (package deadline: no timer of its own per call), so the copy
+		// has no Timeout, which would add a second one.
 		c := *client
 		c.Jar = nil
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		if c.Timeout <= 0 || c.Timeout > s.opts.Timeout {
-			c.Timeout = s.opts.Timeout
+		if c.Timeout > 0 && c.Timeout < s.opts.Timeout {
+			s.opts.Timeout = c.Timeout
 		}
+		c.Timeout = 0
 		s.client = &c
 	}
 	if s.opts.MaxResponseBytes <= 0 {
@@ -210,8 +214,9 @@ func (s *Search) InvokableRun(ctx context.Context, _ string) (*tool.Result, erro
 }
 
 func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
-	// Options.Timeout is s.client's Timeout (New): it bounds the request
-	// and the body read.
+	// Options.Timeout (New) bounds the request and the body read.
+	ctx, cancel := deadline.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
 	// The decision travels to the dial: the broker bound policy.Decide's
 	// admission of the backend's origin; the tool decides nothing itself.
 	ad, _, ok := tool.AdmissionFor(ctx, s.origin.Target)
