@@ -33,6 +33,13 @@ type answerShape struct {
 // reads are, not the rest of the answer.
 var answerDoc = strictjson.Walker{MaxDepth: 64}
 
+// maxAnswerHits is how many of an answer's results are read: a call
+// asks for MaxResults at most, and a backend's page holds a few dozen. The
+// results after it are checked for the answer's shape, never kept: an
+// answer of tiny results ({} or null, 3 bytes each) must not cost memory
+// for each (a rawHit and a Hit, some 130 bytes, 40 times its bytes).
+const maxAnswerHits = 256
+
 // rawHit is one result as parse met it: where each read text is (empty
 // for a member absent or null).
 type rawHit struct{ title, url, snippet span }
@@ -45,7 +52,8 @@ type span struct {
 }
 
 // parse reads body in one strict pass ([strictjson.Walker.Walk]) into
-// sc: its results to sc.raw, each text as a span of body if it is
+// sc: its first maxAnswerHits results to sc.raw (later ones are checked,
+// not kept), each text as a span of body if it is
 // written without escapes and inBody, else decoded into sc.buf. body
 // must be valid UTF-8 holding one JSON object without a duplicate key,
 // nested at most 64 deep, with the results array where sh says, each
@@ -58,6 +66,8 @@ func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
 	hits, buf := sc.raw[:0], sc.buf[:0]
 	defer func() { sc.raw, sc.buf = hits, buf }()
 	var sawType, sawResults bool
+	// skip: the result being read is past maxAnswerHits, checked only.
+	var skip bool
 	sawWithin := sh.within == ""
 	// at is the depth of the results array: 1, or 2 inside within.
 	at := 1
@@ -94,21 +104,27 @@ func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
 			if v.Kind != strictjson.Object && v.Kind != strictjson.Null {
 				return sh.malformed("a result in " + sh.list() + " is not an object")
 			}
-			hits = append(hits, rawHit{})
+			if skip = len(hits) == maxAnswerHits; !skip {
+				hits = append(hits, rawHit{})
+			}
 		case len(p) == at+2:
 			var field *span
-			switch p[at+1].Key {
-			case sh.title:
-				field = &hits[len(hits)-1].title
-			case sh.url:
-				field = &hits[len(hits)-1].url
-			case sh.snippet:
-				field = &hits[len(hits)-1].snippet
-			default:
+			switch k := p[at+1].Key; {
+			case k != sh.title && k != sh.url && k != sh.snippet:
 				return nil
+			case skip:
+			case k == sh.title:
+				field = &hits[len(hits)-1].title
+			case k == sh.url:
+				field = &hits[len(hits)-1].url
+			default:
+				field = &hits[len(hits)-1].snippet
 			}
 			switch v.Kind {
 			case strictjson.String:
+				if field == nil {
+					break
+				}
 				if inBody && bytes.IndexByte(v.Raw, '\\') < 0 {
 					*field = span{from: v.Offset + 1, to: v.Offset + len(v.Raw) - 1}
 				} else {
@@ -141,8 +157,9 @@ func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
 }
 
 // hits is a backend's Parse: parse, then the texts copied out
-// (one copy of the texts). The hits are never returned with an error, and an answer
-// without results is an empty, non-nil slice.
+// (one copy of the texts): the answer's first maxAnswerHits results. The
+// hits are never returned with an error, and an answer without results is
+// an empty, non-nil slice.
 func (sh *answerShape) hits(body []byte) ([]Hit, error) {
 	sc := getScratch()
 	defer sc.release()

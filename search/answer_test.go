@@ -136,7 +136,10 @@ func referenceParse(backend string, body []byte) ([]Hit, bool) {
 		return nil, false
 	}
 	hits := []Hit{}
-	for _, r := range *list {
+	for i, r := range *list {
+		if i == maxAnswerHits { // the first maxAnswerHits are read
+			break
+		}
 		snippet := r.Content
 		if backend == "brave" {
 			snippet = r.Description

@@ -261,6 +261,17 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 		return nil, s.requestError(ctx, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		// The status names the failure. The body is never read: it is
+		// never quoted, and one over the cap or stalled must not turn
+		// the status (and a 429's Retry-After) into response_too_large
+		// or timeout.
+		if s.log.Enabled(ctx, diag.L2) {
+			s.log.Log(ctx, diag.L2, "answer", "backend", s.backend.Name(), "host", s.origin.Target.Host(), "status", resp.StatusCode,
+				"elapsed", time.Since(start))
+		}
+		return nil, statusError(s.who(), resp, time.Now()) // who is worded for a refusal only
+	}
 	buf := answerBuf()
 	defer releaseAnswerBuf(buf)
 	body, err := readBody(*buf, resp.Body, resp.ContentLength, s.opts.MaxResponseBytes)
@@ -277,9 +288,6 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if s.log.Enabled(ctx, diag.L2) {
 		s.log.Log(ctx, diag.L2, "answer", "backend", s.backend.Name(), "host", s.origin.Target.Host(), "status", resp.StatusCode,
 			"bytes", len(body), "elapsed", time.Since(start))
-	}
-	if resp.StatusCode < 200 || resp.StatusCode >= 300 { // who is worded for a refusal only
-		return nil, statusError(s.who(), resp, time.Now())
 	}
 	out := Output{Backend: s.backend.Name(), Host: s.origin.Target.Host()}
 	var content string
