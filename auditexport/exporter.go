@@ -68,10 +68,12 @@ type Options struct {
 	Interval time.Duration
 	// Timeout bounds one export request. 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Client sends the requests. nil: a client of its own with Timeout,
-	// TLS 1.2 or later and no proxy from the environment. The collector is
-	// the operator's choice (as an upstream proxy is), so it is not dialed
-	// through the egress guard, which admits public addresses only.
+	// Client sends the requests (a copy of it, whose redirects are
+	// followed on the endpoint's scheme, host and port only). nil: a
+	// client of its own with Timeout, TLS 1.2 or later and no proxy from
+	// the environment. The collector is the operator's choice (as an
+	// upstream proxy is), so it is not dialed through the egress guard,
+	// which admits public addresses only.
 	Client *http.Client
 	// Logger receives a line per failed export (domain AUDIT), never a
 	// record. nil discards.
@@ -155,7 +157,12 @@ func New(o *Options) (*Exporter, error) {
 			MaxIdleConns:        2,
 			IdleConnTimeout:     30 * time.Second,
 		}}
+	} else {
+		// A copy: the caller's client keeps its own redirect policy.
+		c := *client
+		client = &c
 	}
+	client.CheckRedirect = sameOrigin
 	log := diag.For(o.Logger, diag.DomainAudit)
 	send := &sender{url: u, client: client}
 	x := &Exporter{client: client, ownClient: o.Client == nil, log: log}
@@ -187,6 +194,25 @@ func newProvider(res map[string]string, proc sdklog.Processor) *sdklog.LoggerPro
 		sdklog.WithAttributeCountLimit(-1),
 		sdklog.WithAttributeValueLengthLimit(-1),
 	)
+}
+
+// maxRedirects bounds the redirects followed on the collector.
+const maxRedirects = 10
+
+// sameOrigin is the export client's redirect policy: a redirect is
+// followed only to the scheme, host and port of the request it answers
+// (so of the endpoint), at most maxRedirects times. A redirect elsewhere
+// is not followed: the 3xx answer fails the batch, and the records never
+// go to a server the configuration did not name.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return http.ErrUseLastResponse
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return http.ErrUseLastResponse
+	}
+	return nil
 }
 
 // ParseEndpoint checks a collector URL and returns the logs URL.

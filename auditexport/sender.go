@@ -49,7 +49,8 @@ func (s *sender) post(ctx context.Context, body []byte) (partialSuccess, error) 
 		return partialSuccess{}, err
 	}
 	req.ContentLength = int64(len(body))
-	// Redirects (307, 308) send the body again.
+	// Redirects (307, 308) on the collector send the body again; the
+	// client follows none to another origin (sameOrigin).
 	req.GetBody = func() (io.ReadCloser, error) { return g.reader(body), nil }
 	req.Header.Set("Content-Type", "application/x-protobuf")
 	req.Header.Set("User-Agent", userAgent)
