@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/net/netutil"
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/loopback"
@@ -196,9 +198,25 @@ func serveMetrics(a *app, s *proxy.Server, addr string) (stop func(), err error)
 		}
 		return nil, internalErrorf("cannot listen on %s: %v", addr, err)
 	}
+	return serveMetricsOn(a, s, ln), nil
+}
+
+// maxMetricsConns bounds the connections the metrics listener holds open
+// at once. Any local user can connect before the credentials are checked:
+// past the bound a new connection waits in the listen backlog until one
+// closes, so connections cannot take the proxy's file descriptors (as the
+// proxy's own listener and the MCP server's are bounded). A scraper needs
+// one.
+const maxMetricsConns = 16
+
+// serveMetricsOn serves the proxy's /metrics on ln until the returned stop
+// is called.
+func serveMetricsOn(a *app, s *proxy.Server, ln net.Listener) (stop func()) {
 	hs := &http.Server{Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	done := make(chan struct{})
+	addr := ln.Addr()
+	ln = netutil.LimitListener(ln, maxMetricsConns)
 	go func() { defer close(done); hs.Serve(ln) }()
-	fmt.Fprintf(a.stderr, "ocfetch proxy: metrics on http://%s/metrics (Prometheus text format; the proxy's credentials as Basic auth)\n", ln.Addr())
-	return func() { hs.Close(); <-done }, nil
+	fmt.Fprintf(a.stderr, "ocfetch proxy: metrics on http://%s/metrics (Prometheus text format; the proxy's credentials as Basic auth)\n", addr)
+	return func() { hs.Close(); <-done }
 }
