@@ -154,8 +154,10 @@ func New(o *Options) (*Exporter, error) {
 			DialContext:         (&net.Dialer{Timeout: timeout}).DialContext,
 			TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12},
 			TLSHandshakeTimeout: timeout,
-			MaxIdleConns:        2,
-			IdleConnTimeout:     30 * time.Second,
+			// The answer's head, as its body (maxResponse), is bounded.
+			MaxResponseHeaderBytes: maxResponseHead,
+			MaxIdleConns:           2,
+			IdleConnTimeout:        30 * time.Second,
 		}}
 	} else {
 		// A copy: the caller's client keeps its own redirect policy.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,6 +76,46 @@ func TestCollectorRedirectStaysOnTheCollector(t *testing.T) {
 			}
 			if got := len(rcv.got()); got != int(tc.want.Exported) {
 				t.Errorf("%d records arrived at the collector's new path; want %d", got, tc.want.Exported)
+			}
+		})
+	}
+}
+
+// TestCollectorAnswerHeadBounded: the exporter's own client reads at most
+// maxResponseHead bytes of a collector's answer head, as it reads at most
+// maxResponse of its body: a collector sending a larger head (here in one
+// header) fails the batch instead of having it buffered (the transport's
+// default bound is 10 MiB a request).
+func TestCollectorAnswerHeadBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		head int
+		want Stats
+	}{
+		{"small head", 1 << 10, Stats{Exported: 5}},
+		{"head past the bound", 2 * maxResponseHead, Stats{Failed: 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("X-Padding", strings.Repeat("a", tc.head))
+				w.WriteHeader(200)
+			}))
+			defer srv.Close()
+			x, err := New(&Options{Endpoint: srv.URL, BatchSize: 5, Interval: time.Hour, Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				x.Export(entry(i))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := x.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := x.Stats(); got != tc.want {
+				t.Errorf("stats = %+v; want %+v", got, tc.want)
 			}
 		})
 	}

@@ -15,6 +15,10 @@ import (
 // ExportLogsServiceResponse is a count and a message.
 const maxResponse = 64 << 10
 
+// maxResponseHead bounds the head of the collector's answer (its status
+// line and headers) that the exporter's own client reads.
+const maxResponseHead = 64 << 10
+
 // userAgent names the sender to the collector.
 const userAgent = "ocfetch-audit-export (OTLP/HTTP protobuf)"
 
