@@ -227,7 +227,7 @@ func ParseEndpoint(raw string) (string, error) {
 		return "", fmt.Errorf("%w: not a valid URL", ErrEndpoint)
 	case u.Scheme != "http" && u.Scheme != "https":
 		return "", fmt.Errorf("%w: must be http:// or https://", ErrEndpoint)
-	case u.Host == "":
+	case u.Hostname() == "": // "http://:4318" would dial every address of this machine
 		return "", fmt.Errorf("%w: no host", ErrEndpoint)
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
 		return "", fmt.Errorf("%w: must have no credentials, query or fragment", ErrEndpoint)

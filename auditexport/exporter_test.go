@@ -231,7 +231,7 @@ func TestParseEndpoint(t *testing.T) {
 			t.Errorf("ParseEndpoint(%q) = %q, %v; want %q", raw, got, err, want)
 		}
 	}
-	for _, raw := range []string{"", "ftp://x", "http://u:p@x", "http://x/?token=1", "127.0.0.1:4318", "http://"} {
+	for _, raw := range []string{"", "ftp://x", "http://u:p@x", "http://x/?token=1", "127.0.0.1:4318", "http://", "http://:4318", "https://:443/v1/logs"} {
 		if _, err := ParseEndpoint(raw); err == nil {
 			t.Errorf("ParseEndpoint(%q) accepted", raw)
 		}
