@@ -266,13 +266,17 @@ func admission(pd policy.Decision) []tool.Admission {
 }
 
 // again is the run's [tool.Redecide]: a later origin of the call (a
-// redirect hop) is a new question to policy.Decide, on the files as this
-// call checked them (securefile.Call: one check per call). An allow admits it; a deny refuses it; an ask admits it only for a
-// target the user approved for this call (the hop stays on it), as the
-// answer covered this call.
+// redirect hop) is a new question to policy.Decide, on the files as they
+// are now: the hop is decided in a securefile.Call of its own, not on the
+// snapshot the call's first decision took, so that a port revoked, a deny
+// rule added or the trust revoked while the chain runs stops it at the
+// next hop (seed 000; docs/DESIGN.md: each hop is a new call). An allow
+// admits it; a deny refuses it; an ask admits it only for a target the
+// user approved for this call (the hop stays on it), as the answer covered
+// this call.
 func (b *Broker) again(req tool.Request) tool.Redecide {
 	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
-		pd := policy.Decide(ctx, b.argsFor(o))
+		pd := policy.Decide(securefile.WithCall(ctx, securefile.NewCall()), b.argsFor(o))
 		switch pd.Result {
 		case policy.Deny:
 			return tool.Admission{}, pd.Refusal
