@@ -44,15 +44,23 @@ func TestRedirectHopDecidedAgainThroughBroker(t *testing.T) {
 		name      string
 		meanwhile func(t *testing.T, e env)
 		want      refusal.Code // "" : the hop is followed
+		// approved: no allow rule is saved; the user approves the call
+		// once when asked (the hop is then covered by that answer).
+		approved bool
 	}{
-		{"nothing changed", func(*testing.T, env) {}, ""},
-		{"port revoked", func(t *testing.T, e env) { testws.Write(t, e.ws, testws.Spec{LocalPorts: []uint16{}}) }, refusal.LocalPortNotAllowed},
-		{"workspace deny added", func(t *testing.T, e env) { addRule(t, e.ws, "127.0.0.1", e.port, rules.Deny) }, refusal.DeniedByRule},
-		{"user deny added", func(t *testing.T, e env) { e.files.AddUserRule(t, denyRule(e.port)) }, refusal.DeniedByRule},
+		{"nothing changed", func(*testing.T, env) {}, "", false},
+		{"approved once, nothing changed", func(*testing.T, env) {}, "", true},
+		// The call was admitted by the rule, not by the user: with the
+		// rule gone the hop would have to be asked, and nobody asks.
+		{"allow rule removed", func(t *testing.T, e env) { removeRule(t, e.ws, "127.0.0.1", e.port) }, refusal.NotApproved, false},
+		{"approved once, port revoked", func(t *testing.T, e env) { testws.Write(t, e.ws, testws.Spec{LocalPorts: []uint16{}}) }, refusal.LocalPortNotAllowed, true},
+		{"port revoked", func(t *testing.T, e env) { testws.Write(t, e.ws, testws.Spec{LocalPorts: []uint16{}}) }, refusal.LocalPortNotAllowed, false},
+		{"workspace deny added", func(t *testing.T, e env) { addRule(t, e.ws, "127.0.0.1", e.port, rules.Deny) }, refusal.DeniedByRule, false},
+		{"user deny added", func(t *testing.T, e env) { e.files.AddUserRule(t, denyRule(e.port)) }, refusal.DeniedByRule, false},
 		{"managed deny added", func(t *testing.T, e env) {
 			e.files.WriteManaged(t, fmt.Sprintf(`{"max_profile": "permissive", "rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "127.0.0.1", "port": %d}, "decision": "deny"}]}`, e.port))
-		}, refusal.DeniedByRule},
-		{"trust revoked", func(t *testing.T, e env) { e.files.Revoke(t, e.ws) }, refusal.WorkspaceUntrusted},
+		}, refusal.DeniedByRule, false},
+		{"trust revoked", func(t *testing.T, e env) { e.files.Revoke(t, e.ws) }, refusal.WorkspaceUntrusted, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +80,12 @@ func TestRedirectHopDecidedAgainThroughBroker(t *testing.T) {
 			e.port = netip.MustParseAddrPort(srv.Listener.Addr().String()).Port()
 			e.ws = testws.New(t, testws.Spec{LocalPorts: []uint16{e.port}})
 			e.files = testlayers.New(t, e.ws)
-			addRule(t, e.ws, "127.0.0.1", e.port, rules.Allow)
+			approver := neverAsk(t)
+			if tc.approved {
+				approver = broker.ApproverFunc(func(context.Context, broker.ApprovalRequest) (broker.Answer, error) { return broker.Once, nil })
+			} else {
+				addRule(t, e.ws, "127.0.0.1", e.port, rules.Allow)
+			}
 
 			client := egress.NewClient(&egress.Options{Timeout: 5 * time.Second})
 			defer client.CloseIdleConnections()
@@ -80,7 +93,7 @@ func TestRedirectHopDecidedAgainThroughBroker(t *testing.T) {
 			b := &broker.Broker{
 				Scope:    &scope.Scope{Workspace: e.ws, Profile: risk.Permissive, ProfileFrom: scope.FromFlag, Layers: e.files.Layers},
 				Audit:    audit.Open(e.ws),
-				Approver: neverAsk(t),
+				Approver: approver,
 			}
 			res := b.Call(context.Background(), f, fmt.Sprintf(`{"url": "http://127.0.0.1:%d/start"}`, e.port))
 			if res.Reason != tc.want {
@@ -94,5 +107,12 @@ func TestRedirectHopDecidedAgainThroughBroker(t *testing.T) {
 				t.Errorf("the hop was sent %d times; want %d", got, wantHops)
 			}
 		})
+	}
+}
+
+func removeRule(t *testing.T, ws workspace.Workspace, host string, port uint16) {
+	t.Helper()
+	if _, err := rules.Remove(context.Background(), ws, host, port); err != nil {
+		t.Fatalf("rules.Remove(%s:%d): %v", host, port, err)
 	}
 }
