@@ -5,6 +5,7 @@ import (
 	"context"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,6 +61,10 @@ type decision struct {
 	// admitted is what the transport may dial for each requirement (the
 	// policy.Decision's Target and LoopbackPort), bound to the run.
 	admitted []tool.Admission
+	// approved are the targets the user approved for this call (an
+	// answer once, for the session or always), not a saved rule: the
+	// only ones a redirect hop's Ask may admit (see [Broker.again]).
+	approved []capability.Target
 }
 
 // Prepared is one call of a tool, prepared once: PrepareCall and its
@@ -152,7 +157,7 @@ func (b *Broker) Run(ctx context.Context, p *Prepared) *tool.Result {
 		b.audit(ctx, log, id, name, summary, primary, d, res, start)
 		return res
 	}
-	runCtx := tool.WithAdmissions(tool.WithArtifact(ctx, id, p.artifact), d.admitted, b.again(req))
+	runCtx := tool.WithAdmissions(tool.WithArtifact(ctx, id, p.artifact), d.admitted, b.again(d.approved))
 	res, err := t.InvokableRun(runCtx, argsJSON)
 	if err != nil {
 		res = tool.ErrorResult(err)
@@ -234,6 +239,7 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 	d := decision{allowed: true, decidedBy: audit.ByPolicy}
 	var notSaved *refusal.Error
 	var admitted []tool.Admission
+	var approved []capability.Target
 	trustedBy := ""
 	decided := p.decided
 	p.decided = nil // used once
@@ -255,8 +261,9 @@ func (b *Broker) decide(ctx context.Context, log *slog.Logger, name, summary str
 		} else {
 			admitted = append(admitted, d.admitted...)
 		}
+		approved = append(approved, d.approved...)
 	}
-	d.notSaved, d.admitted, d.trustedBy = notSaved, admitted, trustedBy
+	d.notSaved, d.admitted, d.approved, d.trustedBy = notSaved, admitted, approved, trustedBy
 	return d
 }
 
@@ -266,32 +273,30 @@ func admission(pd policy.Decision) []tool.Admission {
 }
 
 // again is the run's [tool.Redecide]: a later origin of the call (a
-// redirect hop) is a new question to policy.Decide, on the files as this
-// call checked them (securefile.Call: one check per call). An allow admits it; a deny refuses it; an ask admits it only for a
-// target the user approved for this call (the hop stays on it), as the
-// answer covered this call.
-func (b *Broker) again(req tool.Request) tool.Redecide {
+// redirect hop) is a new question to policy.Decide, on the files as they
+// are now: the hop is decided in a securefile.Call of its own, not on the
+// snapshot the call's first decision took, so that a port revoked, a deny
+// rule added or the trust revoked while the chain runs stops it at the
+// next hop (seed 000; docs/DESIGN.md: each hop is a new call). An allow
+// admits it; a deny refuses it; an ask admits it only for a target the
+// user approved for this call (the hop stays on it), as the answer covered
+// this call. A target the call's first decision admitted by a saved rule
+// was not approved by the user: if that rule is gone when the hop is
+// decided, the Ask refuses the hop (not_approved), as a new call would be
+// refused without asking.
+func (b *Broker) again(approved []capability.Target) tool.Redecide {
 	return func(ctx context.Context, o capability.Origin) (tool.Admission, error) {
-		pd := policy.Decide(ctx, b.argsFor(o))
+		pd := policy.Decide(securefile.WithCall(ctx, securefile.NewCall()), b.argsFor(o))
 		switch pd.Result {
 		case policy.Deny:
 			return tool.Admission{}, pd.Refusal
 		case policy.Ask:
-			if !requires(req, o.Target) {
+			if !slices.Contains(approved, o.Target) {
 				return tool.Admission{}, pd.Refusal
 			}
 		}
 		return tool.Admission{Target: pd.Target, LoopbackPort: pd.LoopbackPort}, nil
 	}
-}
-
-func requires(req tool.Request, t capability.Target) bool {
-	for _, need := range req.Requirements {
-		if need.Target == t {
-			return true
-		}
-	}
-	return false
 }
 
 // noteOf is the decision's note as a message suffix ("" when none).
@@ -352,6 +357,7 @@ func (b *Broker) decideOne(ctx context.Context, log *slog.Logger, name, summary 
 	d.trustedBy = cmp.Or(again.TrustedBy, pd.TrustedBy)
 	if d.allowed {
 		d.admitted = admission(again)
+		d.approved = []capability.Target{need.Target} // the user's answer covers this call
 	}
 	return d
 }

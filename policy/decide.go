@@ -104,8 +104,10 @@ type Args struct {
 // and a new read and parse whenever either says it changed
 // ([securefile.Cache] behind each reader). A call is the one ctx carries
 // ([securefile.WithCall]: the broker's, the MCP server's), whose every
-// step — this decision, a redirect hop's, the fetch — uses the files as
-// the call first checked them; without one, this decision is the call.
+// step — this decision, the fetch — uses the files as the call first
+// checked them; without one, this decision is the call. A redirect hop is
+// a new call (the broker decides it in a Call of its own), so a change made
+// while the chain runs stops it at the next hop.
 //
 // The layers are [Order]'s; the order of the checks, first refusal wins,
 // is stated once, in docs/DESIGN.md ("The decision"): the managed policy,
