@@ -74,8 +74,9 @@ func newMetrics(active func() float64) *metrics {
 		// A failed collection is a 500 with no partial body: the
 		// collectors above cannot fail, so this is never seen.
 		ErrorHandling: promhttp.HTTPErrorOnError,
-		// At most one scrape at a time; more wait (bounded by the
-		// scraper's timeout), so scrapes cannot pile up work.
+		// At most one scrape at a time: another one meanwhile is
+		// answered 503 at once (promhttp), so scrapes cannot pile up
+		// work; two scrapers (an HA pair) may see an occasional 503.
 		MaxRequestsInFlight: 1,
 		Timeout:             10 * time.Second,
 	})

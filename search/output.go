@@ -90,6 +90,7 @@ func render(out Output, repoint bool) string {
 	for _, h := range out.Results {
 		n += len(h.Title) + len(h.URL) + len(h.Snippet) + 32
 	}
+	n += 80 // the dropped results' line
 	b.Grow(n)
 	text := func(s *string) {
 		at := b.Len()
@@ -111,6 +112,16 @@ func render(out Output, repoint bool) string {
 	default:
 		b.WriteString(strconv.Itoa(out.Count))
 		b.WriteString(" results.\n")
+	}
+	// The structured output's count alone would leave a model reading
+	// "no results." when the backend answered only links it cannot use.
+	switch out.Dropped {
+	case 0:
+	case 1:
+		b.WriteString("1 more result was left out: its URL is not an http or https URL.\n")
+	default:
+		b.WriteString(strconv.Itoa(out.Dropped))
+		b.WriteString(" more results were left out: their URLs are not http or https URLs.\n")
 	}
 	for i := range out.Results {
 		h := &out.Results[i]

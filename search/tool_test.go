@@ -547,4 +547,26 @@ func TestBackendOfAnotherPackage(t *testing.T) {
 	if out := output(t, results[0]); out.Count != 2 || out.Dropped != 1 || out.Results[0].URL != "https://go.dev/" {
 		t.Errorf("output %+v; want 2 results, 1 dropped", out)
 	}
+	if want := "2 results.\n1 more result was left out: its URL is not an http or https URL.\n"; !strings.Contains(results[0].Content, want) {
+		t.Errorf("content %q; want it to say %q", results[0].Content, want)
+	}
+}
+
+// TestAllResultsDropped: an answer whose every result has a URL the tool
+// cannot use says so in the text, not only "no results.".
+func TestAllResultsDropped(t *testing.T) {
+	be := &backend{answer: jsonAnswer(200, `{"results": [{"url": "ftp://x/", "title": "a"}, {"url": "javascript:alert(1)", "title": "b"}, {"title": "c"}]}`)}
+	port, sx, client := loopbackSearXNG(t, be)
+	e := newEnv(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
+	res := e.broker(risk.Permissive, broker.ApproveOnce()).Call(context.Background(), search.New(client, sx, nil), `{"query": "golang"}`)
+	if res.IsError {
+		t.Fatalf("error result %s: %s", res.Reason, res.Message)
+	}
+	out := output(t, res)
+	if out.Count != 0 || out.Dropped != 3 {
+		t.Errorf("output %+v; want 0 results, 3 dropped", out)
+	}
+	if want := "no results.\n3 more results were left out: their URLs are not http or https URLs.\n"; !strings.Contains(res.Content, want) {
+		t.Errorf("content %q; want it to say %q", res.Content, want)
+	}
 }
