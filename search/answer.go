@@ -24,6 +24,13 @@ type answerShape struct {
 	results string
 	// The members of one result read into a Hit; any other is ignored.
 	title, url, snippet string
+	// failed, if set, is the top-level array listing what the backend
+	// could not ask (SearXNG's unresponsive_engines: its engines that
+	// timed out, were rate-limited or met a CAPTCHA). Its entries are
+	// counted ([scratch].failed), never read: an answer with few or no
+	// results says the search may be incomplete. Anything but an array
+	// there is ignored.
+	failed string
 }
 
 // answerDoc bounds an answer's nesting (the documented answers nest 6
@@ -65,7 +72,9 @@ type span struct {
 func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
 	hits, buf := sc.raw[:0], sc.buf[:0]
 	defer func() { sc.raw, sc.buf = hits, buf }()
-	var sawType, sawResults bool
+	var sawType, sawResults, failedList bool
+	failed := 0
+	defer func() { sc.failed = failed }()
 	// skip: the result being read is past maxAnswerHits, checked only.
 	var skip bool
 	sawWithin := sh.within == ""
@@ -92,6 +101,12 @@ func (sh *answerShape) parse(body []byte, sc *scratch, inBody bool) error {
 				sawWithin = true
 			default:
 				return sh.malformed(sh.within + " is not an object")
+			}
+		case sh.failed != "" && p[0].Key == sh.failed && len(p) <= 2:
+			if len(p) == 1 {
+				failedList = v.Kind == strictjson.Array
+			} else if failedList {
+				failed++
 			}
 		case len(p) < at || !sh.inResults(p[:at]):
 			// A member the tool does not read.

@@ -19,6 +19,10 @@ type Output struct {
 	// Dropped counts the backend's results left out because their URL is
 	// not an absolute http or https URL.
 	Dropped int `json:"dropped,omitempty"`
+	// Unanswered counts the engines the backend asked that did not answer
+	// (SearXNG's unresponsive_engines: a timeout, a rate limit, a
+	// CAPTCHA): the results may be incomplete, or missing altogether.
+	Unanswered int `json:"unanswered_engines,omitempty"`
 }
 
 // Bounds of one result's fields, after safetext.
@@ -90,7 +94,7 @@ func render(out Output, repoint bool) string {
 	for _, h := range out.Results {
 		n += len(h.Title) + len(h.URL) + len(h.Snippet) + 32
 	}
-	n += 80 // the dropped results' line
+	n += 240 // the lines on dropped results and engines that did not answer
 	b.Grow(n)
 	text := func(s *string) {
 		at := b.Len()
@@ -122,6 +126,14 @@ func render(out Output, repoint bool) string {
 	default:
 		b.WriteString(strconv.Itoa(out.Dropped))
 		b.WriteString(" more results were left out: their URLs are not http or https URLs.\n")
+	}
+	switch out.Unanswered {
+	case 0:
+	case 1:
+		b.WriteString("1 of the backend's engines did not answer (a timeout, a rate limit or a CAPTCHA): the results may be incomplete; searching again later may find more.\n")
+	default:
+		b.WriteString(strconv.Itoa(out.Unanswered))
+		b.WriteString(" of the backend's engines did not answer (a timeout, a rate limit or a CAPTCHA): the results may be incomplete; searching again later may find more.\n")
 	}
 	for i := range out.Results {
 		h := &out.Results[i]

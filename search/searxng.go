@@ -57,8 +57,9 @@ func (s *SearXNG) request(ctx context.Context, q Query) (*http.Request, error) {
 // searxngAnswer is the part of SearXNG's JSON answer the tool reads
 // (docs.searxng.org, "Search API"): {"query": …, "number_of_results": …,
 // "results": [{"url", "title", "content", "engine", "score", …}],
-// "answers", "suggestions", "infoboxes", …}. results is required.
-var searxngAnswer = answerShape{backend: "searxng", api: "search API", results: "results", title: "title", url: "url", snippet: "content"}
+// "answers", "suggestions", "infoboxes", "unresponsive_engines": [[name,
+// reason], …], …}. results is required; unresponsive_engines is counted.
+var searxngAnswer = answerShape{backend: "searxng", api: "search API", results: "results", title: "title", url: "url", snippet: "content", failed: "unresponsive_engines"}
 
 // Parse implements [Backend].
 func (*SearXNG) Parse(body []byte) ([]Hit, error) { return searxngAnswer.hits(body) }

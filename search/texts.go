@@ -10,6 +10,9 @@ import (
 type scratch struct {
 	raw []rawHit
 	buf []byte
+	// failed counts the entries of the answer's failed list
+	// ([answerShape].failed), if it has one.
+	failed int
 }
 
 // Bounds of what scratches keeps: a rare large answer does not pin its
@@ -77,5 +80,6 @@ func present(sh *answerShape, body []byte, count int, out *Output) (string, erro
 	out.Results, out.Dropped = clean(hits, count)
 	clear(hits[len(out.Results):]) // views of sc, dropped
 	out.Count = len(out.Results)
+	out.Unanswered = sc.failed
 	return render(*out, true), nil
 }

@@ -570,3 +570,49 @@ func TestAllResultsDropped(t *testing.T) {
 		t.Errorf("content %q; want it to say %q", res.Content, want)
 	}
 }
+
+// TestUnansweredEngines: SearXNG's unresponsive_engines (engines that
+// timed out, were rate-limited or met a CAPTCHA) are counted and said,
+// so that "no results." is not read as a search that found nothing; the
+// list is never required, and anything but an array there is ignored.
+func TestUnansweredEngines(t *testing.T) {
+	const one = `{"url": "https://go.dev/", "title": "Go"}`
+	for _, tc := range []struct {
+		name, answer string
+		count, unanswered int
+		want              string // in the text; "" for no line about engines
+	}{
+		{"none answered", `{"results": [], "unresponsive_engines": [["google", "CAPTCHA"], ["bing", "timeout"]]}`, 0, 2,
+			"no results.\n2 of the backend's engines did not answer (a timeout, a rate limit or a CAPTCHA): the results may be incomplete"},
+		{"some answered", `{"results": [` + one + `], "unresponsive_engines": [["brave", "too many requests"]]}`, 1, 1,
+			"1 result.\n1 of the backend's engines did not answer"},
+		{"every engine answered", `{"results": [` + one + `], "unresponsive_engines": []}`, 1, 0, ""},
+		{"no list", `{"results": [` + one + `]}`, 1, 0, ""},
+		{"not an array", `{"results": [` + one + `], "unresponsive_engines": "google"}`, 1, 0, ""},
+		{"null", `{"results": [], "unresponsive_engines": null}`, 0, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			be := &backend{answer: jsonAnswer(200, tc.answer)}
+			port, sx, client := loopbackSearXNG(t, be)
+			e := newEnv(t, testws.Spec{Profile: "permissive", LocalPorts: []uint16{port}})
+			res := e.broker(risk.Permissive, broker.ApproveOnce()).Call(context.Background(), search.New(client, sx, nil), `{"query": "golang"}`)
+			if res.IsError {
+				t.Fatalf("error result %s: %s", res.Reason, res.Message)
+			}
+			out := output(t, res)
+			if out.Count != tc.count || out.Unanswered != tc.unanswered {
+				t.Errorf("count %d, unanswered %d; want %d, %d", out.Count, out.Unanswered, tc.count, tc.unanswered)
+			}
+			said := strings.Contains(res.Content, "engines did not answer")
+			switch {
+			case tc.want == "" && said:
+				t.Errorf("content %q speaks of engines that did not answer; want no such line", res.Content)
+			case tc.want != "" && !strings.Contains(res.Content, tc.want):
+				t.Errorf("content %q; want it to say %q", res.Content, tc.want)
+			}
+			if strings.Contains(res.Content, "CAPTCHA\"") || strings.Contains(res.Content, "google") {
+				t.Errorf("content %q quotes the backend's engine list; want a count only", res.Content)
+			}
+		})
+	}
+}
