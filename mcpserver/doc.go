@@ -43,7 +43,10 @@
 // Every refusal and failure is a result with isError set and the text
 // "reason: message" (plus "\nhint: …"), and the reason in _meta
 // "ocfetch/reason"; never a protocol error. A panic below the handler is
-// internal_error, and the server keeps serving.
+// internal_error, and the server keeps serving. At most
+// [MaxConcurrentCalls] calls are served at once, over every session; one
+// beyond is refused at once with too_many_connections (nothing decided,
+// sent or audited).
 //
 // # Through the broker
 //
