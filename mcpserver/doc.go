@@ -98,7 +98,9 @@
 // JSON-RPC message, nests deeper than [MaxNesting] or is longer than
 // [MaxLineBytes] gets invalid request (-32600), with the message's id when
 // it can be read and null otherwise, and the session serves on; responses
-// already due are written. Each line is decoded once, by the guard, for
+// already due are written. At most [MaxStdioPending] requests are read and
+// unanswered: a client that stops reading stdout stops the reading of
+// stdin. Each line is decoded once, by the guard, for
 // the SDK, and each tool result encoded once. Streamable HTTP binds loopback only
 // ([ErrNotLoopback]) and keeps the SDK's DNS-rebinding
 // protection, plus net/http's cross-origin protection, so a web page cannot
