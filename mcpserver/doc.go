@@ -71,8 +71,8 @@
 // On protocol versions before 2026-07-28 the server asks mid-call
 // (elicitation/create). From 2026-07-28 (multi round-trip requests) a server
 // may not: the call returns the question as an input request with an
-// HMAC-sealed request state bound to the call's arguments, workspace and
-// target, and the client calls again with the answer. Each sealed state
+// HMAC-sealed request state bound to the tool, the call's arguments, the
+// workspace and the target, and the client calls again with the answer. Each sealed state
 // carries a nonce and an answered state is honoured once (one approval, one
 // call): a replay is asked again. "always" saves a rule, so later calls need
 // no state. To know whether to
