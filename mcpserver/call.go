@@ -57,7 +57,7 @@ func (s *server) newCall(req *mcp.CallToolRequest) *call {
 	c.protocol = protocolVersion(req)
 	c.multiRoundTrip = c.protocol >= protocolMultiRoundTrip
 	if c.multiRoundTrip && req.Params != nil && req.Params.RequestState != "" {
-		if st, ok := s.state.open(req.Params.RequestState, c.args); ok {
+		if st, ok := s.state.open(req.Params.RequestState, c.sealedArgs()); ok {
 			c.state = &st
 		}
 	}
@@ -95,6 +95,18 @@ func (c *call) inputResponse(id string) (mcp.InputResponse, bool) {
 func (c *call) inputRequired(id string, ir mcp.InputRequest, st callState) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{id: ir},
-		RequestState:  c.s.state.seal(st, c.args),
+		RequestState:  c.s.state.seal(st, c.sealedArgs()),
 	}, nil
+}
+
+// sealedArgs is what a request state is bound to: the tool's name and the
+// call's arguments, so that a state (and the call prepared under its
+// nonce) is honoured only for a call of the same tool with the same
+// arguments.
+func (c *call) sealedArgs() string {
+	name := ""
+	if c.req.Params != nil {
+		name = c.req.Params.Name
+	}
+	return name + "\x00" + c.args
 }

@@ -43,7 +43,10 @@
 // Every refusal and failure is a result with isError set and the text
 // "reason: message" (plus "\nhint: …"), and the reason in _meta
 // "ocfetch/reason"; never a protocol error. A panic below the handler is
-// internal_error, and the server keeps serving.
+// internal_error, and the server keeps serving. At most
+// [MaxConcurrentCalls] calls are served at once, over every session; one
+// beyond is refused at once with too_many_connections (nothing decided,
+// sent or audited).
 //
 // # Through the broker
 //
@@ -68,8 +71,8 @@
 // On protocol versions before 2026-07-28 the server asks mid-call
 // (elicitation/create). From 2026-07-28 (multi round-trip requests) a server
 // may not: the call returns the question as an input request with an
-// HMAC-sealed request state bound to the call's arguments, workspace and
-// target, and the client calls again with the answer. Each sealed state
+// HMAC-sealed request state bound to the tool, the call's arguments, the
+// workspace and the target, and the client calls again with the answer. Each sealed state
 // carries a nonce and an answered state is honoured once (one approval, one
 // call): a replay is asked again. "always" saves a rule, so later calls need
 // no state. To know whether to
@@ -95,7 +98,9 @@
 // JSON-RPC message, nests deeper than [MaxNesting] or is longer than
 // [MaxLineBytes] gets invalid request (-32600), with the message's id when
 // it can be read and null otherwise, and the session serves on; responses
-// already due are written. Each line is decoded once, by the guard, for
+// already due are written. At most [MaxStdioPending] requests are read and
+// unanswered: a client that stops reading stdout stops the reading of
+// stdin. Each line is decoded once, by the guard, for
 // the SDK, and each tool result encoded once. Streamable HTTP binds loopback only
 // ([ErrNotLoopback]) and keeps the SDK's DNS-rebinding
 // protection, plus net/http's cross-origin protection, so a web page cannot

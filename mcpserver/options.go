@@ -107,6 +107,8 @@ type Options struct {
 
 	// maxLine overrides [MaxLineBytes] for the stdio transport (tests).
 	maxLine int
+	// maxCalls overrides [MaxConcurrentCalls] (tests).
+	maxCalls int
 	// Layers locate the managed policy, the trust store and the user's
 	// rules (policy.Layers), read on every call. Nil: the platform's
 	// places. A workspace's own grants (a permissive profile, local ports,

@@ -40,6 +40,14 @@ const MaxHTTPRequestBytes = mcp.DefaultMaxLineLength
 // without its newline), as [MaxHTTPRequestBytes] bounds an HTTP body.
 const MaxLineBytes = MaxHTTPRequestBytes
 
+// MaxStdioPending bounds the requests of the stdio transport read and not
+// yet answered, their answers written: a request beyond it gets a JSON-RPC
+// server error (-32000) written before the next line is read, so that a
+// client that stops reading stdout while it sends on makes the server stop
+// reading stdin, instead of holding every request (a goroutine and its
+// arguments) until the client reads again.
+const MaxStdioPending = 2 * MaxConcurrentCalls
+
 // MaxNesting bounds how deeply the arrays and objects of one message may
 // nest. Tool arguments are a flat object with one map (headers); the
 // envelope adds three levels. Anything deeper is refused before any
@@ -102,6 +110,7 @@ func serveStdio(ctx context.Context, s *server, ms *mcp.Server, opts *Options) e
 	err := ms.Run(ctx, mcpstdio.New(in, out, mcpstdio.Options{
 		MaxLine:    cmpOr(opts.maxLine, MaxLineBytes),
 		MaxNesting: MaxNesting,
+		MaxPending: MaxStdioPending,
 		OnEnd:      endInput,
 	}))
 	if ctx.Err() != nil || err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {

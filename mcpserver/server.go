@@ -51,7 +51,19 @@ type server struct {
 	sessionOK *sessionApprovals
 	// pending holds the calls prepared in a round that asked the user.
 	pending *pendingCalls
+	// calls holds a token for each tool call being served: at most
+	// MaxConcurrentCalls at once, over every session and transport.
+	calls chan struct{}
 }
+
+// MaxConcurrentCalls bounds the tool calls the server serves at once, over
+// every session (the SDK hands each tools/call a goroutine of its own, with
+// no bound): a call beyond it is refused at once with
+// too_many_connections, before anything is read, decided, sent or
+// audited, so that a client cannot make the server hold an unbounded
+// number of fetches, response bodies and connections. A call waiting for
+// the user's answer holds its place.
+const MaxConcurrentCalls = 64
 
 // NewServer returns an MCP server with the one tool, fetch, wired through
 // the broker: every call is prepared, decided (saved rules, then the user by
@@ -100,6 +112,7 @@ func newServer(opts *Options) (*server, error) {
 	if opts != nil {
 		s.opts = *opts
 	}
+	s.calls = make(chan struct{}, cmpOr(s.opts.maxCalls, MaxConcurrentCalls))
 	s.log = s.opts.Logger
 	if s.log == nil {
 		s.log = diag.Discard()
@@ -267,6 +280,15 @@ func (s *server) serveTool(ctx context.Context, req *mcp.CallToolRequest, newToo
 			res, err = errorResult(tool.ErrorResult(refusal.New(refusal.InternalError, "internal error"))), nil
 		}
 	}()
+	select {
+	case s.calls <- struct{}{}:
+		defer func() { <-s.calls }()
+	default:
+		s.log.Warn("tool call refused: too many calls in flight", "limit", cap(s.calls))
+		return errorResult(tool.ErrorResult(refusal.Newf(refusal.TooManyConnections,
+			"ocfetch mcp is serving its limit of %d calls at once", cap(s.calls)).
+			WithHint("call again when a call in flight has ended"))), nil
+	}
 	ctx, cancel := s.callContext(ctx, req)
 	defer cancel()
 	// One check of each policy file for the whole call: the scope, the

@@ -22,8 +22,9 @@ type callState struct {
 	Root string `json:"root,omitempty"`
 	// Target is the "host:port" the approval question was about.
 	Target string `json:"target,omitempty"`
-	// Args is the SHA-256 of the call's arguments: state and answers are
-	// honoured only for the very call they were issued for.
+	// Args is the SHA-256 of the tool's name and the call's arguments
+	// (call.sealedArgs): state and answers are honoured only for the very
+	// call they were issued for.
 	Args string `json:"args"`
 	// Expires is a Unix time after which the state is ignored.
 	Expires int64 `json:"exp"`

@@ -15,6 +15,11 @@
 //   - Each line is read and decoded once, for the SDK; a result is written
 //     around the bytes the SDK encoded it to, not encoded again. Every
 //     message is written in one Write, so lines never interleave.
+//   - It is bounded by its client's reading: at most [Options.MaxPending]
+//     requests are unanswered or their answers unwritten; one beyond is
+//     answered here (-32000) before the next line is read, so a client
+//     that stops reading its output stops the reading of its input. A
+//     request whose id is that of one still unanswered is refused (-32600).
 //   - Closing the connection closes the input, which ends a pending read;
 //     the output is never closed (stdout outlives the session).
 //     [Options.OnEnd] tells the owner when the input ends.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -32,6 +33,8 @@ type lineGuard struct {
 	maxLine    int
 	maxNesting int
 
+	maxPending int
+
 	line  []byte // reused line buffer
 	err   error  // sticky read error
 	onEnd func() // if set, called once when the input ends
@@ -40,7 +43,7 @@ type lineGuard struct {
 func newLineGuard(src io.ReadCloser, out *lineWriter, opts Options) *lineGuard {
 	return &lineGuard{
 		src: src, r: bufio.NewReaderSize(src, 64<<10), out: out,
-		maxLine: opts.MaxLine, maxNesting: opts.MaxNesting, onEnd: opts.OnEnd,
+		maxLine: opts.MaxLine, maxNesting: opts.MaxNesting, maxPending: opts.MaxPending, onEnd: opts.OnEnd,
 	}
 }
 
@@ -131,6 +134,11 @@ func (g *lineGuard) check(line []byte) (msgs []jsonrpc.Message, code int64, msg 
 		if err != nil {
 			return nil, jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message", topLevelID(line)
 		}
+		if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			if code, msg := g.admit([]jsonrpc.ID{req.ID}); code != 0 {
+				return nil, code, msg, topLevelID(line)
+			}
+		}
 		return []jsonrpc.Message{m}, 0, "", nil
 	}
 	msgs, code, msg = g.checkBatch(line)
@@ -160,10 +168,32 @@ func (g *lineGuard) checkBatch(line []byte) ([]jsonrpc.Message, int64, string) {
 		}
 		msgs = append(msgs, msg)
 	}
+	if code, msg := g.admit(ids); code != 0 {
+		return nil, code, msg
+	}
 	if !g.out.addBatch(ids) {
+		for _, id := range ids {
+			g.out.answered(id)
+		}
 		return nil, jsonrpc.CodeInvalidRequest, "invalid request: a batch repeats a request id"
 	}
 	return msgs, 0, ""
+}
+
+// codeServerBusy is the JSON-RPC error of a request refused because too
+// many are unanswered (the implementation-defined server error range).
+const codeServerBusy = -32000
+
+// admit records requests ids as handed to the server; a refusal is the
+// JSON-RPC error to answer with.
+func (g *lineGuard) admit(ids []jsonrpc.ID) (int64, string) {
+	switch g.out.admit(ids, g.maxPending) {
+	case admitDuplicate:
+		return jsonrpc.CodeInvalidRequest, "invalid request: the request id is that of a request still unanswered"
+	case admitBusy:
+		return codeServerBusy, fmt.Sprintf("server busy: %d requests are unanswered or their answers unread; send it again once some are read", g.maxPending)
+	}
+	return 0, ""
 }
 
 // reject writes the error response for a refused line.

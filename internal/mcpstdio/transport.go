@@ -29,6 +29,13 @@ type Options struct {
 	// every line before the end was handed over: the server cancels the
 	// calls in flight then.
 	OnEnd func()
+	// MaxPending bounds the requests handed to the server whose answers
+	// are not yet written (the server runs each in a goroutine of its
+	// own, holding its message). A request beyond it is answered here
+	// with a server error (-32000), written before the next line is read:
+	// a client that stops reading its output thus stops the reading of its
+	// input too, rather than growing the server without bound. 0: no bound.
+	MaxPending int
 }
 
 // Transport is the [mcp.Transport] of the stdio server: its messages
@@ -122,8 +129,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		if batch, inBatch := c.w.answerBatch(resp); inBatch {
 			if batch == nil {
-				return nil
+				return nil // written with the batch's last answer
 			}
+			defer func() {
+				for _, r := range batch {
+					c.w.answered(r.ID)
+				}
+			}()
 			data := []byte{'['}
 			for i, r := range batch {
 				if i > 0 {
@@ -137,6 +149,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			_, err := c.w.Write(append(data, ']', '\n'))
 			return err
 		}
+		defer c.w.answered(resp.ID)
 	}
 	data, err := appendMessage(make([]byte, 0, messageSize(msg)), msg)
 	if err != nil {

@@ -21,6 +21,55 @@ type lineWriter struct {
 	proto    string
 	sawProto bool
 	batches  map[jsonrpc.ID]*msgBatch // request id → the batch it came in
+	// pending are the requests handed to the server whose answers are not
+	// yet written.
+	pending map[jsonrpc.ID]struct{}
+}
+
+// Why [lineWriter.admit] refuses requests.
+type admitRefusal int
+
+const (
+	admitted admitRefusal = iota
+	admitDuplicate
+	admitBusy
+)
+
+// admit records the requests ids as handed to the server and unanswered.
+// It refuses ids of which one repeats another or a request still
+// unanswered (the server would answer it with no id), and ids that would
+// make more than max requests unanswered (max 0: no bound).
+func (w *lineWriter) admit(ids []jsonrpc.ID, max int) admitRefusal {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	for i, id := range ids {
+		if _, dup := w.pending[id]; dup {
+			return admitDuplicate
+		}
+		for _, other := range ids[:i] {
+			if other == id {
+				return admitDuplicate
+			}
+		}
+	}
+	if max > 0 && len(w.pending)+len(ids) > max {
+		return admitBusy
+	}
+	if w.pending == nil {
+		w.pending = map[jsonrpc.ID]struct{}{}
+	}
+	for _, id := range ids {
+		w.pending[id] = struct{}{}
+	}
+	return admitted
+}
+
+// answered records that the answer to request id was written (or failed
+// to be).
+func (w *lineWriter) answered(id jsonrpc.ID) {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	delete(w.pending, id)
 }
 
 // msgBatch collects the responses to the requests of one incoming batch,
