@@ -61,7 +61,10 @@ const (
 
 // parsedRequest is a request head reduced to what policy needs.
 type parsedRequest struct {
-	kind   kind
+	kind kind
+	// method is "CONNECT", or the request's method if it is a short
+	// plain token, else "OTHER" (sanitizeMethod): it is written in the
+	// audit line, which refuses anything else.
 	method string
 	target capability.Target
 }
@@ -119,7 +122,12 @@ func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
 	if err != nil {
 		return parsedRequest{}, invalidHost(err)
 	}
-	return parsedRequest{kind: kindForward, method: req.Method, target: t}, nil
+	// The method is for the audit line, the diagnostics and Refused only
+	// (the request goes upstream with its own): an HTTP token may hold
+	// '#', '&' or '%' or be longer than an audit summary, which the
+	// audit log refuses to write, so it is sanitized as every other
+	// front's method is.
+	return parsedRequest{kind: kindForward, method: sanitizeMethod(req.Method), target: t}, nil
 }
 
 func parseConnect(authority string) (parsedRequest, *refusal.Error) {
