@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -93,6 +95,9 @@ func (p parsedRequest) summary() string {
 // dialer see it. Errors are *refusal.Error values whose messages name at
 // most the method, scheme and a sanitized host — never a path or query.
 func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
+	if r := checkHeaderFields(req.Header); r != nil {
+		return parsedRequest{}, r
+	}
 	if req.Method == http.MethodConnect {
 		return parseConnect(req.RequestURI)
 	}
@@ -128,6 +133,29 @@ func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
 	// audit log refuses to write, so it is sanitized as every other
 	// front's method is.
 	return parsedRequest{kind: kindForward, method: sanitizeMethod(req.Method), target: t}, nil
+}
+
+// checkHeaderFields refuses a head with a header name or value that is
+// not valid HTTP, as net/http's server does after http.ReadRequest (which
+// does not): white space between a name and its colon ("Transfer-Encoding
+// : chunked", RFC 9112 §5.1 says 400) or a control character in a value.
+// The upstream transport would refuse to write such a field, after the
+// request had been admitted, as a failure to connect. The message names
+// neither the field nor its value.
+func checkHeaderFields(h http.Header) *refusal.Error {
+	for k, vv := range h {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return refusal.New(refusal.InvalidArguments, "the request head has a header field name that is not valid HTTP").
+				WithHint("write header fields as Name: value, with no space before the colon")
+		}
+		for _, v := range vv {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return refusal.New(refusal.InvalidArguments, "the request head has a header field value with a control character").
+					WithHint("send header values without control characters")
+			}
+		}
+	}
+	return nil
 }
 
 func parseConnect(authority string) (parsedRequest, *refusal.Error) {
