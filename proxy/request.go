@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -61,7 +63,10 @@ const (
 
 // parsedRequest is a request head reduced to what policy needs.
 type parsedRequest struct {
-	kind   kind
+	kind kind
+	// method is "CONNECT", or the request's method if it is a short
+	// plain token, else "OTHER" (sanitizeMethod): it is written in the
+	// audit line, which refuses anything else.
 	method string
 	target capability.Target
 }
@@ -90,6 +95,9 @@ func (p parsedRequest) summary() string {
 // dialer see it. Errors are *refusal.Error values whose messages name at
 // most the method, scheme and a sanitized host — never a path or query.
 func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
+	if r := checkHeaderFields(req.Header); r != nil {
+		return parsedRequest{}, r
+	}
 	if req.Method == http.MethodConnect {
 		return parseConnect(req.RequestURI)
 	}
@@ -119,7 +127,35 @@ func parseRequest(req *http.Request) (parsedRequest, *refusal.Error) {
 	if err != nil {
 		return parsedRequest{}, invalidHost(err)
 	}
-	return parsedRequest{kind: kindForward, method: req.Method, target: t}, nil
+	// The method is for the audit line, the diagnostics and Refused only
+	// (the request goes upstream with its own): an HTTP token may hold
+	// '#', '&' or '%' or be longer than an audit summary, which the
+	// audit log refuses to write, so it is sanitized as every other
+	// front's method is.
+	return parsedRequest{kind: kindForward, method: sanitizeMethod(req.Method), target: t}, nil
+}
+
+// checkHeaderFields refuses a head with a header name or value that is
+// not valid HTTP, as net/http's server does after http.ReadRequest (which
+// does not): white space between a name and its colon ("Transfer-Encoding
+// : chunked", RFC 9112 §5.1 says 400) or a control character in a value.
+// The upstream transport would refuse to write such a field, after the
+// request had been admitted, as a failure to connect. The message names
+// neither the field nor its value.
+func checkHeaderFields(h http.Header) *refusal.Error {
+	for k, vv := range h {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return refusal.New(refusal.InvalidArguments, "the request head has a header field name that is not valid HTTP").
+				WithHint("write header fields as Name: value, with no space before the colon")
+		}
+		for _, v := range vv {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return refusal.New(refusal.InvalidArguments, "the request head has a header field value with a control character").
+					WithHint("send header values without control characters")
+			}
+		}
+	}
+	return nil
 }
 
 func parseConnect(authority string) (parsedRequest, *refusal.Error) {
