@@ -77,15 +77,13 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
   ocfetch get --respect-robots https://example.com/docs/   # refused if robots.txt disallows it
   ocfetch get --upstream-proxy http://proxy.corp:3128 --upstream-proxy-exclude '*.corp.example' https://wiki.corp.example/
   ocfetch get --profile permissive http://127.0.0.1:3000/   # after: ocfetch local allow 3000`,
-		// A missing URL is found by runGet, so that --json reports it as
-		// the JSON error object too.
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return exactArgs("URL")(cmd, args)
-			}
-			return nil
-		},
+		// A missing or extra URL is found here, not by cobra's Args, so
+		// that --json reports it as the JSON error object too.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return a.getFailed(f, exactArgs("URL")(cmd, args))
+			}
 			rawURL := ""
 			if len(args) == 1 {
 				rawURL = args[0]
@@ -358,7 +356,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	var sink *download.File
 	if f.output != "" {
 		if sink, err = newOutputFile(f.output); err != nil {
-			return err
+			return a.getFailed(f, err)
 		}
 		defer sink.Discard()
 	}

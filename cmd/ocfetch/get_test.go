@@ -163,6 +163,10 @@ func TestGetJSONUsageError(t *testing.T) {
 		{"get", "--json", "-X", "PUT", "https://example.com/"},
 		{"get", "--json", "--max-length", "-1", "https://example.com/"},
 		{"get", "--json", "-H", "X-Token secret-value", "https://example.com/"},
+		{"get", "--json", "-o", "-", "https://example.com/"},
+		{"get", "--json", "-o", filepath.Join(root, "missing", "f"), "https://example.com/"},
+		{"get", "--json", "-o", root, "https://example.com/"},
+		{"get", "--json", "https://a.example/", "https://b.example/"},
 	} {
 		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
 		r.want(t, exitUsage, nil, nil)
