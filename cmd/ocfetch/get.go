@@ -204,7 +204,7 @@ func buildFetchArgs(a *app, cmd *cobra.Command, rawURL string, f getFlags) (stri
 		args.MaxLength = &f.maxLength
 	}
 	if f.startIndex < 0 || f.startIndex > fetchargs.MaxStartIndex {
-		return "", usageErrorf(hint, "--start-index must be 0 or more; got %d", f.startIndex)
+		return "", usageErrorf(hint, "--start-index must be from 0 to %d; got %d", fetchargs.MaxStartIndex, f.startIndex)
 	}
 	if f.startIndex > 0 {
 		args.StartIndex = &f.startIndex
