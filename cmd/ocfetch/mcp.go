@@ -17,6 +17,7 @@ import (
 	"github.com/ocfetch/ocfetch/internal/startpages"
 	"github.com/ocfetch/ocfetch/mcpserver"
 	"github.com/ocfetch/ocfetch/respcache"
+	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/robotscheck"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
@@ -127,6 +128,13 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		return usageErrorf("use --max-bytes 5242880", "--max-bytes must be positive, not %d", f.maxBytes)
 	case f.maxLength <= 0 || f.maxLength > fetchargs.MaxMaxLength:
 		return usageErrorf("use --max-length 20000", "--max-length must be between 1 and %d, not %d", fetchargs.MaxMaxLength, f.maxLength)
+	}
+	if a.profileFlag != "" {
+		// Checked here, as scope.Open checks it for --root: without
+		// --root the server would report it as a refusal (exit 3).
+		if _, err := risk.Parse(a.profileFlag); err != nil {
+			return scopeError(&scope.FlagError{Flag: "--profile", Err: err})
+		}
 	}
 	if err := a.applyTrustRoot("mcp", f.trustRoot); err != nil {
 		return err

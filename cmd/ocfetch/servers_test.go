@@ -236,3 +236,20 @@ func TestMCPMaxSessionsFlag(t *testing.T) {
 			want(t, exitUsage, nil, []string{"ocfetch: --max-sessions must be positive, not " + v, "hint: use --max-sessions 256"})
 	}
 }
+
+// TestMCPBadProfile: a --profile that is no profile is a usage error
+// (exit 2) naming it, with --root or without (the server then takes the
+// client's root): never exit 3, which says a policy refused something.
+func TestMCPBadProfile(t *testing.T) {
+	root := newRoot(t)
+	for _, args := range [][]string{
+		{"--profile", "lax", "mcp"},
+		{"--root", root, "--profile", "lax", "mcp"},
+	} {
+		r := ocfetch(t, cliOptions{}, args...)
+		r.want(t, exitUsage, nil, []string{`risk profile "lax" is not one of strict, standard, permissive`, "\nhint: "})
+		if r.stdout != "" {
+			t.Errorf("ocfetch %v: stdout = %q; want nothing (no server was started)", args, r.stdout)
+		}
+	}
+}
