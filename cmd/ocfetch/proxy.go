@@ -104,6 +104,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 		return err
 	}
 	if auth == "file" {
+		named := authFile != "" // by --auth-file
 		if authFile == "" && a.layers.configDir != "" {
 			authFile = filepath.Join(a.layers.configDir, "proxy-credentials")
 		} else if authFile == "" {
@@ -113,7 +114,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 		}
 		creds, created, err := proxy.LoadOrCreateCredentials(authFile)
 		if err != nil {
-			return &exitError{code: exitInternal, msg: err.Error(), hint: "fix or remove the file; ocfetch proxy creates a new one", err: err}
+			return credentialsFileError(authFile, named, err)
 		}
 		opts.Auth = &creds
 		if created {
@@ -167,6 +168,24 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	<-errc
 	fmt.Fprintln(a.stderr, "ocfetch proxy: stopped")
 	return nil
+}
+
+// credentialsFileError reports a credentials file the proxy could not
+// read or create, naming the file and never its content: a usage error
+// (exit 2) naming --auth-file when that flag named it, else exit 1.
+func credentialsFileError(path string, named bool, err error) *exitError {
+	what := err.Error()
+	switch {
+	case errors.Is(err, proxy.ErrBadCredentials):
+		what = path + ": does not hold one line user:password"
+	case errors.Unwrap(err) != nil:
+		what = errors.Unwrap(err).Error() // "PATH: what", without the package's prefix
+	}
+	e := &exitError{code: exitInternal, msg: "credentials file " + what, hint: "fix or remove the file; ocfetch proxy creates a new one", err: err}
+	if named {
+		e.code, e.msg = exitUsage, "--auth-file: "+e.msg
+	}
+	return e
 }
 
 // proxyGCPercent is the garbage collector's target (GOGC) of `ocfetch

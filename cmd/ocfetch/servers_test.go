@@ -81,6 +81,10 @@ func TestMCPStdio(t *testing.T) {
 
 func TestServersBadInput(t *testing.T) {
 	root := newRoot(t)
+	badCreds := filepath.Join(t.TempDir(), "creds")
+	if err := os.WriteFile(badCreds, []byte("no colon here\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"mcp", "--http", "0.0.0.0:0"},
 		{"mcp", "--http", "192.0.2.1:8080"},
@@ -93,6 +97,8 @@ func TestServersBadInput(t *testing.T) {
 		{"proxy", "--root", "/nonexistent/dir", "--listen", "127.0.0.1:0"},
 		{"proxy", "--listen", "127.0.0.1:0", "--auth", "maybe"},
 		{"proxy", "--listen", "127.0.0.1:0", "--auth", "none", "--auth-file", "x"},
+		{"proxy", "--listen", "127.0.0.1:0", "--auth-file", t.TempDir()},
+		{"proxy", "--listen", "127.0.0.1:0", "--auth-file", badCreds},
 	} {
 		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
 		r.want(t, exitUsage, nil, []string{"\nhint: "})
