@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/search"
 )
 
@@ -52,8 +53,13 @@ malformed answer, network, timeout).`,
   ocfetch search --count 5 --json 'rfc 9110 retry-after' | jq -r '.results[].url'
   ocfetch search --backend searxng --backend-url http://127.0.0.1:8888 --profile permissive golang   # after: ocfetch local allow 8888
   ocfetch search --backend brave --key-file ~/.config/ocfetch/brave.key --yes 'mcp sdk'`,
-		Args: exactArgs("QUERY"),
+		// A missing or extra QUERY is found here, not by cobra's Args, so
+		// that --json reports it as the JSON error object too.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := exactArgs("QUERY")(cmd, args); err != nil {
+				return a.searchFailed(f, err)
+			}
 			return runSearch(cmd.Context(), a, args[0], f)
 		},
 	}
@@ -159,7 +165,7 @@ func (a *app) searchFailed(f searchFlags, err error) error {
 				reason = refusal.InvalidArguments
 			}
 		}
-		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: e.msg, Hint: e.hint}}); werr != nil {
+		if werr := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: reason, Message: safetext.Line(e.msg), Hint: safetext.Line(e.hint)}}); werr != nil {
 			return werr
 		}
 		e.quiet = true

@@ -107,3 +107,23 @@ func TestSearchNotConfigured(t *testing.T) {
 		t.Errorf("code %d, stdout %s; want search_not_configured (exit 3) with a hint naming search.json", r.code, r.stdout)
 	}
 }
+
+// TestSearchJSONUsageError: under --json a missing or extra QUERY is the
+// one JSON error object on stdout (invalid_arguments, exit 2), as every
+// other usage error of search is; without --json it is text on stderr.
+func TestSearchJSONUsageError(t *testing.T) {
+	root := newRoot(t)
+	for _, args := range [][]string{{}, {"one", "two"}} {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root, "search", "--json"}, args...)...)
+		var got errorJSON
+		dec := json.NewDecoder(strings.NewReader(r.stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil || got.Error.Reason != "invalid_arguments" || r.code != exitUsage || r.stderr != "" {
+			t.Errorf("search --json %q: code %d, stdout %q, stderr %q; want the invalid_arguments object (exit 2) and no stderr", args, r.code, r.stdout, r.stderr)
+		}
+		r = ocfetch(t, cliOptions{}, append([]string{"--root", root, "search"}, args...)...)
+		if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "QUERY") {
+			t.Errorf("search %q: code %d, stdout %q, stderr %q; want exit 2 naming QUERY on stderr", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
