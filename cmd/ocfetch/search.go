@@ -97,13 +97,15 @@ func runSearch(ctx context.Context, a *app, query string, f searchFlags) error {
 	if err != nil {
 		return fail(internalErrorf("encode the arguments: %v", err))
 	}
-	backend, err := search.Load(&search.LoadOptions{Dir: a.layers.configDir, Flags: f.backend})
-	if err != nil {
-		return fail(search.Refusal(err))
-	}
+	// The scope first: a bad --profile or --root is a usage error, whatever
+	// the backend's configuration.
 	sc, err := a.scope(f.egress.upstreamProxy, true)
 	if err != nil {
 		return fail(err)
+	}
+	backend, err := search.Load(&search.LoadOptions{Dir: a.layers.configDir, Flags: f.backend})
+	if err != nil {
+		return fail(search.Refusal(err))
 	}
 	ws := sc.Workspace
 	log := a.log()

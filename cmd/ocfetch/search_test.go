@@ -127,3 +127,15 @@ func TestSearchJSONUsageError(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchBadProfile: a bad --profile is a usage error (exit 2) even
+// where no backend is configured: the flags are checked before the
+// backend's configuration is read.
+func TestSearchBadProfile(t *testing.T) {
+	root := newRoot(t)
+	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "bogus", "search", "--json", "x")
+	var got errorJSON
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Error.Reason != "invalid_arguments" || r.code != exitUsage {
+		t.Errorf("code %d, stdout %s; want invalid_arguments (exit 2)", r.code, r.stdout)
+	}
+}
