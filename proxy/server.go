@@ -69,12 +69,12 @@ type Options struct {
 	HandshakeTimeout time.Duration
 
 	// IdleTimeout closes a tunnel or a keep-alive connection on which no
-	// byte moved in either direction for this long. If 0,
+	// byte moved in either direction for this long, and bounds the wait
+	// for an absolute-form request's response head. If 0,
 	// [DefaultIdleTimeout].
 	IdleTimeout time.Duration
 
-	// DialTimeout bounds connecting upstream (and, for absolute-form
-	// requests, waiting for the response head). If 0, [DefaultDialTimeout].
+	// DialTimeout bounds connecting upstream. If 0, [DefaultDialTimeout].
 	DialTimeout time.Duration
 
 	// Auth, when set, are the only credentials the proxy serves: an HTTP
