@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ocfetch/ocfetch/safetext"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +19,7 @@ import (
 	"github.com/ocfetch/ocfetch/respcache"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/robotscheck"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/search"
 )
@@ -218,7 +219,8 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 		}
 		token, err := mcpserver.LoadOrCreateToken(path)
 		if err != nil {
-			return usageErrorf("fix or delete the file, or name another with --token-file FILE", "%v", err)
+			// "token file PATH: what", without the library's package prefix.
+			return usageErrorf("fix or delete the file, or name another with --token-file FILE", "%s", strings.TrimPrefix(err.Error(), "mcpserver: "))
 		}
 		opts.BearerToken = token
 		opts.SessionTimeout = f.sessionTimeout

@@ -99,13 +99,15 @@ func TestServersBadInput(t *testing.T) {
 		{"proxy", "--listen", "127.0.0.1:0", "--auth", "none", "--auth-file", "x"},
 		{"proxy", "--listen", "127.0.0.1:0", "--auth-file", t.TempDir()},
 		{"proxy", "--listen", "127.0.0.1:0", "--auth-file", badCreds},
+		{"mcp", "--http", "127.0.0.1:0", "--token-file", t.TempDir()},
+		{"mcp", "--http", "127.0.0.1:0", "--token-file", badCreds},
 	} {
 		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
 		r.want(t, exitUsage, nil, []string{"\nhint: "})
 		if strings.Contains(r.stderr, "mcpserver:") || strings.Contains(r.stderr, "proxy:") {
 			t.Errorf("ocfetch %v: stderr %q names a Go package; want the address and the fix", args, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") && !strings.Contains(r.stderr, "--auth") &&
+		if !strings.Contains(r.stderr, "loopback") && !strings.Contains(r.stderr, "/nonexistent/dir") && !strings.Contains(r.stderr, "--auth") && !strings.Contains(r.stderr, "--token-file") &&
 			!strings.Contains(r.stderr, "0 to 65535") && !strings.Contains(r.stderr, "is not HOST:PORT") {
 			t.Errorf("ocfetch %v: stderr %q names neither loopback nor the root", args, r.stderr)
 		}
