@@ -36,7 +36,7 @@ func (f *Fetch) requestError(ctx context.Context, p *prepared, err error) *refus
 	case egress.IsTLSFailure(err):
 		return refusal.Newf(refusal.TLSError, "%s: the TLS handshake failed (certificate or protocol)", who).
 			WithHint("the server's certificate is not valid for this host or not trusted").Wrap(err)
-	case isHeaderTooLarge(err):
+	case egress.IsResponseHeadTooLarge(err):
 		return refusal.Newf(refusal.ResponseHeadersTooLarge, "%s: the response headers are larger than the client accepts", who).Wrap(err)
 	case strings.Contains(innerText(err), "failed to parse Location header"):
 		return refusal.Newf(refusal.RedirectOffTarget, "%s: redirected to a Location that is not a valid URL; not followed", who).Wrap(err)
@@ -76,16 +76,6 @@ func isTimeout(ctx context.Context, err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// isHeaderTooLarge recognises the transports' limit errors: HTTP/1's
-// "server response headers exceeded N bytes" and HTTP/2's header list
-// limit.
-func isHeaderTooLarge(err error) bool {
-	s := innerText(err)
-	return strings.Contains(s, "server response headers exceeded") ||
-		strings.Contains(s, "header list larger than") ||
-		strings.Contains(s, "response header list larger")
 }
 
 // innerText is the text of err without the *url.Error wrapper (which

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -90,6 +91,10 @@ func (s *Server) forward(cc *clientConn, req *http.Request, x *exchange) bool {
 	}
 	if err != nil {
 		r := dialRefusal(err, x.req.target.String())
+		if egress.IsResponseHeadTooLarge(err) {
+			// The upstream was reached and answered: not a connection failure.
+			r = refusal.Newf(refusal.ResponseHeadersTooLarge, "%s answered with a response head larger than %d bytes", x.req.target, s.maxHead).Wrap(err)
+		}
 		if ctx.Err() != nil && s.base.Err() == nil {
 			r = refusal.Newf(refusal.Timeout, "no response head from %s within %s", x.req.target, s.idle).Wrap(err)
 		}

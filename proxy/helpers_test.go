@@ -67,6 +67,9 @@ func echoHandler(w http.ResponseWriter, r *http.Request) {
 	case "/redirect":
 		http.Redirect(w, r, "http://elsewhere.test/", http.StatusFound)
 		return
+	case "/bighead":
+		w.Header().Set("X-Big", strings.Repeat("b", 2<<20))
+		return
 	case "/echo":
 		b, _ := io.ReadAll(r.Body)
 		w.Header().Set("X-Got-Host", r.Host)

@@ -612,3 +612,33 @@ func TestRefusalLine(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardResponseHeadTooLarge: an upstream that answers with a head
+// over the limit is named response_headers_too_large (502), in the answer
+// and the audit line, not connection_failed: it was reached.
+func TestForwardResponseHeadTooLarge(t *testing.T) {
+	w := newWorld(t, worldOpts{profile: risk.Standard})
+	w.rule(rules.Allow, publicHost, 80)
+	c, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GET http://example.test/bighead?token=s3cret HTTP/1.1\r\nHost: example.test\r\n\r\n")
+	resp, err := http.ReadResponse(newReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "response_headers_too_large") {
+		t.Errorf("got %d %q; want 502 response_headers_too_large", resp.StatusCode, body)
+	}
+	if strings.Contains(string(body), "s3cret") || strings.Contains(string(body), "bighead") {
+		t.Errorf("answer %q names the request's path or query", body)
+	}
+	es := w.waitAudit(1)
+	if len(es) != 1 || es[0].Outcome != "response_headers_too_large" {
+		t.Fatalf("audit %+v; want one line with outcome response_headers_too_large", es)
+	}
+}
