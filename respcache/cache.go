@@ -43,7 +43,9 @@ type Options struct {
 // It keeps GET responses only, keyed by the whole URL and the request
 // headers, for its TTL, bounded in entries and bytes; it never keeps a
 // response marked Cache-Control no-store or private, a 5xx, a partial
-// response, a request with a Range header, a body its reader did not read
+// response, a request with a Range header, a request that asks for a fresh
+// answer (Cache-Control no-cache, no-store or max-age=0, Pragma no-cache:
+// it is not answered from the cache either), a body its reader did not read
 // to the end (see [recordingBody]: the call's max_bytes is obeyed), or
 // anything of local mode (a dev server changes). Every call is still
 // decided and audited by the broker; a hit only saves the network request,
@@ -135,7 +137,7 @@ func cacheKey(req *http.Request) string {
 func (t *cachingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
 	*t.hit = Hit{} // the final hop's response decides
-	if req.Method != http.MethodGet || req.Header.Get("Range") != "" {
+	if req.Method != http.MethodGet || req.Header.Get("Range") != "" || wantsFresh(req.Header) {
 		return t.next.RoundTrip(req)
 	}
 	key := cacheKey(req)
@@ -205,15 +207,34 @@ func cacheable(resp *http.Response) bool {
 	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusPartialContent {
 		return false
 	}
-	for _, v := range resp.Header.Values("Cache-Control") {
+	return !hasDirective(resp.Header, "Cache-Control", func(name, _ string) bool {
+		return strings.EqualFold(name, "no-store") || strings.EqualFold(name, "private")
+	})
+}
+
+// wantsFresh reports whether a request's caller asked for an answer from
+// the origin (RFC 9111 5.2.1: Cache-Control no-cache, no-store or
+// max-age=0; Pragma no-cache): such a request is neither answered from
+// the cache nor kept, however often it is repeated.
+func wantsFresh(h http.Header) bool {
+	return hasDirective(h, "Cache-Control", func(name, arg string) bool {
+		return strings.EqualFold(name, "no-cache") || strings.EqualFold(name, "no-store") ||
+			strings.EqualFold(name, "max-age") && strings.Trim(strings.TrimSpace(arg), `"`) == "0"
+	}) || hasDirective(h, "Pragma", func(name, _ string) bool { return strings.EqualFold(name, "no-cache") })
+}
+
+// hasDirective reports whether a directive of h's field (a comma-separated
+// list of name[=arg]) satisfies is.
+func hasDirective(h http.Header, field string, is func(name, arg string) bool) bool {
+	for _, v := range h.Values(field) {
 		for d := range strings.SplitSeq(v, ",") {
-			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
-			if strings.EqualFold(name, "no-store") || strings.EqualFold(name, "private") {
-				return false
+			name, arg, _ := strings.Cut(strings.TrimSpace(d), "=")
+			if is(strings.TrimSpace(name), arg) {
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 func (c *Cache) lookup(key string) (*cacheEntry, bool) {

@@ -3,6 +3,7 @@ package respcache
 import (
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,5 +57,58 @@ func TestCacheExpiry(t *testing.T) {
 		if hit := hits.Load() == before; hit != st.wantHit {
 			t.Errorf("%s: hit %v; want %v", st.name, hit, st.wantHit)
 		}
+	}
+}
+
+// TestCacheRequestDirectives: a request that asks for a fresh answer
+// (Cache-Control no-cache, no-store or max-age=0, Pragma no-cache) is
+// never answered from the cache, however often it is repeated, and what it
+// gets is not kept; another header only makes its own entry.
+func TestCacheRequestDirectives(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		header     http.Header
+		wantCached bool
+	}{
+		{"Cache-Control no-cache", http.Header{"Cache-Control": {"no-cache"}}, false},
+		{"Cache-Control NO-CACHE among others", http.Header{"Cache-Control": {"max-stale=10, NO-CACHE"}}, false},
+		{"Cache-Control no-store", http.Header{"Cache-Control": {"no-store"}}, false},
+		{"Cache-Control max-age=0", http.Header{"Cache-Control": {"max-age=0"}}, false},
+		{"Pragma no-cache", http.Header{"Pragma": {"no-cache"}}, false},
+		{"another header", http.Header{"X-Anything": {"1"}}, true},
+		{"no header", http.Header{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent atomic.Int32
+			next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				sent.Add(1)
+				return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("body")), Request: r}, nil
+			})
+			c := New(nil)
+			for i := range 3 {
+				req, _ := http.NewRequest(http.MethodGet, "https://a.example/page", nil)
+				req.Header = tc.header.Clone()
+				var hit Hit
+				resp, err := c.Transport(next, &hit).RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if want := tc.wantCached && i > 0; hit.Hit != want {
+					t.Errorf("call %d: from the cache %v; want %v", i+1, hit.Hit, want)
+				}
+			}
+			want := int32(3)
+			if tc.wantCached {
+				want = 1
+			}
+			if n := sent.Load(); n != want {
+				t.Errorf("%d requests sent for 3 calls; want %d", n, want)
+			}
+			if !tc.wantCached && c.lru.Len() != 0 {
+				t.Errorf("%d entries kept; want none", c.lru.Len())
+			}
+		})
 	}
 }

@@ -13,7 +13,9 @@
 // Contract: only GET responses are kept, keyed by the whole URL and the
 // request headers, for the TTL and within bounds of entries and bytes
 // (least recently used out first); never a response marked no-store or
-// private, a 5xx, a 206, a request with a Range header, or a body its
+// private, a 5xx, a 206, a request with a Range header, a request asking
+// for a fresh answer (Cache-Control no-cache, no-store or max-age=0, Pragma
+// no-cache: never answered from the cache either), or a body its
 // reader did not read to the end (the call's max_bytes is obeyed: the
 // cache reads nothing the call would not have read). Whether a response
 // may be cached at all (never local mode) is the caller's choice: it wraps
