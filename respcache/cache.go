@@ -41,9 +41,11 @@ type Options struct {
 // configures it.
 //
 // It keeps GET responses only, keyed by the whole URL and the request
-// headers, for its TTL, bounded in entries and bytes; it never keeps a
-// response marked Cache-Control no-store or private, a 5xx, a partial
-// response, a request with a Range header, a request that asks for a fresh
+// headers, for its TTL, bounded in entries and bytes; it keeps only a
+// status a cache may reuse without explicit freshness (RFC 9110 15.1: 200,
+// 203, 204, 300, 301, 308, 404, 405, 410, 414; never a 5xx, a partial
+// response, a 429 or a temporary redirect); it never keeps a response
+// marked Cache-Control no-store or private, a request with a Range header, a request that asks for a fresh
 // answer (Cache-Control no-cache, no-store or max-age=0, Pragma no-cache:
 // it is not answered from the cache either), a body its reader did not read
 // to the end (see [recordingBody]: the call's max_bytes is obeyed), or
@@ -202,14 +204,31 @@ func (b *recordingBody) Close() error {
 	return b.rc.Close()
 }
 
-// cacheable: no 5xx or 206, and no Cache-Control no-store or private.
+// cacheable: a status a cache may reuse without explicit freshness
+// ([reusableStatus]), and no Cache-Control no-store or private.
 func cacheable(resp *http.Response) bool {
-	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusPartialContent {
+	if !reusableStatus(resp.StatusCode) {
 		return false
 	}
 	return !hasDirective(resp.Header, "Cache-Control", func(name, _ string) bool {
 		return strings.EqualFold(name, "no-store") || strings.EqualFold(name, "private")
 	})
+}
+
+// reusableStatus: the statuses RFC 9110 (15.1) calls heuristically
+// cacheable, less 206 (a part) and 501 (a server error). The TTL is the
+// cache's own, not the response's freshness, so any other status — a 429
+// asking to retry later, a 302 or 307 to a login page, a 401 or 403 of a
+// bot wall, a 408 — is asked again on the next call rather than repeated
+// for the TTL.
+func reusableStatus(code int) bool {
+	switch code {
+	case http.StatusOK, http.StatusNonAuthoritativeInfo, http.StatusNoContent,
+		http.StatusMultipleChoices, http.StatusMovedPermanently, http.StatusPermanentRedirect,
+		http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone, http.StatusRequestURITooLong:
+		return true
+	}
+	return false
 }
 
 // wantsFresh reports whether a request's caller asked for an answer from

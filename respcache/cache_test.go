@@ -112,3 +112,68 @@ func TestCacheRequestDirectives(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheStatuses: a response is kept only with a status RFC 9110 (15.1)
+// lets a cache reuse without explicit freshness (200, 203, 204, 300, 301,
+// 308, 404, 405, 410, 414): a 429 asking to retry later, a temporary
+// redirect, a 401 or 403 of a login or bot wall, a 408 are asked again
+// on the next call.
+func TestCacheStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		header http.Header
+		kept   bool
+	}{
+		{200, nil, true},
+		{203, nil, true},
+		{204, nil, true},
+		{301, http.Header{"Location": {"/b"}}, true},
+		{308, http.Header{"Location": {"/b"}}, true},
+		{404, nil, true},
+		{410, nil, true},
+		{302, http.Header{"Location": {"/login"}}, false},
+		{303, http.Header{"Location": {"/b"}}, false},
+		{307, http.Header{"Location": {"/b"}}, false},
+		{400, nil, false},
+		{401, nil, false},
+		{403, nil, false},
+		{408, nil, false},
+		{429, http.Header{"Retry-After": {"5"}}, false},
+		{500, nil, false},
+		{503, nil, false},
+	} {
+		name := http.StatusText(tc.status)
+		if v := tc.header.Get("Vary"); v != "" {
+			name += ", Vary " + v
+		}
+		t.Run(name, func(t *testing.T) {
+			var sent atomic.Int32
+			next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				sent.Add(1)
+				h := tc.header.Clone()
+				if h == nil {
+					h = http.Header{}
+				}
+				return &http.Response{StatusCode: tc.status, Header: h, Body: io.NopCloser(strings.NewReader("body")), Request: r}, nil
+			})
+			c := New(nil)
+			for range 2 {
+				req, _ := http.NewRequest(http.MethodGet, "https://a.example/page", nil)
+				var hit Hit
+				resp, err := c.Transport(next, &hit).RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			want := int32(2)
+			if tc.kept {
+				want = 1
+			}
+			if n := sent.Load(); n != want {
+				t.Errorf("%d requests sent for 2 calls; want %d (kept: %v)", n, want, tc.kept)
+			}
+		})
+	}
+}
