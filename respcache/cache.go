@@ -41,18 +41,19 @@ type Options struct {
 // configures it.
 //
 // It keeps GET responses only, keyed by the whole URL and the request
-// headers, for its TTL, bounded in entries and bytes; it keeps only a
-// status a cache may reuse without explicit freshness (RFC 9110 15.1: 200,
-// 203, 204, 300, 301, 308, 404, 405, 410, 414; never a 5xx, a partial
-// response, a 429 or a temporary redirect); it never keeps a response
-// marked Cache-Control no-store or private, a request with a Range header, a request that asks for a fresh
-// answer (Cache-Control no-cache, no-store or max-age=0, Pragma no-cache:
-// it is not answered from the cache either), a body its reader did not read
-// to the end (see [recordingBody]: the call's max_bytes is obeyed), or
-// anything of local mode (a dev server changes). Every call is still
-// decided and audited by the broker; a hit only saves the network request,
-// and the result says so (fetch.Output.Cached, fetch.Output.FetchedAt, from
-// the run's [Hit]). A Cache is safe for concurrent use.
+// headers, for its TTL, bounded in entries and bytes; it keeps only a status
+// a cache may reuse without explicit freshness (RFC 9110 15.1: 200, 203,
+// 204, 300, 301, 308, 404, 405, 410, 414; never a 5xx, a partial response, a
+// 429 or a temporary redirect); it never keeps a response marked
+// Cache-Control no-store or private or varying on "*", a request with a
+// Range header, a request that asks for a fresh answer (Cache-Control
+// no-cache, no-store or max-age=0, Pragma no-cache: it is not answered from
+// the cache either), a body its reader did not read to the end (see
+// [recordingBody]: the call's max_bytes is obeyed), or anything of local
+// mode (a dev server changes). Every call is still decided and audited by
+// the broker; a hit only saves the network request, and the result says so
+// (fetch.Output.Cached, fetch.Output.FetchedAt, from the run's [Hit]). A
+// Cache is safe for concurrent use.
 type Cache struct {
 	ttl        time.Duration
 	maxEntries int
@@ -205,9 +206,15 @@ func (b *recordingBody) Close() error {
 }
 
 // cacheable: a status a cache may reuse without explicit freshness
-// ([reusableStatus]), and no Cache-Control no-store or private.
+// ([reusableStatus]), no Cache-Control no-store or private, and no
+// "Vary: *". The key holds every request header, so a Vary naming headers
+// is honoured; "*" says the answer depends on more than the request
+// (RFC 9111 4.1: it never matches a later request).
 func cacheable(resp *http.Response) bool {
 	if !reusableStatus(resp.StatusCode) {
+		return false
+	}
+	if hasDirective(resp.Header, "Vary", func(name, _ string) bool { return name == "*" }) {
 		return false
 	}
 	return !hasDirective(resp.Header, "Cache-Control", func(name, _ string) bool {

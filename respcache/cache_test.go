@@ -117,7 +117,7 @@ func TestCacheRequestDirectives(t *testing.T) {
 // lets a cache reuse without explicit freshness (200, 203, 204, 300, 301,
 // 308, 404, 405, 410, 414): a 429 asking to retry later, a temporary
 // redirect, a 401 or 403 of a login or bot wall, a 408 are asked again
-// on the next call.
+// on the next call. Nor is a response that varies on "*" (RFC 9111 4.1).
 func TestCacheStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		status int
@@ -131,6 +131,9 @@ func TestCacheStatuses(t *testing.T) {
 		{308, http.Header{"Location": {"/b"}}, true},
 		{404, nil, true},
 		{410, nil, true},
+		{200, http.Header{"Vary": {"*"}}, false},
+		{200, http.Header{"Vary": {"Accept-Language, *"}}, false},
+		{200, http.Header{"Vary": {"Accept-Language"}}, true}, // the key holds every request header
 		{302, http.Header{"Location": {"/login"}}, false},
 		{303, http.Header{"Location": {"/b"}}, false},
 		{307, http.Header{"Location": {"/b"}}, false},
