@@ -2,7 +2,6 @@ package respcache
 
 import (
 	"bytes"
-	"cmp"
 	"container/list"
 	"io"
 	"net/http"
@@ -20,12 +19,12 @@ const (
 )
 
 // Options bound a [Cache]. The zero value is usable: every bound
-// takes its default.
+// takes its default, as does a negative one.
 type Options struct {
-	// TTL is how long a response is kept; 0 means DefaultTTL.
+	// TTL is how long a response is kept; 0 or less means DefaultTTL.
 	TTL time.Duration
 	// MaxEntries and MaxBytes bound the cache (least recently used out
-	// first); 0 means DefaultMaxEntries and DefaultMaxBytes.
+	// first); 0 or less means DefaultMaxEntries and DefaultMaxBytes.
 	MaxEntries int
 	MaxBytes   int64
 	// Now is the clock; nil means time.Now.
@@ -82,14 +81,23 @@ func New(opts *Options) *Cache {
 		o = *opts
 	}
 	c := &Cache{
-		ttl: cmp.Or(o.TTL, DefaultTTL), maxEntries: cmp.Or(o.MaxEntries, DefaultMaxEntries),
-		maxBytes: cmp.Or(o.MaxBytes, DefaultMaxBytes), now: o.Now,
+		ttl: orDefault(o.TTL, DefaultTTL), maxEntries: orDefault(o.MaxEntries, DefaultMaxEntries),
+		maxBytes: orDefault(o.MaxBytes, DefaultMaxBytes), now: o.Now,
 		byKey: map[string]*list.Element{}, lru: list.New(),
 	}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	return c
+}
+
+// orDefault is v, or def when v is 0 or less: a negative MaxEntries would
+// have store evict past an empty list.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Hit is how a run learns that its final response came from the cache,

@@ -180,3 +180,38 @@ func TestCacheStatuses(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheNonPositiveBounds: a bound of 0 or less takes its default; a
+// negative MaxEntries used to panic on the first store (the eviction loop
+// ran past an empty list).
+func TestCacheNonPositiveBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"zero", Options{}},
+		{"negative MaxEntries", Options{MaxEntries: -1}},
+		{"negative MaxBytes", Options{MaxBytes: -1}},
+		{"negative TTL", Options{TTL: -time.Minute}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("body")), Request: r}, nil
+			})
+			c := New(&tc.opts)
+			for i := range 2 {
+				req, _ := http.NewRequest(http.MethodGet, "https://a.example/page", nil)
+				var hit Hit
+				resp, err := c.Transport(next, &hit).RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if want := i == 1; hit.Hit != want {
+					t.Errorf("call %d: from the cache %v; want %v (the defaults)", i+1, hit.Hit, want)
+				}
+			}
+		})
+	}
+}
