@@ -3,6 +3,8 @@ package respcache
 import (
 	"bytes"
 	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"slices"
@@ -39,20 +41,20 @@ type Options struct {
 // so the guarded transport below is unchanged and the front end only
 // configures it.
 //
-// It keeps GET responses only, keyed by the whole URL and the request
-// headers, for its TTL, bounded in entries and bytes; it keeps only a status
-// a cache may reuse without explicit freshness (RFC 9110 15.1: 200, 203,
-// 204, 300, 301, 308, 404, 405, 410, 414; never a 5xx, a partial response, a
-// 429 or a temporary redirect); it never keeps a response marked
-// Cache-Control no-store or private or varying on "*", a request with a
-// Range header, a request that asks for a fresh answer (Cache-Control
-// no-cache, no-store or max-age=0, Pragma no-cache: it is not answered from
-// the cache either), a body its reader did not read to the end (see
-// [recordingBody]: the call's max_bytes is obeyed), or anything of local
-// mode (a dev server changes). Every call is still decided and audited by
-// the broker; a hit only saves the network request, and the result says so
-// (fetch.Output.Cached, fetch.Output.FetchedAt, from the run's [Hit]). A
-// Cache is safe for concurrent use.
+// It keeps GET responses only, keyed by a hash of the whole URL and the
+// request headers (none of their values is kept), for its TTL, bounded in
+// entries and bytes; it keeps only a status a cache may reuse without
+// explicit freshness (RFC 9110 15.1: 200, 203, 204, 300, 301, 308, 404, 405,
+// 410, 414; never a 5xx, a partial response, a 429 or a temporary redirect);
+// it never keeps a response marked Cache-Control no-store or private or
+// varying on "*", a request with a Range header, a request that asks for a
+// fresh answer (Cache-Control no-cache, no-store or max-age=0, Pragma
+// no-cache: it is not answered from the cache either), a body its reader did
+// not read to the end (see [recordingBody]: the call's max_bytes is obeyed),
+// or anything of local mode (a dev server changes). Every call is still
+// decided and audited by the broker; a hit only saves the network request,
+// and the result says so (fetch.Output.Cached, fetch.Output.FetchedAt, from
+// the run's [Hit]). A Cache is safe for concurrent use.
 type Cache struct {
 	ttl        time.Duration
 	maxEntries int
@@ -129,20 +131,35 @@ func (c *Cache) Transport(next http.RoundTripper, hit *Hit) http.RoundTripper {
 	return &cachingTransport{c: c, next: next, hit: hit}
 }
 
+// cacheKey is the SHA-256 of the request's whole URL and every header
+// name and value, each length-prefixed so that no two requests write the
+// same bytes. A request differing in any of them has another key, yet the
+// key holds none of them: no credential (Authorization, Cookie, a token in
+// the query) is kept past its call, and a key is 32 bytes whatever the
+// request's size.
 func cacheKey(req *http.Request) string {
-	var b strings.Builder
-	b.WriteString(req.URL.String())
+	h := sha256.New()
+	var n [8]byte
+	write := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	write(req.URL.String())
 	names := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	for _, k := range names {
+		write(k)
+		binary.BigEndian.PutUint64(n[:], uint64(len(req.Header[k])))
+		h.Write(n[:])
 		for _, v := range req.Header[k] {
-			b.WriteString("\n" + k + ": " + v)
+			write(v)
 		}
 	}
-	return b.String()
+	return string(h.Sum(nil))
 }
 
 func (t *cachingTransport) RoundTrip(req *http.Request) (*http.Response, error) {

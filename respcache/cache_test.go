@@ -215,3 +215,63 @@ func TestCacheNonPositiveBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheKeyKeepsNoCredential: the cache keys an entry by its request's
+// headers, credentials included, but keeps none of their values past the
+// call (fetchargs: Authorization and Cookie are not kept across calls), nor
+// the URL's query, and a key's size does not grow with the request's;
+// a request that differs in any header, credential or not, or in the
+// query, is not answered with another's entry.
+func TestCacheKeyKeepsNoCredential(t *testing.T) {
+	const secret = "s3cret-value"
+	long := strings.Repeat("q", 10<<10)
+	for _, tc := range []struct {
+		name   string
+		url    string
+		header http.Header
+		other  http.Header // a request for the same URL that must not be served the entry
+	}{
+		{"Authorization", "https://a.example/p", http.Header{"Authorization": {"Bearer " + secret}}, http.Header{"Authorization": {"Bearer other"}}},
+		{"Cookie", "https://a.example/p", http.Header{"Cookie": {"session=" + secret}}, http.Header{}},
+		{"a custom header", "https://a.example/p", http.Header{"X-Api-Key": {secret}}, http.Header{"X-Api-Key": {secret + "2"}}},
+		{"the query", "https://a.example/p?token=" + secret, http.Header{}, http.Header{"X-Other": {"1"}}},
+		{"a long query", "https://a.example/p?token=" + secret + long, http.Header{}, http.Header{"Accept": {"text/plain"}}},
+		{"names and values do not run together", "https://a.example/p", http.Header{"A": {"b\nC: " + secret}}, http.Header{"A": {"b"}, "C": {secret}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent atomic.Int32
+			next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				sent.Add(1)
+				return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("body")), Request: r}, nil
+			})
+			c := New(nil)
+			get := func(h http.Header) bool {
+				req, _ := http.NewRequest(http.MethodGet, tc.url, nil)
+				req.Header = h.Clone()
+				var hit Hit
+				resp, err := c.Transport(next, &hit).RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				return hit.Hit
+			}
+			get(tc.header)
+			if !get(tc.header) {
+				t.Fatal("the same request again: not from the cache")
+			}
+			if get(tc.other) {
+				t.Error("a request with other headers was answered from the first one's entry")
+			}
+			for k, el := range c.byKey {
+				if key := el.Value.(*cacheEntry).key; strings.Contains(k, secret) || strings.Contains(key, secret) {
+					t.Errorf("a key holds the secret value: %.80q", k)
+				}
+				if len(k) > 64 {
+					t.Errorf("a key of %d bytes; want at most 64, whatever the request's size", len(k))
+				}
+			}
+		})
+	}
+}
