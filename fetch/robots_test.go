@@ -104,6 +104,7 @@ func TestRobotsVerdicts(t *testing.T) {
 		{"redirect to another scheme not followed", hostile.RedirectTo("https://127.0.0.1/robots.txt", http.StatusFound), "/page", ""},
 		{"redirect loop past five hops", hostile.RedirectTo("/robots.txt", http.StatusFound), "/page", ""},
 		{"a redirect hop of the page is checked", robotsText("User-agent: *\nDisallow: /private\n"), "/hop", refusal.RobotsDisallowed},
+		{"no path, only a query: sent as /?…, covered by Disallow: /", robotsText("User-agent: *\nDisallow: /\n"), "?token=abc", refusal.RobotsDisallowed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,8 +2,9 @@ package respcache
 
 import (
 	"bytes"
-	"cmp"
 	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"slices"
@@ -20,12 +21,12 @@ const (
 )
 
 // Options bound a [Cache]. The zero value is usable: every bound
-// takes its default.
+// takes its default, as does a negative one.
 type Options struct {
-	// TTL is how long a response is kept; 0 means DefaultTTL.
+	// TTL is how long a response is kept; 0 or less means DefaultTTL.
 	TTL time.Duration
 	// MaxEntries and MaxBytes bound the cache (least recently used out
-	// first); 0 means DefaultMaxEntries and DefaultMaxBytes.
+	// first); 0 or less means DefaultMaxEntries and DefaultMaxBytes.
 	MaxEntries int
 	MaxBytes   int64
 	// Now is the clock; nil means time.Now.
@@ -40,12 +41,17 @@ type Options struct {
 // so the guarded transport below is unchanged and the front end only
 // configures it.
 //
-// It keeps GET responses only, keyed by the whole URL and the request
-// headers, for its TTL, bounded in entries and bytes; it never keeps a
-// response marked Cache-Control no-store or private, a 5xx, a partial
-// response, a request with a Range header, a body its reader did not read
-// to the end (see [recordingBody]: the call's max_bytes is obeyed), or
-// anything of local mode (a dev server changes). Every call is still
+// It keeps GET responses only, keyed by a hash of the whole URL and the
+// request headers (none of their values is kept), for its TTL, bounded in
+// entries and bytes; it keeps only a status a cache may reuse without
+// explicit freshness (RFC 9110 15.1: 200, 203, 204, 300, 301, 308, 404, 405,
+// 410, 414; never a 5xx, a partial response, a 429 or a temporary redirect);
+// it never keeps a response marked Cache-Control no-store or private or
+// varying on "*", a request with a Range header, a request that asks for a
+// fresh answer (Cache-Control no-cache, no-store or max-age=0, Pragma
+// no-cache: it is not answered from the cache either), a body its reader did
+// not read to the end (see [recordingBody]: the call's max_bytes is obeyed),
+// or anything of local mode (a dev server changes). Every call is still
 // decided and audited by the broker; a hit only saves the network request,
 // and the result says so (fetch.Output.Cached, fetch.Output.FetchedAt, from
 // the run's [Hit]). A Cache is safe for concurrent use.
@@ -77,14 +83,23 @@ func New(opts *Options) *Cache {
 		o = *opts
 	}
 	c := &Cache{
-		ttl: cmp.Or(o.TTL, DefaultTTL), maxEntries: cmp.Or(o.MaxEntries, DefaultMaxEntries),
-		maxBytes: cmp.Or(o.MaxBytes, DefaultMaxBytes), now: o.Now,
+		ttl: orDefault(o.TTL, DefaultTTL), maxEntries: orDefault(o.MaxEntries, DefaultMaxEntries),
+		maxBytes: orDefault(o.MaxBytes, DefaultMaxBytes), now: o.Now,
 		byKey: map[string]*list.Element{}, lru: list.New(),
 	}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	return c
+}
+
+// orDefault is v, or def when v is 0 or less: a negative MaxEntries would
+// have store evict past an empty list.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Hit is how a run learns that its final response came from the cache,
@@ -116,26 +131,41 @@ func (c *Cache) Transport(next http.RoundTripper, hit *Hit) http.RoundTripper {
 	return &cachingTransport{c: c, next: next, hit: hit}
 }
 
+// cacheKey is the SHA-256 of the request's whole URL and every header
+// name and value, each length-prefixed so that no two requests write the
+// same bytes. A request differing in any of them has another key, yet the
+// key holds none of them: no credential (Authorization, Cookie, a token in
+// the query) is kept past its call, and a key is 32 bytes whatever the
+// request's size.
 func cacheKey(req *http.Request) string {
-	var b strings.Builder
-	b.WriteString(req.URL.String())
+	h := sha256.New()
+	var n [8]byte
+	write := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	write(req.URL.String())
 	names := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	for _, k := range names {
+		write(k)
+		binary.BigEndian.PutUint64(n[:], uint64(len(req.Header[k])))
+		h.Write(n[:])
 		for _, v := range req.Header[k] {
-			b.WriteString("\n" + k + ": " + v)
+			write(v)
 		}
 	}
-	return b.String()
+	return string(h.Sum(nil))
 }
 
 func (t *cachingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
 	*t.hit = Hit{} // the final hop's response decides
-	if req.Method != http.MethodGet || req.Header.Get("Range") != "" {
+	if req.Method != http.MethodGet || req.Header.Get("Range") != "" || wantsFresh(req.Header) {
 		return t.next.RoundTrip(req)
 	}
 	key := cacheKey(req)
@@ -200,20 +230,62 @@ func (b *recordingBody) Close() error {
 	return b.rc.Close()
 }
 
-// cacheable: no 5xx or 206, and no Cache-Control no-store or private.
+// cacheable: a status a cache may reuse without explicit freshness
+// ([reusableStatus]), no Cache-Control no-store or private, and no
+// "Vary: *". The key holds every request header, so a Vary naming headers
+// is honoured; "*" says the answer depends on more than the request
+// (RFC 9111 4.1: it never matches a later request).
 func cacheable(resp *http.Response) bool {
-	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusPartialContent {
+	if !reusableStatus(resp.StatusCode) {
 		return false
 	}
-	for _, v := range resp.Header.Values("Cache-Control") {
+	if hasDirective(resp.Header, "Vary", func(name, _ string) bool { return name == "*" }) {
+		return false
+	}
+	return !hasDirective(resp.Header, "Cache-Control", func(name, _ string) bool {
+		return strings.EqualFold(name, "no-store") || strings.EqualFold(name, "private")
+	})
+}
+
+// reusableStatus: the statuses RFC 9110 (15.1) calls heuristically
+// cacheable, less 206 (a part) and 501 (a server error). The TTL is the
+// cache's own, not the response's freshness, so any other status — a 429
+// asking to retry later, a 302 or 307 to a login page, a 401 or 403 of a
+// bot wall, a 408 — is asked again on the next call rather than repeated
+// for the TTL.
+func reusableStatus(code int) bool {
+	switch code {
+	case http.StatusOK, http.StatusNonAuthoritativeInfo, http.StatusNoContent,
+		http.StatusMultipleChoices, http.StatusMovedPermanently, http.StatusPermanentRedirect,
+		http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone, http.StatusRequestURITooLong:
+		return true
+	}
+	return false
+}
+
+// wantsFresh reports whether a request's caller asked for an answer from
+// the origin (RFC 9111 5.2.1: Cache-Control no-cache, no-store or
+// max-age=0; Pragma no-cache): such a request is neither answered from
+// the cache nor kept, however often it is repeated.
+func wantsFresh(h http.Header) bool {
+	return hasDirective(h, "Cache-Control", func(name, arg string) bool {
+		return strings.EqualFold(name, "no-cache") || strings.EqualFold(name, "no-store") ||
+			strings.EqualFold(name, "max-age") && strings.Trim(strings.TrimSpace(arg), `"`) == "0"
+	}) || hasDirective(h, "Pragma", func(name, _ string) bool { return strings.EqualFold(name, "no-cache") })
+}
+
+// hasDirective reports whether a directive of h's field (a comma-separated
+// list of name[=arg]) satisfies is.
+func hasDirective(h http.Header, field string, is func(name, arg string) bool) bool {
+	for _, v := range h.Values(field) {
 		for d := range strings.SplitSeq(v, ",") {
-			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
-			if strings.EqualFold(name, "no-store") || strings.EqualFold(name, "private") {
-				return false
+			name, arg, _ := strings.Cut(strings.TrimSpace(d), "=")
+			if is(strings.TrimSpace(name), arg) {
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 func (c *Cache) lookup(key string) (*cacheEntry, bool) {

@@ -10,14 +10,18 @@
 //	c := respcache.New(&respcache.Options{TTL: 15 * time.Minute})
 //	f := fetch.NewFetch(client, &fetch.Options{Cache: c})
 //
-// Contract: only GET responses are kept, keyed by the whole URL and the
-// request headers, for the TTL and within bounds of entries and bytes
-// (least recently used out first); never a response marked no-store or
-// private, a 5xx, a 206, a request with a Range header, or a body its
-// reader did not read to the end (the call's max_bytes is obeyed: the
-// cache reads nothing the call would not have read). Whether a response
-// may be cached at all (never local mode) is the caller's choice: it wraps
-// its transport or does not. A hit only saves the network request; the
-// run learns of it through [Hit]. The package sends nothing itself and
-// decides nothing about admission.
+// Contract: only GET responses are kept, keyed by a hash of the whole URL
+// and the request headers (no credential is kept in a key), for the TTL and
+// within bounds of entries and bytes (least recently used out first); only a
+// status RFC 9110 lets a cache reuse without explicit freshness (200, 203,
+// 204, 300, 301, 308, 404, 405, 410, 414: never a 5xx, a 206, a 429, a 302
+// or 307); never a response marked no-store or private or "Vary: *", a
+// request with a Range header, a request asking for a fresh answer
+// (Cache-Control no-cache, no-store or max-age=0, Pragma no-cache: never
+// answered from the cache either), or a body its reader did not read to the
+// end (the call's max_bytes is obeyed: the cache reads nothing the call
+// would not have read). Whether a response may be cached at all (never local
+// mode) is the caller's choice: it wraps its transport or does not. A hit
+// only saves the network request; the run learns of it through [Hit]. The
+// package sends nothing itself and decides nothing about admission.
 package respcache

@@ -140,10 +140,11 @@ func newRule(allow bool, val string) Rule {
 
 // Check reports whether the crawler whose product token is agent
 // ("ocfetch") may fetch path, the URL's path with its query
-// ("/a/b?x=1"; "" is "/").
+// ("/a/b?x=1"; "" is "/", and a query without a path, "?x=1", is the
+// root's, "/?x=1", as it is sent).
 func (r *Rules) Check(agent, path string) Verdict {
-	if path == "" {
-		path = "/"
+	if path == "" || path[0] == '?' {
+		path = "/" + path
 	}
 	if r == nil {
 		return Verdict{Allowed: true}

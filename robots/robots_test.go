@@ -75,6 +75,8 @@ func TestPrecedence(t *testing.T) {
 		{"robots.txt itself", "disallow: /", "/robots.txt", true, ""},
 		{"query counts", "disallow: /*?sessionid=", "/page?sessionid=1", false, "Disallow: /*?sessionid="},
 		{"empty path is the root", "disallow: /$", "", false, "Disallow: /$"},
+		{"a query without a path is the root's", "disallow: /?q", "?q=1", false, "Disallow: /?q"},
+		{"a query without a path, root rule", "disallow: /", "?q=1", false, "Disallow: /"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -100,9 +100,13 @@ func IsRobotsRequest(r *http.Request) bool {
 }
 
 // robotsPath is what robots.txt rules are matched against: u's path and
-// query, as sent.
+// query, as sent — an empty path is "/" ("https://host?q" asks for
+// "/?q"), so "Disallow: /" covers it.
 func robotsPath(u *url.URL) string {
 	s := u.EscapedPath()
+	if s == "" {
+		s = "/"
+	}
 	if u.RawQuery != "" || u.ForceQuery {
 		s += "?" + u.RawQuery
 	}

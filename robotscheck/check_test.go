@@ -105,6 +105,11 @@ func TestCheckVerdicts(t *testing.T) {
 		{"404 allows", status(http.StatusNotFound), "/a", ""},
 		{"503 refuses", status(http.StatusServiceUnavailable), "/a", refusal.RobotsDisallowed},
 		{"redirect off the origin allows", http.RedirectHandler("http://other.invalid/robots.txt", http.StatusFound), "/a", ""},
+		// A URL without a path is sent as "/" + its query: "Disallow: /"
+		// covers it, and a rule on the query matches it.
+		{"no path, a query: the root's rules", text("User-agent: *\nDisallow: /\n"), "?secret=1", refusal.RobotsDisallowed},
+		{"no path, a query rule", text("User-agent: *\nDisallow: /?secret\n"), "?secret=1", refusal.RobotsDisallowed},
+		{"no path, no query", text("User-agent: *\nDisallow: /$\n"), "", refusal.RobotsDisallowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSite(t, tc.robots)
