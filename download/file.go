@@ -15,6 +15,12 @@ var (
 	ErrNoDirectory = errors.New("the directory does not exist")
 	// ErrIsDirectory: the destination is itself a directory.
 	ErrIsDirectory = errors.New("the destination is a directory")
+	// ErrNotRegular: the destination exists and is a FIFO, a device, a
+	// socket or anything else that is not a regular file (or a symlink to
+	// one): renaming the body over it would replace it — as root, a
+	// device node such as /dev/null — and writing into it is not what
+	// the file is for.
+	ErrNotRegular = errors.New("the destination is not a regular file")
 )
 
 // DestinationError is NewFile's refusal of a destination, found before
@@ -23,12 +29,18 @@ var (
 type DestinationError struct {
 	Path string // the destination, as given
 	Dir  string // its directory
-	Err  error  // ErrNoDirectory or ErrIsDirectory
+	Err  error  // ErrNoDirectory, ErrIsDirectory or ErrNotRegular
+	// Kind is what the destination is when Err is ErrNotRegular ("a
+	// FIFO", "a device", "a socket").
+	Kind string
 }
 
 func (e *DestinationError) Error() string {
-	if errors.Is(e.Err, ErrIsDirectory) {
+	switch {
+	case errors.Is(e.Err, ErrIsDirectory):
 		return e.Path + " is a directory"
+	case errors.Is(e.Err, ErrNotRegular):
+		return e.Path + " is " + e.Kind + ", not a regular file"
 	}
 	return e.Path + ": directory " + e.Dir + " does not exist"
 }
@@ -46,19 +58,46 @@ type File struct {
 	done bool
 }
 
-// NewFile checks that path's directory exists and that path is not a
-// directory, so a typo fails before any request (a *DestinationError);
-// the temporary file is created with the first response.
+// NewFile checks that path's directory exists and that path, if it
+// exists, is a regular file (or a symlink to one, which Commit replaces),
+// not a directory, a FIFO or a device, so a typo fails before any request
+// (a *DestinationError); the temporary file is created with the first
+// response.
 func NewFile(path string) (*File, error) {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return nil, &DestinationError{Path: path, Dir: dir, Err: ErrNoDirectory}
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, &DestinationError{Path: path, Dir: dir, Err: ErrIsDirectory}
+	if err := checkDestination(path); err != nil {
+		return nil, err
 	}
 	return &File{path: path}, nil
+}
+
+// checkDestination refuses a path that exists (through symlinks) and is
+// not a regular file. A missing path, or a dangling symlink, is fine.
+func checkDestination(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil || fi.Mode().IsRegular():
+		return nil
+	case fi.IsDir():
+		return &DestinationError{Path: path, Dir: filepath.Dir(path), Err: ErrIsDirectory}
+	}
+	return &DestinationError{Path: path, Dir: filepath.Dir(path), Err: ErrNotRegular, Kind: kindOf(fi.Mode())}
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // reset starts a new body: the previous response (a redirect) is dropped.
@@ -115,6 +154,11 @@ func (f *File) Commit(n int64) error {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
 	if err := os.Chmod(f.tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	// Looked at again: a FIFO or device put there since NewFile is not
+	// replaced.
+	if err := checkDestination(f.path); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
 	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
