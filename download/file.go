@@ -23,6 +23,11 @@ var (
 	ErrNotRegular = errors.New("the destination is not a regular file")
 )
 
+// ErrChanged is Commit's refusal when the temporary file's name no longer
+// leads to the file it wrote (someone who can write in the destination's
+// directory replaced it): nothing is renamed into place.
+var ErrChanged = errors.New("the temporary file was replaced before it was renamed into place")
+
 // DestinationError is NewFile's refusal of a destination, found before
 // any request is made. Its text names the path and the directory, which
 // are the caller's own.
@@ -147,14 +152,26 @@ func (f *File) Commit(n int64) error {
 	if err := f.tmp.Truncate(n); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
+	// The mode is set on the open file, never by name: a name someone
+	// replaced with a symlink meanwhile would pass the chmod on to the
+	// file it points at.
+	if err := f.tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
 	if err := f.tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", f.path, err)
+	}
+	held, err := f.tmp.Stat()
+	if err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
 	if err := f.tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	if err := os.Chmod(f.tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", f.path, err)
+	// The name is renamed into place only while it is still the file
+	// written: not whatever was put in its place.
+	if fi, err := os.Lstat(f.tmp.Name()); err != nil || !os.SameFile(held, fi) {
+		return fmt.Errorf("write %s: %w", f.path, ErrChanged)
 	}
 	// Looked at again: a FIFO or device put there since NewFile is not
 	// replaced.

@@ -86,3 +86,40 @@ func TestCommitRefusesNonRegularMadeSince(t *testing.T) {
 		t.Errorf("%s holds %d entries; want the FIFO only", dir, len(entries))
 	}
 }
+
+// TestCommitChmodsOnlyItsOwnFile: if the temporary file's name is made a
+// symlink to another file before Commit (someone who can write in the
+// destination's directory), Commit changes neither that file's mode nor
+// what the destination is, and says so.
+func TestCommitChmodsOnlyItsOwnFile(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(victim, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "out")
+	f, err := NewFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Discard()
+	f.reset()
+	f.write([]byte("body"))
+	tmp := f.tmp.Name()
+	if err := os.Remove(tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, tmp); err != nil {
+		t.Fatal(err)
+	}
+	err = f.Commit(4)
+	if fi, serr := os.Stat(victim); serr != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v, %v after Commit; want mode 0600 untouched", victim, fi, serr)
+	}
+	if !errors.Is(err, ErrChanged) {
+		t.Errorf("Commit after its temporary file was replaced = %v; want ErrChanged", err)
+	}
+	if fi, lerr := os.Lstat(path); lerr == nil {
+		t.Errorf("%s is %v after a refused Commit; want no file", path, fi.Mode())
+	}
+}
