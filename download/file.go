@@ -1,9 +1,12 @@
 package download
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -61,6 +64,9 @@ type File struct {
 	tmp  *os.File
 	err  error // the first write error; reported by Commit
 	done bool
+	// mode is 0644 less the umask, as the system created the temporary
+	// file: the mode of a new destination.
+	mode os.FileMode
 }
 
 // NewFile checks that path's directory exists and that path, if it
@@ -122,9 +128,34 @@ func (f *File) reset() {
 }
 
 // createTemp creates the temporary file, hidden, next to the destination
-// (so that Commit's rename stays on one file system).
+// (so that Commit's rename stays on one file system), with a name nobody
+// can guess. It is created 0644 so that the system applies the umask,
+// which f.mode records, and is then 0600 while the body is written.
 func (f *File) createTemp() (*os.File, error) {
-	return os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".ocfetch-*")
+	dir, base := filepath.Dir(f.path), filepath.Base(f.path)
+	for {
+		var rnd [8]byte
+		rand.Read(rnd[:]) // never fails (crypto/rand.Read)
+		t, err := os.OpenFile(filepath.Join(dir, "."+base+".ocfetch-"+hex.EncodeToString(rnd[:])),
+			os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		fi, err := t.Stat()
+		if err == nil {
+			f.mode = fi.Mode().Perm()
+			err = t.Chmod(0o600 & f.mode)
+		}
+		if err != nil {
+			t.Close()
+			os.Remove(t.Name())
+			return nil, err
+		}
+		return t, nil
+	}
 }
 
 func (f *File) write(p []byte) {
@@ -136,7 +167,8 @@ func (f *File) write(p []byte) {
 
 // Commit keeps the first n bytes (the fetch tool reads one byte past its
 // cap to see whether the body is longer; n is its Output.Bytes), syncs the
-// file, makes it mode 0644 and renames it into place. A file that got no
+// file, gives it its mode (0644 less the umask; no looser than the file it
+// replaces) and renames it into place. A file that got no
 // response body at all is committed empty. Its error ("write PATH: …")
 // wraps the failure; the first write error of the body is reported here.
 func (f *File) Commit(n int64) error {
@@ -152,10 +184,16 @@ func (f *File) Commit(n int64) error {
 	if err := f.tmp.Truncate(n); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
-	// The mode is set on the open file, never by name: a name someone
-	// replaced with a symlink meanwhile would pass the chmod on to the
-	// file it points at.
-	if err := f.tmp.Chmod(0o644); err != nil {
+	// A new file gets 0644 less the umask; a file replaced keeps its mode
+	// or a tighter one, never a looser (a 0600 file stays 0600). The mode
+	// is set on the open file, never by name: a name someone replaced
+	// with a symlink meanwhile would pass the chmod on to the file it
+	// points at.
+	mode := f.mode
+	if fi, err := os.Stat(f.path); err == nil && fi.Mode().IsRegular() {
+		mode &= fi.Mode().Perm()
+	}
+	if err := f.tmp.Chmod(mode); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
 	if err := f.tmp.Sync(); err != nil {

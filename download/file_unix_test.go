@@ -123,3 +123,58 @@ func TestCommitChmodsOnlyItsOwnFile(t *testing.T) {
 		t.Errorf("%s is %v after a refused Commit; want no file", path, fi.Mode())
 	}
 }
+
+// TestCommitMode: a new file gets 0644 less the umask, as any file a
+// command creates; an existing file keeps its mode or a tighter one,
+// never a looser (a 0600 file the body replaces stays 0600).
+func TestCommitMode(t *testing.T) {
+	tests := []struct {
+		name     string
+		umask    int
+		existing os.FileMode // 0: no file
+		want     os.FileMode
+	}{
+		{"new, umask 022", 0o022, 0, 0o644},
+		{"new, umask 077", 0o077, 0, 0o600},
+		{"new, umask 027", 0o027, 0, 0o640},
+		{"existing 0600", 0o022, 0o600, 0o600},
+		{"existing 0640", 0o022, 0o640, 0o640},
+		{"existing 0666, umask 022", 0o022, 0o666, 0o644},
+		{"existing 0755", 0o022, 0o755, 0o644},
+		{"existing 0400", 0o022, 0o400, 0o400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			old := syscall.Umask(tc.umask)
+			defer syscall.Umask(old)
+			path := filepath.Join(t.TempDir(), "out")
+			if tc.existing != 0 {
+				if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(path, tc.existing); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := NewFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Discard()
+			f.reset()
+			if fi, err := f.tmp.Stat(); err != nil || fi.Mode().Perm()&0o077 != 0 {
+				t.Errorf("temporary file %v, %v; want it private (0600) while the body is written", fi, err)
+			}
+			if err := commitBody(t, f, "new"); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode().Perm(); got != tc.want {
+				t.Errorf("mode of %s = %04o; want %04o", path, got, tc.want)
+			}
+		})
+	}
+}
