@@ -26,6 +26,10 @@ var (
 	ErrNotRegular = errors.New("the destination is not a regular file")
 )
 
+// ErrIncomplete is Commit's refusal to keep more bytes than the response
+// body that passed through the Transport held: the file is never padded.
+var ErrIncomplete = errors.New("fewer bytes passed through than the body read")
+
 // ErrChanged is Commit's refusal when the temporary file's name no longer
 // leads to the file it wrote (someone who can write in the destination's
 // directory replaced it): nothing is renamed into place.
@@ -63,6 +67,7 @@ type File struct {
 	path string
 	tmp  *os.File
 	err  error // the first write error; reported by Commit
+	n    int64 // the bytes of the current response written
 	done bool
 	// mode is 0644 less the umask, as the system created the temporary
 	// file: the mode of a new destination.
@@ -116,6 +121,7 @@ func (f *File) reset() {
 	if f == nil || f.err != nil {
 		return
 	}
+	f.n = 0
 	if f.tmp == nil {
 		f.tmp, f.err = f.createTemp()
 		return
@@ -162,7 +168,9 @@ func (f *File) write(p []byte) {
 	if f == nil || f.err != nil || f.tmp == nil {
 		return
 	}
-	_, f.err = f.tmp.Write(p)
+	var n int
+	n, f.err = f.tmp.Write(p)
+	f.n += int64(n)
 }
 
 // Commit keeps the first n bytes (the fetch tool reads one byte past its
@@ -180,6 +188,11 @@ func (f *File) Commit(n int64) error {
 		if f.tmp, err = f.createTemp(); err != nil {
 			return fmt.Errorf("write %s: %w", f.path, err)
 		}
+	}
+	if n > f.n {
+		// Truncate would pad the file with zeros: the body the caller
+		// counted is not the one that passed by.
+		return fmt.Errorf("write %s: %w (%d bytes passed by, %d read)", f.path, ErrIncomplete, f.n, n)
 	}
 	if err := f.tmp.Truncate(n); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
