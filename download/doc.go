@@ -12,7 +12,7 @@
 //
 //	file, err := download.NewFile("report.pdf")
 //	if err != nil {
-//		return err // a *DestinationError: no such directory, or a directory
+//		return err // a *DestinationError: no such directory, a directory, a FIFO or device
 //	}
 //	defer file.Discard()
 //	bar := download.NewBar(os.Stderr, 1<<20, nil)

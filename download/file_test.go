@@ -1,6 +1,8 @@
 package download
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"net/http"
@@ -85,5 +87,92 @@ func TestTransportWritesTheFinalBody(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("%s holds %s; want only body.txt", dir, strings.Join(names, ", "))
+	}
+}
+
+// TestTransportDecodesUnaskedGzip: a gzip body the transport below did
+// not decode (no Accept-Encoding was sent: a Range request) reaches the
+// reader, and the file, decoded; an identity body passes as it is.
+func TestTransportDecodesUnaskedGzip(t *testing.T) {
+	const page = "the decoded page, the decoded page, the decoded page"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(page))
+	zw.Close()
+	tests := []struct {
+		name     string
+		encoding string
+		body     []byte
+	}{
+		{"gzip", "gzip", gz.Bytes()},
+		{"gzip, odd case", " GZip ", gz.Bytes()},
+		{"identity", "", []byte(page)},
+		{"empty gzip", "gzip", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.encoding != "" {
+					w.Header().Set("Content-Encoding", tc.encoding)
+				}
+				w.Write(tc.body)
+			}))
+			defer srv.Close()
+			path := filepath.Join(t.TempDir(), "out")
+			f, err := NewFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Discard()
+			client := &http.Client{Transport: &Transport{Next: srv.Client().Transport, File: f}}
+			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+			req.Header.Set("Range", "bytes=0-") // Go's transport then asks for no gzip
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := page
+			if tc.body == nil {
+				want = ""
+			}
+			if string(read) != want || resp.Header.Get("Content-Encoding") != "" && tc.encoding != "" {
+				t.Errorf("read %q (Content-Encoding %q); want %q, decoded", read, resp.Header.Get("Content-Encoding"), want)
+			}
+			if err := f.Commit(int64(len(read))); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != want {
+				t.Errorf("%s = %q; want %q", path, got, want)
+			}
+		})
+	}
+}
+
+// TestCommitNeverPads: keeping more bytes than passed through is an
+// error, not a file padded with zeros; nothing is left behind.
+func TestCommitNeverPads(t *testing.T) {
+	for _, body := range []string{"", "short"} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "out")
+		f, err := NewFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body != "" {
+			f.reset()
+			f.write([]byte(body))
+		}
+		if err := f.Commit(int64(len(body) + 10)); !errors.Is(err, ErrIncomplete) {
+			t.Errorf("Commit(%d) after %d bytes = %v; want ErrIncomplete", len(body)+10, len(body), err)
+		}
+		f.Discard()
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s holds %d entries after a refused Commit; want none", dir, len(entries))
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package download
 
 import (
+	"compress/gzip"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/ocfetch/ocfetch/robotscheck"
 )
@@ -32,6 +34,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
+	if !resp.Uncompressed && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+		// A gzip body the transport did not decode (it asks for gzip, and
+		// decodes it, only when the request had no Range or
+		// Accept-Encoding header): decoded here, as the transport does,
+		// so that the file gets the body the fetch tool reads and counts,
+		// not the compressed bytes cut or padded to that count.
+		resp.Body = &gunzipBody{body: resp.Body}
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Uncompressed = true
+	}
 	t.File.reset()
 	redirect := resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != ""
 	if !redirect {
@@ -58,3 +72,23 @@ func (b *tapBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// gunzipBody decodes a gzip body, reading its header on the first Read
+// (an empty body is an empty body, as with the transport's own decoding).
+type gunzipBody struct {
+	body io.ReadCloser
+	zr   *gzip.Reader
+	err  error
+}
+
+func (g *gunzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil && g.err == nil {
+		g.zr, g.err = gzip.NewReader(g.body)
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return g.zr.Read(p)
+}
+
+func (g *gunzipBody) Close() error { return g.body.Close() }

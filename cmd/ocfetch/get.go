@@ -296,8 +296,11 @@ func newOutputFile(path string) (*download.File, error) {
 	file, err := download.NewFile(path)
 	if err != nil {
 		hint := "-o FILE must be in an existing directory"
-		if errors.Is(err, download.ErrIsDirectory) {
+		switch {
+		case errors.Is(err, download.ErrIsDirectory):
 			hint = "-o names the file to write"
+		case errors.Is(err, download.ErrNotRegular):
+			hint = "-o names a regular file to write (or replace); without -o the body is printed"
 		}
 		return nil, usageErrorf(hint, "-o %v", err)
 	}

@@ -357,6 +357,7 @@ func TestGetBadInput(t *testing.T) {
 		{"relative URL", []string{"get", "/just/a/path"}, "url must be absolute"},
 		{"output to stdout", []string{"get", "-o", "-", "https://example.com/"}, "-o - is not supported"},
 		{"output in a missing directory", []string{"get", "-o", "/nonexistent/dir/f", "https://example.com/"}, "directory /nonexistent/dir does not exist"},
+		{"output to a device", []string{"get", "-o", os.DevNull, "https://example.com/"}, os.DevNull + " is a device, not a regular file"},
 		{"unknown command", []string{"fetch", "https://example.com/"}, `unknown command "fetch"`},
 	}
 	for _, tc := range tests {

@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
@@ -112,6 +113,9 @@ func (d Dir) Stat(name string) (fs.FileInfo, error) {
 // point, sees the old file or the new one, never a torn one
 // ([securefile.WriteFile]). d is created (0700) if missing. A name that is
 // a symlink, or anything but a regular file, is refused and left alone.
+// The file is given perm, or the mode of the file it replaces where that
+// is tighter: rewriting a file never loosens its mode (on Windows, whose
+// mode bits stand only for the read-only attribute, it is given perm).
 func (d Dir) WriteAtomic(name string, data []byte, perm os.FileMode) error {
 	path, err := d.path(name)
 	if err != nil {
@@ -119,6 +123,9 @@ func (d Dir) WriteAtomic(name string, data []byte, perm os.FileMode) error {
 	}
 	if err := d.mkdir(); err != nil {
 		return err
+	}
+	if fi, err := securefile.Lstat(path); err == nil && fi.Mode().IsRegular() && runtime.GOOS != "windows" {
+		perm &= fi.Mode().Perm() | ^os.ModePerm
 	}
 	return securefile.WriteFile(path, data, perm)
 }
