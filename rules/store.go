@@ -25,8 +25,9 @@ const filePerm = 0o644
 // does not load, Add refuses with its rules_invalid error and writes
 // nothing. An invalid r is refused with invalid_arguments (invalid_host for
 // its host); a store that would outgrow [MaxFileSize] (about 18,000
-// rules) is refused with rules_invalid. A rules.json that is a symlink is
-// replaced by a regular file; the link's target is left alone.
+// rules) is refused with rules_invalid. A rules.json that is a symlink
+// does not load (it is refused as the reader refuses it), so nothing is
+// written and the link's target is left alone.
 func Add(ctx context.Context, ws workspace.Workspace, r Rule) error {
 	change, err := adding(r)
 	if err != nil {
