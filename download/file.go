@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ocfetch/ocfetch/internal/securefile"
 )
 
 // The destinations NewFile refuses, in a *DestinationError.
@@ -101,19 +103,7 @@ func checkDestination(path string) error {
 	case fi.IsDir():
 		return &DestinationError{Path: path, Dir: filepath.Dir(path), Err: ErrIsDirectory}
 	}
-	return &DestinationError{Path: path, Dir: filepath.Dir(path), Err: ErrNotRegular, Kind: kindOf(fi.Mode())}
-}
-
-func kindOf(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.Type().String()
+	return &DestinationError{Path: path, Dir: filepath.Dir(path), Err: ErrNotRegular, Kind: securefile.TypeName(fi.Mode())}
 }
 
 // reset starts a new body: the previous response (a redirect) is dropped.

@@ -65,7 +65,7 @@ func openDir(dir string, create bool) (*os.Root, error) {
 		return nil, fmt.Errorf("%s: %w: %w", dir, ErrNotDir, ErrSymlink)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: %w (%s)", dir, ErrNotDir, typeName(fi.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", dir, ErrNotDir, TypeName(fi.Mode()))
 	}
 	r, err := pr.OpenRoot(name)
 	if err != nil {
@@ -136,7 +136,7 @@ func checkRegular(path string, m fs.FileMode) error {
 		return fmt.Errorf("%s: %w: %w", path, ErrNotRegular, ErrSymlink)
 	}
 	if !m.IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, typeName(m))
+		return fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, TypeName(m))
 	}
 	return nil
 }
@@ -401,7 +401,9 @@ func stillNamed(r *os.Root, name string, f *os.File) bool {
 	return err == nil && os.SameFile(held, now)
 }
 
-func typeName(m fs.FileMode) string {
+// TypeName names the kind of file m is, for messages: "a directory", "a
+// FIFO", "a socket", "a device", "a regular file", or its mode.
+func TypeName(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
