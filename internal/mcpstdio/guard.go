@@ -172,8 +172,10 @@ func (g *lineGuard) checkBatch(line []byte) ([]jsonrpc.Message, int64, string) {
 		return nil, code, msg
 	}
 	if !g.out.addBatch(ids) {
-		for _, id := range ids {
-			g.out.answered(id)
+		for _, id := range ids { // not handed over after all
+			if g.out.answering(id) {
+				g.out.written(1)
+			}
 		}
 		return nil, jsonrpc.CodeInvalidRequest, "invalid request: a batch repeats a request id"
 	}

@@ -131,11 +131,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if batch == nil {
 				return nil // written with the batch's last answer
 			}
-			defer func() {
-				for _, r := range batch {
-					c.w.answered(r.ID)
+			counted := 0
+			for _, r := range batch {
+				if c.w.answering(r.ID) {
+					counted++
 				}
-			}()
+			}
+			defer c.w.written(counted)
 			data := []byte{'['}
 			for i, r := range batch {
 				if i > 0 {
@@ -149,7 +151,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			_, err := c.w.Write(append(data, ']', '\n'))
 			return err
 		}
-		defer c.w.answered(resp.ID)
+		if c.w.answering(resp.ID) {
+			defer c.w.written(1)
+		}
 	}
 	data, err := appendMessage(make([]byte, 0, messageSize(msg)), msg)
 	if err != nil {

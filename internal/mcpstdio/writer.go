@@ -21,9 +21,12 @@ type lineWriter struct {
 	proto    string
 	sawProto bool
 	batches  map[jsonrpc.ID]*msgBatch // request id → the batch it came in
-	// pending are the requests handed to the server whose answers are not
-	// yet written.
+	// pending are the requests handed to the server and not yet being
+	// answered: a request with one of their ids is a duplicate.
 	pending map[jsonrpc.ID]struct{}
+	// unwritten counts the requests handed to the server whose answers
+	// are not yet written: the bound of [lineWriter.admit].
+	unwritten int
 }
 
 // Why [lineWriter.admit] refuses requests.
@@ -38,7 +41,7 @@ const (
 // admit records the requests ids as handed to the server and unanswered.
 // It refuses ids of which one repeats another or a request still
 // unanswered (the server would answer it with no id), and ids that would
-// make more than max requests unanswered (max 0: no bound).
+// make more than max requests' answers unwritten (max 0: no bound).
 func (w *lineWriter) admit(ids []jsonrpc.ID, max int) admitRefusal {
 	w.stateMu.Lock()
 	defer w.stateMu.Unlock()
@@ -52,7 +55,7 @@ func (w *lineWriter) admit(ids []jsonrpc.ID, max int) admitRefusal {
 			}
 		}
 	}
-	if max > 0 && len(w.pending)+len(ids) > max {
+	if max > 0 && w.unwritten+len(ids) > max {
 		return admitBusy
 	}
 	if w.pending == nil {
@@ -61,15 +64,29 @@ func (w *lineWriter) admit(ids []jsonrpc.ID, max int) admitRefusal {
 	for _, id := range ids {
 		w.pending[id] = struct{}{}
 	}
+	w.unwritten += len(ids)
 	return admitted
 }
 
-// answered records that the answer to request id was written (or failed
-// to be).
-func (w *lineWriter) answered(id jsonrpc.ID) {
+// answering records that the answer to request id is about to be
+// written, and reports whether id was a request admit counted. Its id is
+// free again from here: once the answer's bytes are out, the client may
+// send a new request with that id before the write returns (the SDK
+// frees its own record of the id before it writes, for the same reason).
+func (w *lineWriter) answering(id jsonrpc.ID) bool {
 	w.stateMu.Lock()
 	defer w.stateMu.Unlock()
+	_, ok := w.pending[id]
 	delete(w.pending, id)
+	return ok
+}
+
+// written records that n answers [lineWriter.answering] reported as
+// counted have been written (or failed to be).
+func (w *lineWriter) written(n int) {
+	w.stateMu.Lock()
+	defer w.stateMu.Unlock()
+	w.unwritten -= n
 }
 
 // msgBatch collects the responses to the requests of one incoming batch,
