@@ -179,6 +179,33 @@ func TestHTMLConversion(t *testing.T) {
 			wantText: "API home top click x",
 		},
 		{
+			// A browser removes tab and newline anywhere in a URL and C0
+			// controls and spaces at either end, so each of these is a
+			// javascript: link; escapeURL removed the tab and newline after
+			// the scheme check, writing [tab](javascript:alert%281%29).
+			name:     "javascript links hidden by tab, newline, controls",
+			html:     "<p><a href=\"java&#x09;script:alert(1)\">tab</a> <a href=\"java\nscript:alert(2)\">nl</a> <a href=\"&#x01; javascript:alert(3)\">c0</a> <a href=\"vb&#x0d;script:x\">vb</a></p>",
+			wantMD:   "tab nl c0 vb",
+			wantText: "tab nl c0 vb",
+		},
+		{
+			// data: links are inline documents, never a page to visit;
+			// data: images are dropped however the scheme is hidden.
+			name:     "data links and hidden data images dropped",
+			html:     "<p><a href=\"data:text/html,<script>alert(1)</script>\">d</a> <a href=\" DaTa:,x\">e</a> <img src=\"da&#x0a;ta:image/png;base64,AAAA\" alt=\"pic\"></p>",
+			wantMD:   "d e",
+			wantText: "d e pic",
+		},
+		{
+			// A backslash before the closing parenthesis would escape it:
+			// the link would run on into the text after it. (A URL that
+			// does not parse is written as it is.)
+			name:     "backslash at the end of a link destination",
+			html:     `<p>see <a href="http://[x\">this</a> (then) more</p>`,
+			wantMD:   "see [this](http://[x%5C) (then) more",
+			wantText: "see this (then) more",
+		},
+		{
 			name:     "headings, emphasis, code, images",
 			html:     `<h2>Intro <em>now</em></h2><p>Use <code>go test</code> <strong>often</strong>, <del>never</del> <i> rarely </i>.</p><p><img src="pic.png" alt="A [pic]"></p>`,
 			wantMD:   "## Intro *now*\n\nUse `go test` **often**, ~~never~~ *rarely* .\n\n![A \\[pic\\]](https://site.example/docs/guide/pic.png)",

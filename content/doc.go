@@ -43,7 +43,8 @@
 // iframe, svg, canvas, form controls, comments, hidden elements) and makes
 // links and image sources absolute against Options.BaseURL (or the page's
 // <base href>); links to "#fragment" stay as they are, and data: images and
-// javascript: links are dropped. Extraction (codeberg.org/readeck/
+// javascript:, vbscript: and data: links are dropped (the scheme read as a
+// browser reads it, tabs and line breaks removed: "java\tscript:"). Extraction (codeberg.org/readeck/
 // go-readability/v2, a maintained port of Mozilla's Readability) works on
 // that tree in place, and the Markdown or plain-text writer reads the
 // extracted node directly: no render and re-parse. Code blocks keep their
