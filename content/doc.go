@@ -29,7 +29,8 @@
 // # Charset
 //
 // The encoding comes from a byte order mark, else the Content-Type
-// charset, else (HTML only) a <meta> charset in the first 1024 bytes, else
+// charset, else (HTML only) a <meta> charset in the first 1024 bytes (one
+// naming UTF-16 read as UTF-8, as browsers do), else
 // UTF-8 when the bytes are valid UTF-8, else windows-1252 with a note.
 // Invalid input never fails a conversion: bad bytes become U+FFFD and
 // Document.Notes says how many.
