@@ -155,6 +155,13 @@ func TestHTMLConversion(t *testing.T) {
 			wantText: "op | link\na|b | q",
 		},
 		{
+			// GFM splits a row at every unescaped "|", an image's alt too.
+			name:     "pipe in an image's alt inside a cell",
+			html:     `<table><tr><th>h</th><th>g</th></tr><tr><td><img src="/x.png" alt="a|b"></td><td>z</td></tr></table>`,
+			wantMD:   "| h | g |\n|---|---|\n| ![a\\|b](https://site.example/x.png) | z |",
+			wantText: "h | g\na|b | z",
+		},
+		{
 			name:     "bare pre becomes a fenced block",
 			html:     "<p>Example:</p><pre>x := 1\n\nif x > 0 {\n\tprint(x)\n}\n</pre>",
 			wantMD:   "Example:\n\n```\nx := 1\n\nif x > 0 {\n\tprint(x)\n}\n```",

@@ -328,6 +328,9 @@ func (w *writer) image(n *html.Node) {
 		return // alt="" marks a decorative image, unless it is a figure's
 	}
 	alt = strings.NewReplacer("[", `\[`, "]", `\]`, "\\", `\\`).Replace(collapseSpace(alt))
+	if w.cell {
+		alt = strings.ReplaceAll(alt, "|", `\|`) // GFM splits cells at it
+	}
 	w.raw("![" + alt + "](" + w.escapeURL(src) + ")")
 }
 
