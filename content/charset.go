@@ -30,7 +30,8 @@ var (
 // decodeToUTF8 decodes body to UTF-8. The encoding is taken, in order of
 // precedence (the HTML standard's), from a byte order mark, label (the
 // charset parameter of the Content-Type, "" when it has none), and for
-// HTML a <meta> in the first 1024 bytes.
+// HTML a <meta> in the first 1024 bytes (one naming UTF-16 is read as
+// UTF-8, x-user-defined as windows-1252, as the standard's prescan does).
 // With none of these, valid UTF-8 is taken as UTF-8; anything else is
 // decoded as windows-1252 (what browsers assume) with a note saying so.
 // A declared legacy charset on a body that is valid, non-ASCII UTF-8 is
@@ -66,6 +67,15 @@ func decodeToUTF8(body []byte, label string, isHTML bool) decoded {
 	if isHTML {
 		if label := metaCharset(body); label != "" {
 			if enc, name := lookupCharset(label); enc != nil {
+				// As the HTML standard's prescan does: a <meta> read from
+				// ASCII-compatible bytes cannot declare UTF-16, and
+				// x-user-defined is windows-1252.
+				switch {
+				case strings.HasPrefix(name, "utf-16"):
+					enc, name = utf8Encoding, "utf-8"
+				case name == "x-user-defined":
+					enc, name = charmap.Windows1252, "windows-1252"
+				}
 				// A page saved as UTF-8 but still declaring its old legacy
 				// charset is common; a legacy encoding almost never
 				// produces valid multi-byte UTF-8 by accident.

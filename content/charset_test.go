@@ -37,6 +37,12 @@ func TestDecodeToUTF8(t *testing.T) {
 		{"meta ignored outside HTML", cp1252(`<meta charset="shift_jis">café`), "text/plain", false, `<meta charset="shift_jis">café`, "windows-1252", "decoded as windows-1252"},
 		{"UTF-8 body mislabelled ISO-8859-1 by the server", []byte("café"), "text/plain; charset=iso-8859-1", false, "café", "utf-8", "valid UTF-8: decoded as UTF-8"},
 		{"ASCII body with a legacy label", []byte("plain"), "text/plain; charset=iso-8859-1", false, "plain", "windows-1252", ""},
+		// The HTML standard's prescan reads a <meta> naming UTF-16 as
+		// UTF-8: the meta was found in ASCII-compatible bytes, so the page
+		// cannot be UTF-16 (decoding it so gave CJK mojibake).
+		{"meta utf-16 read as UTF-8", []byte(`<meta charset="utf-16"><p>Hello</p>`), "text/html", true, `<meta charset="utf-16"><p>Hello</p>`, "utf-8", ""},
+		{"meta utf-16le read as UTF-8", []byte(`<meta charset="UTF-16LE"><p>café</p>`), "text/html", true, `<meta charset="UTF-16LE"><p>café</p>`, "utf-8", ""},
+		{"meta x-user-defined read as windows-1252", cp1252(`<meta charset="x-user-defined"><p>café</p>`), "text/html", true, `<meta charset="x-user-defined"><p>café</p>`, "windows-1252", ""},
 		{"stale legacy meta on a UTF-8 page", []byte(`<meta charset="iso-8859-1"><p>café</p>`), "text/html", true, `<meta charset="iso-8859-1"><p>café</p>`, "utf-8", ""},
 		{"undeclared legacy bytes", cp1252("Œuvre à 3 €"), "text/html", true, "Œuvre à 3 €", "windows-1252", "decoded as windows-1252"},
 		{"invalid UTF-8 replaced", []byte("ok \xff\xfe then café"), "text/plain; charset=utf-8", false, "ok \uFFFD\uFFFD then café", "utf-8", "invalid UTF-8 replaced: 2 bytes"},

@@ -155,6 +155,13 @@ func TestHTMLConversion(t *testing.T) {
 			wantText: "op | link\na|b | q",
 		},
 		{
+			// GFM splits a row at every unescaped "|", an image's alt too.
+			name:     "pipe in an image's alt inside a cell",
+			html:     `<table><tr><th>h</th><th>g</th></tr><tr><td><img src="/x.png" alt="a|b"></td><td>z</td></tr></table>`,
+			wantMD:   "| h | g |\n|---|---|\n| ![a\\|b](https://site.example/x.png) | z |",
+			wantText: "h | g\na|b | z",
+		},
+		{
 			name:     "bare pre becomes a fenced block",
 			html:     "<p>Example:</p><pre>x := 1\n\nif x > 0 {\n\tprint(x)\n}\n</pre>",
 			wantMD:   "Example:\n\n```\nx := 1\n\nif x > 0 {\n\tprint(x)\n}\n```",
@@ -177,6 +184,33 @@ func TestHTMLConversion(t *testing.T) {
 			html:     `<p><a href="../api.html?q=a b">API</a> <a href="/">home</a> <a href="#top">top</a> <a href="javascript:alert(1)">click</a> <a href="https://other.example/x">x</a> <a href="/icon"><img src="/i.png" alt=""></a></p>`,
 			wantMD:   "[API](https://site.example/docs/api.html?q=a%20b) [home](https://site.example/) [top](#top) click [x](https://other.example/x)",
 			wantText: "API home top click x",
+		},
+		{
+			// A browser removes tab and newline anywhere in a URL and C0
+			// controls and spaces at either end, so each of these is a
+			// javascript: link; escapeURL removed the tab and newline after
+			// the scheme check, writing [tab](javascript:alert%281%29).
+			name:     "javascript links hidden by tab, newline, controls",
+			html:     "<p><a href=\"java&#x09;script:alert(1)\">tab</a> <a href=\"java\nscript:alert(2)\">nl</a> <a href=\"&#x01; javascript:alert(3)\">c0</a> <a href=\"vb&#x0d;script:x\">vb</a></p>",
+			wantMD:   "tab nl c0 vb",
+			wantText: "tab nl c0 vb",
+		},
+		{
+			// data: links are inline documents, never a page to visit;
+			// data: images are dropped however the scheme is hidden.
+			name:     "data links and hidden data images dropped",
+			html:     "<p><a href=\"data:text/html,<script>alert(1)</script>\">d</a> <a href=\" DaTa:,x\">e</a> <img src=\"da&#x0a;ta:image/png;base64,AAAA\" alt=\"pic\"></p>",
+			wantMD:   "d e",
+			wantText: "d e pic",
+		},
+		{
+			// A backslash before the closing parenthesis would escape it:
+			// the link would run on into the text after it. (A URL that
+			// does not parse is written as it is.)
+			name:     "backslash at the end of a link destination",
+			html:     `<p>see <a href="http://[x\">this</a> (then) more</p>`,
+			wantMD:   "see [this](http://[x%5C) (then) more",
+			wantText: "see this (then) more",
 		},
 		{
 			name:     "headings, emphasis, code, images",

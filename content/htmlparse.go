@@ -17,7 +17,8 @@ import (
 // readings (title, text) that need no tree.
 
 // Tree budget. Building the tree is charged (internal/htmlparse): one
-// unit per token, per node and per attribute. Real pages spend about 0.1
+// unit per token, per node and per attribute, and one per eight open
+// elements its scope checks scan. Real pages spend about 0.1
 // unit per byte (the Go spec: 27,000 units for 290 KB); a page of nothing
 // but "<p>x" spends 1. The budget, min(maxTreeUnits, treeUnitsSlack +
 // len), keeps every real page and refuses formatting-element bombs

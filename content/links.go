@@ -17,8 +17,9 @@ import (
 // longer than this is ignored, with a note.
 const maxLinkLen = 2048
 
-// fixURLs drops script links and data: images from n and makes its link
-// or image source absolute; it returns how many were left as written
+// fixURLs drops script and data: links and data: images from n (their
+// scheme read as a browser reads it: browserURL) and makes its link or
+// image source absolute; it returns how many were left as written
 // because they would be too long.
 func fixURLs(n *html.Node, base *linkBase) (long int) {
 	switch n.DataAtom {
@@ -27,8 +28,8 @@ func fixURLs(n *html.Node, base *linkBase) (long int) {
 			if n.Attr[i].Key != "href" || n.Attr[i].Namespace != "" {
 				continue
 			}
-			href := strings.TrimSpace(n.Attr[i].Val)
-			if hasSchemePrefix(href, "javascript:") || hasSchemePrefix(href, "vbscript:") {
+			href := browserURL(n.Attr[i].Val)
+			if hasSchemePrefix(href, "javascript:") || hasSchemePrefix(href, "vbscript:") || hasSchemePrefix(href, "data:") {
 				n.Attr = append(n.Attr[:i], n.Attr[i+1:]...)
 				return 0
 			}
@@ -46,7 +47,7 @@ func fixURLs(n *html.Node, base *linkBase) (long int) {
 			case "srcset", "sizes":
 				continue
 			case "src":
-				src := strings.TrimSpace(a.Val)
+				src := browserURL(a.Val)
 				if hasSchemePrefix(src, "data:") {
 					continue // inline image bytes are never content
 				}
@@ -121,6 +122,25 @@ func (b *linkBase) resolve(ref string) (string, bool) {
 		b.grow -= len(s) - len(ref)
 	}
 	return s, true
+}
+
+// browserURL is s as a browser reads a URL: without the C0 controls and
+// spaces at either end, and without any tab or line break (the URL
+// standard removes them before parsing). Checking the scheme of anything
+// else lets "java\tscript:" through, which a Markdown renderer (and the
+// writer, which drops tabs and line breaks from link destinations) then
+// reads as javascript:.
+func browserURL(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	return s
 }
 
 func hasSchemePrefix(s, prefix string) bool {

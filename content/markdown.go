@@ -328,15 +328,19 @@ func (w *writer) image(n *html.Node) {
 		return // alt="" marks a decorative image, unless it is a figure's
 	}
 	alt = strings.NewReplacer("[", `\[`, "]", `\]`, "\\", `\\`).Replace(collapseSpace(alt))
+	if w.cell {
+		alt = strings.ReplaceAll(alt, "|", `\|`) // GFM splits cells at it
+	}
 	w.raw("![" + alt + "](" + w.escapeURL(src) + ")")
 }
 
-var urlEscaper = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\n", "", "\t", "", "\r", "")
+var urlEscaper = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\\", "%5C", "\n", "", "\t", "", "\r", "")
 
 // escapeURL percent-encodes what would end or break a Markdown link
-// destination (and "|" inside a table cell).
+// destination (and "|" inside a table cell): a backslash too, which would
+// escape the closing parenthesis (url.URL.String encodes it so as well).
 func (w *writer) escapeURL(u string) string {
-	if strings.ContainsAny(u, " ()<>\n\t\r") {
+	if strings.ContainsAny(u, " ()<>\\\n\t\r") {
 		u = urlEscaper.Replace(u)
 	}
 	if w.cell && strings.Contains(u, "|") {

@@ -14,7 +14,7 @@ import (
 // Markdown and text with each replaced visibly, in every body kind; raw
 // keeps the bytes.
 func TestSafeToShow(t *testing.T) {
-	const evil = "a\x1b]0;pwned\x07b\x1b]52;c;ZXZpbA==\x07c\x1b[2Jd\u009b31me\u009dx\u202Ef\u2066g\x00h\ri"
+	const evil = "a\U000E0041\x1b]0;pwned\x07b\x1b]52;c;ZXZpbA==\x07c\x1b[2Jd\u009b31me\u009dx\u202Ef\u2066g\x00h\ri"
 	bodies := []struct{ ctype, body string }{
 		{"text/html", "<title>T" + evil + "</title><h1>H" + evil + "</h1><p>P " + evil + " " + strings.Repeat("words of the article ", 30) + "</p><pre>" + evil + "</pre>"},
 		{"text/plain", "plain " + evil},

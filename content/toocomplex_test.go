@@ -41,3 +41,31 @@ func TestConvertHTMLObservesContextWhileParsing(t *testing.T) {
 		t.Errorf("got %v; want context.Canceled", err)
 	}
 }
+
+// TestDeepStackTokensAreCharged: handling a token may scan the stack of
+// open elements (<li> looks for an open <p> in button scope and an open
+// <li> in list item scope, </p> for its <p>, an unknown end tag for its
+// element down to the first special one), so under 500 nested elements
+// each token did 500 steps of work while it was charged one unit: 5 MiB
+// of "</p>" under <div>s kept the parser busy for 20 s before the budget
+// stopped it, 5 MiB of "<ul></ul>" for 10 s before converting, "</zz>"
+// under <span>s for 6 s. The elements scanned are now charged, so such a
+// page is content_too_complex at a fraction of that work; the same tokens
+// at a real page's depth still convert.
+func TestDeepStackTokensAreCharged(t *testing.T) {
+	for _, tt := range []struct{ open, unit string }{
+		{"<div>", "</p>"}, {"<div>", "<li>"}, {"<div>", "<dd>"}, {"<div>", "<hr>"},
+		{"<div>", "<ul></ul>"}, {"<div>", "<h1></h1>"}, {"<div>", "</li>"}, {"<span>", "</zz>"},
+	} {
+		for _, depth := range []int{500, 20} {
+			n := (64 << 10) / len(tt.unit)
+			body := []byte(strings.Repeat(tt.open, depth) + strings.Repeat(tt.unit, n))
+			_, err := Convert(context.Background(), body, "text/html", Options{FullPage: true, Format: Text})
+			r, refused := refusal.As(err)
+			refused = refused && r.Code == refusal.ContentTooComplex
+			if want := depth == 500; refused != want || (!refused && err != nil) {
+				t.Errorf("%d %ss then %q × %d: got %v; want content_too_complex %v", depth, tt.open, tt.unit, n, err, want)
+			}
+		}
+	}
+}

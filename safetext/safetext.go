@@ -12,10 +12,19 @@
 //   - Bidirectional overrides, embeddings, isolates and marks (U+202A–U+202E,
 //     U+2066–U+2069, U+200E, U+200F, U+061C): they make text read in an
 //     order other than the one it is stored in ("Trojan Source").
+//   - Unicode tag characters (U+E0000–U+E007F), outside a subdivision
+//     flag: they are invisible, and a model reads each as the ASCII
+//     character it shadows ("ASCII smuggling": a page can carry
+//     instructions a person reviewing the text never sees). Their one use
+//     in text is an emoji tag sequence for a flag such as England's:
+//     U+1F3F4, a subdivision code of 1–7 tag digits or lower-case tag
+//     letters, then U+E007F CANCEL TAG; such a sequence is kept whole.
 //   - Bytes that are not valid UTF-8.
 //
 // [Line] and [Text] replace each with U+FFFD, visibly; [Text] keeps tab
-// and newline. [Short] quotes an untrusted token inside a message in
+// and newline, and [Line] also replaces the line and paragraph separators
+// U+2028 and U+2029. Zero-width joiners and non-joiners are kept: emoji
+// sequences and Indic and Arabic-script text need them. [Short] quotes an untrusted token inside a message in
 // printable ASCII only. [ShellQuote] makes an argument that a shell pastes
 // back as one word. [TerminalWriter] escapes raw bytes for a terminal as
 // `cat -v` does.
@@ -43,12 +52,53 @@ func unsafeRune(r rune) bool {
 		return true
 	case r >= 0x2066 && r <= 0x2069:
 		return true
+	case r >= tagFirst && r <= tagLast:
+		return true
 	}
 	return false
 }
 
+// The Unicode tag characters, and the flag that may carry them.
+const (
+	tagFirst  = 0xE0000
+	tagLast   = 0xE007F // CANCEL TAG
+	flagBase  = 0x1F3F4 // WAVING BLACK FLAG
+	maxFlagID = 7       // a CLDR subdivision id: region (2–3) and 1–4 more
+)
+
+// flagLen returns the length in bytes of the subdivision flag at the
+// start of s, U+1F3F4 followed by 1–maxFlagID tag digits (U+E0030–39) or
+// lower-case tag letters (U+E0061–7A) and U+E007F, or 0 when s does not
+// start with one. It reads bytes: U+1F3F4 is F0 9F 8F B4, and the tag
+// characters are F3 A0 80 xx and F3 A0 81 xx.
+func flagLen[T string | []byte](s T) int {
+	if len(s) < 4 || s[0] != 0xF0 || s[1] != 0x9F || s[2] != 0x8F || s[3] != 0xB4 {
+		return 0
+	}
+	for i, n := 4, 0; i+4 <= len(s) && s[i] == 0xF3 && s[i+1] == 0xA0; i, n = i+4, n+1 {
+		c2, c3 := s[i+2], s[i+3]
+		if c2 == 0x81 && c3 == 0xBF { // CANCEL TAG
+			if n == 0 {
+				return 0
+			}
+			return i + 4
+		}
+		digit := c2 == 0x80 && c3 >= 0xB0 && c3 <= 0xB9
+		lower := c2 == 0x81 && c3 >= 0xA1 && c3 <= 0xBA
+		if n == maxFlagID || !digit && !lower {
+			return 0
+		}
+	}
+	return 0
+}
+
+// lineSeparator reports U+2028 and U+2029, which [Line] replaces.
+func lineSeparator(r rune) bool { return r == 0x2028 || r == 0x2029 }
+
 // IsUnsafe reports whether r is one of the characters this package
-// replaces (tab and newline included).
+// replaces (tab and newline included; tag characters, which a
+// subdivision flag keeps, included; U+2028 and U+2029, which only [Line]
+// replaces, not).
 func IsUnsafe(r rune) bool { return unsafeRune(r) }
 
 // Line returns s with every unsafe character (tab and newline included)
@@ -81,9 +131,13 @@ func clean(s string, keepLayout bool) string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || unsafeRune(r) {
+		switch {
+		case r == flagBase:
+			size = max(size, flagLen(s[i:]))
+			b.WriteString(s[i : i+size])
+		case r == utf8.RuneError && size == 1 || unsafeRune(r) || !keepLayout && lineSeparator(r):
 			b.WriteRune(Replacement)
-		} else {
+		default:
 			b.WriteString(s[i : i+size])
 		}
 		i += size
@@ -124,7 +178,10 @@ func unsafeAt(s string, i int, keepLayout bool) (size int, unsafe bool) {
 		return 1, (c < 0x20 || c == 0x7f) && !(keepLayout && (c == '\t' || c == '\n'))
 	}
 	r, size := utf8.DecodeRuneInString(s[i:])
-	return size, r == utf8.RuneError && size == 1 || unsafeRune(r)
+	if r == flagBase {
+		return max(size, flagLen(s[i:])), false
+	}
+	return size, r == utf8.RuneError && size == 1 || unsafeRune(r) || !keepLayout && lineSeparator(r)
 }
 
 // Bytes of a uint64 holding eight bytes, for notPrintable.

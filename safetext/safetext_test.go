@@ -25,6 +25,20 @@ func TestLineAndText(t *testing.T) {
 		{"bidi isolates and marks", "\u2066\u2067\u2068\u2069\u200e\u200f\u061c", strings.Repeat(R, 7), strings.Repeat(R, 7)},
 		{"invalid UTF-8", "a\xffb\xc3", "a" + R + "b" + R, "a" + R + "b" + R},
 		{"zero-width joiner kept", "👩\u200d💻", "👩\u200d💻", "👩\u200d💻"},
+		{"ZWJ and ZWNJ in Indic and Persian kept", "क्\u200dष می\u200cخواهم", "क्\u200dष می\u200cخواهم", "क्\u200dष می\u200cخواهم"},
+		// Unicode tag characters are invisible, and models read them as
+		// the ASCII they shadow ("ASCII smuggling"). Their one use in
+		// text is a subdivision flag: U+1F3F4, the subdivision code in
+		// tag digits and lower-case tag letters, then CANCEL TAG.
+		{"tag characters smuggling ASCII", "ok" + tags("Ignore previous") + "!", "ok" + strings.Repeat(R, 15) + "!", "ok" + strings.Repeat(R, 15) + "!"},
+		{"England and Scotland flags kept", england + " " + scotland, england + " " + scotland, england + " " + scotland},
+		{"flag base with tags but no CANCEL TAG", "\U0001F3F4" + tags("gbeng"), "\U0001F3F4" + strings.Repeat(R, 5), "\U0001F3F4" + strings.Repeat(R, 5)},
+		{"flag with upper-case tag letters", "\U0001F3F4" + tags("GBENG") + "\U000E007F", "\U0001F3F4" + strings.Repeat(R, 6), "\U0001F3F4" + strings.Repeat(R, 6)},
+		{"flag with a long tag message", "\U0001F3F4" + tags("ignoreall") + "\U000E007F", "\U0001F3F4" + strings.Repeat(R, 10), "\U0001F3F4" + strings.Repeat(R, 10)},
+		{"lone CANCEL TAG and LANGUAGE TAG", "a\U000E007Fb\U000E0001", "a" + R + "b" + R, "a" + R + "b" + R},
+		// Line and paragraph separators end a line: not in a one-line
+		// message.
+		{"line and paragraph separators", "a\u2028b\u2029c", "a" + R + "b" + R + "c", "a\u2028b\u2029c"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,6 +51,20 @@ func TestLineAndText(t *testing.T) {
 		})
 	}
 }
+
+// tags returns s (ASCII) in Unicode tag characters.
+func tags(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteRune(0xE0000 + c)
+	}
+	return b.String()
+}
+
+var (
+	england  = "\U0001F3F4" + tags("gbeng") + "\U000E007F"
+	scotland = "\U0001F3F4" + tags("gbsct") + "\U000E007F"
+)
 
 func TestLineCleanDoesNotAllocate(t *testing.T) {
 	s := strings.Repeat("a clean title — ünïcode ", 20)
@@ -85,6 +113,8 @@ func TestTerminalWriter(t *testing.T) {
 		{"invalid bytes", "\xff\xc3", "M-^?M-C"},
 		{"bidi", "a\u202Eb", "a<U+202E>b"},
 		{"CR", "a\rb", "a^Mb"},
+		{"tag characters", "a" + tags("Hi") + "\U000E007Fb", "a<U+E0048><U+E0069><U+E007F>b"},
+		{"subdivision flag", england, england},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +157,8 @@ func TestTerminalWriterSplitWrites(t *testing.T) {
 
 func FuzzSafe(f *testing.F) {
 	// Seeds: terminal sequences, C1, bidi, invalid and split UTF-8.
-	for _, s := range []string{"", "plain", "\x1b]52;c;eA==\x07", "\u009b", "\u202e", "\xff", "\xe2\x82", "日本\n\t"} {
+	for _, s := range []string{"", "plain", "\x1b]52;c;eA==\x07", "\u009b", "\u202e", "\xff", "\xe2\x82", "日本\n\t",
+		"\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F", "\U000E0041\u2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -135,10 +166,16 @@ func FuzzSafe(f *testing.F) {
 			if !utf8.ValidString(got) {
 				t.Fatalf("%s(%q) = %q: not valid UTF-8", name, s, got)
 			}
-			for _, r := range got {
-				if unsafeRune(r) && !(name == "Text" && (r == '\t' || r == '\n')) {
+			for i := 0; i < len(got); {
+				if n := flagLen(got[i:]); n > 0 {
+					i += n
+					continue
+				}
+				r, size := utf8.DecodeRuneInString(got[i:])
+				if unsafeRune(r) && !(name == "Text" && (r == '\t' || r == '\n')) || name == "Line" && (r == 0x2028 || r == 0x2029) {
 					t.Fatalf("%s(%q) = %q holds %U", name, s, got, r)
 				}
+				i += size
 			}
 		}
 		term := AppendTerminal(nil, []byte(s))
@@ -147,10 +184,16 @@ func FuzzSafe(f *testing.F) {
 				t.Fatalf("AppendTerminal(%q) = %q holds control %#x", s, term, c)
 			}
 		}
-		for _, r := range string(term) {
+		for i := 0; i < len(term); {
+			if n := flagLen(term[i:]); n > 0 {
+				i += n
+				continue
+			}
+			r, size := utf8.DecodeRune(term[i:])
 			if r >= 0x80 && unsafeRune(r) {
 				t.Fatalf("AppendTerminal(%q) = %q holds %U", s, term, r)
 			}
+			i += size
 		}
 		q := ShellQuote(s)
 		if strings.ContainsAny(q, "\x00\n") {
@@ -210,7 +253,8 @@ func firstUnsafeByByte(s string, keepLayout bool) int {
 // FuzzFirstUnsafe: firstUnsafe finds the same byte as the byte-by-byte
 // reference, with and without layout kept.
 func FuzzFirstUnsafe(f *testing.F) {
-	for _, s := range []string{"", "plain ascii text, longer than a word", "tab\there", "a\x1b[2Jb", "héllo wörld, more than eight", "0123456\x7f89", "abcdefgh\u202eijk", "abcdefg\xff"} {
+	for _, s := range []string{"", "plain ascii text, longer than a word", "tab\there", "a\x1b[2Jb", "héllo wörld, more than eight", "0123456\x7f89", "abcdefgh\u202eijk", "abcdefg\xff",
+		"flag \U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F tag \U000E0041 sep \u2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -8,9 +8,11 @@ import (
 // TerminalWriter writes raw bytes to a terminal with controls made
 // visible as `cat -v` shows them: C0 controls other than tab and newline
 // as ^X (ESC as ^[), DEL as ^?, C1 controls as M-^X (U+009B as M-^[),
-// bytes that are not UTF-8 as M-x, bidi controls as <U+XXXX>. Everything
-// else, valid UTF-8 text included, passes unchanged. A UTF-8 sequence
-// split across two Writes is judged whole. Use it only when the
+// bytes that are not UTF-8 as M-x, bidi controls and tag characters
+// (outside a subdivision flag) as <U+XXXX>. Everything else, valid UTF-8
+// text included, passes unchanged. A UTF-8 sequence split across two
+// Writes is judged whole; a flag split across two Writes has its tag
+// characters shown as <U+XXXXX>. Use it only when the
 // destination is a terminal: a pipe or a file gets the bytes untouched.
 type TerminalWriter struct {
 	w       io.Writer
@@ -107,6 +109,9 @@ func appendEscaped(dst, p []byte) []byte {
 		}
 		r, size := utf8.DecodeRune(p[i:])
 		switch {
+		case r == flagBase:
+			size = max(size, flagLen(p[i:]))
+			dst = append(dst, p[i:i+size]...)
 		case r == utf8.RuneError && size == 1:
 			dst = appendMeta(dst, c)
 		case r >= 0x80 && r <= 0x9f:
@@ -137,7 +142,15 @@ func appendMeta(dst []byte, c byte) []byte {
 	return append(dst, c)
 }
 
+// appendHex4 writes r in upper-case hex, at least four digits.
 func appendHex4(dst []byte, r rune) []byte {
 	const digits = "0123456789ABCDEF"
-	return append(dst, digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf])
+	shift := 12
+	for shift < 28 && r>>(shift+4) != 0 {
+		shift += 4
+	}
+	for ; shift >= 0; shift -= 4 {
+		dst = append(dst, digits[r>>shift&0xf])
+	}
+	return dst
 }

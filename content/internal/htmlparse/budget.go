@@ -3,6 +3,8 @@ package htmlparse
 import (
 	"errors"
 	"fmt"
+
+	a "golang.org/x/net/html/atom"
 )
 
 // ErrTooComplex is wrapped by the error Parse returns when building the
@@ -41,3 +43,36 @@ func (p *parser) cloneCharged(n *Node) *Node {
 	p.charge(1 + len(n.Attr))
 	return clone(n)
 }
+
+// scanPerUnit: the elements the parser's loops over its stacks (open
+// elements, active formatting elements) visit are counted in
+// parser.scanned and charged, with the next token, one unit per this
+// many. Handling a token may scan the whole stack of open elements (a
+// start tag such as <p>, <hr>, <li> or <h1> looks for an open <p> in
+// button scope; an end tag looks for its element), so the work of a token
+// grows with the depth of the page: under 500 nested <div>s, 5 MiB of
+// "</p>" kept the parser busy for 20 s while every token was charged one
+// unit. Real pages are a few dozen elements deep and pay a few percent
+// more (the Go spec: 28,500 units instead of 27,000).
+const scanPerUnit = 8
+
+// scopeStopTags is defaultScopeStopTags[ns] without a map lookup for each
+// element indexOfElementInScope passes: the elements that end the
+// default, list item and button scopes in namespace ns.
+func scopeStopTags(ns string) []a.Atom {
+	switch ns {
+	case "":
+		return htmlScopeStopTags
+	case "math":
+		return mathScopeStopTags
+	case "svg":
+		return svgScopeStopTags
+	}
+	return nil
+}
+
+var (
+	htmlScopeStopTags = defaultScopeStopTags[""]
+	mathScopeStopTags = defaultScopeStopTags["math"]
+	svgScopeStopTags  = defaultScopeStopTags["svg"]
+)

@@ -8,7 +8,8 @@
 // <b> elements becomes 8 million nodes. Counting from outside the parser
 // cannot be exact, so the parser itself is copied and charged: one unit
 // per token, one per node added to the tree, one per attribute the node
-// carries (see [Parse]). The tree is made of x/net/html's own types
+// carries, and one per eight elements the parser's loops over its stacks
+// visit (see [Parse]). The tree is made of x/net/html's own types
 // (alias.go): readability and the writers see no difference.
 //
 // The files and what changed in them:
@@ -17,7 +18,10 @@
 //     "ocfetch patch" in parse.go
 //     (the parser's budget fields, the charges in addChild, addText's
 //     foster parenting and the adoption agency's clones, a charge per
-//     token, the recover that keeps the budget error, and Parse, which
+//     token, a count of the open and active formatting elements each
+//     loop over them visits (charged per scanPerUnit, with the token),
+//     scopeStopTags for a map lookup in indexOfElementInScope, the
+//     recover that keeps the budget error, and Parse, which
 //     takes ctx and a budget; ParseFragment and the options are dropped);
 //   - node.go: the part of x/net/html's node.go the parser needs (its
 //     stacks, reparentChildren, clone as a function);

@@ -62,6 +62,8 @@ type parser struct {
 	ctx   context.Context
 	left  int // cost units left; charge panics with ErrTooComplex below 0
 	spent int
+	// scanned counts the stack elements visited, not yet charged.
+	scanned int
 }
 
 func (p *parser) top() *Node {
@@ -121,6 +123,7 @@ func (p *parser) popUntil(s scope, matchTags ...a.Atom) bool {
 // returns -1.
 func (p *parser) indexOfElementInScope(s scope, matchTags ...a.Atom) int {
 	for i := len(p.oe) - 1; i >= 0; i-- {
+		p.scanned++ // ocfetch patch
 		tagAtom := p.oe[i].DataAtom
 		if p.oe[i].Namespace == "" {
 			for _, t := range matchTags {
@@ -149,7 +152,7 @@ func (p *parser) indexOfElementInScope(s scope, matchTags ...a.Atom) int {
 		}
 		switch s {
 		case defaultScope, listItemScope, buttonScope:
-			for _, t := range defaultScopeStopTags[p.oe[i].Namespace] {
+			for _, t := range scopeStopTags(p.oe[i].Namespace) { // ocfetch patch
 				if t == tagAtom {
 					return -1
 				}
@@ -169,6 +172,7 @@ func (p *parser) elementInScope(s scope, matchTags ...a.Atom) bool {
 // scope-defined element is found.
 func (p *parser) clearStackToContext(s scope) {
 	for i := len(p.oe) - 1; i >= 0; i-- {
+		p.scanned++ // ocfetch patch
 		tagAtom := p.oe[i].DataAtom
 		switch s {
 		case tableScope:
@@ -381,6 +385,7 @@ func (p *parser) addFormattingElement() {
 	identicalElements := 0
 findIdenticalElements:
 	for i := len(p.afe) - 1; i >= 0; i-- {
+		p.scanned++ // ocfetch patch
 		n := p.afe[i]
 		if n.Type == scopeMarkerNode {
 			break
@@ -473,6 +478,7 @@ func (p *parser) setOriginalIM() {
 // Section 12.2.4.1, "reset the insertion mode".
 func (p *parser) resetInsertionMode() {
 	for i := len(p.oe) - 1; i >= 0; i-- {
+		p.scanned++ // ocfetch patch
 		n := p.oe[i]
 		last := i == 0
 		if last && p.context != nil {
@@ -693,6 +699,7 @@ func inHeadIM(p *parser) bool {
 			// relatively old HTML feature. Templates are also rare and a
 			// relatively new HTML feature. Their combination is very rare.
 			for _, e := range p.oe {
+				p.scanned++ // ocfetch patch
 				if e.Namespace != "" {
 					p.im = ignoreTheRemainingTokens
 					return true
@@ -724,6 +731,7 @@ func inHeadIM(p *parser) bool {
 			// See https://bugs.chromium.org/p/chromium/issues/detail?id=829668
 			p.generateImpliedEndTags()
 			for i := len(p.oe) - 1; i >= 0; i-- {
+				p.scanned++ // ocfetch patch
 				if n := p.oe[i]; n.Namespace == "" && n.DataAtom == a.Template {
 					p.oe = p.oe[:i]
 					break
@@ -970,6 +978,7 @@ func inBodyIM(p *parser) bool {
 		case a.Li:
 			p.framesetOK = false
 			for i := len(p.oe) - 1; i >= 0; i-- {
+				p.scanned++ // ocfetch patch
 				node := p.oe[i]
 				switch node.DataAtom {
 				case a.Li:
@@ -988,6 +997,7 @@ func inBodyIM(p *parser) bool {
 		case a.Dd, a.Dt:
 			p.framesetOK = false
 			for i := len(p.oe) - 1; i >= 0; i-- {
+				p.scanned++ // ocfetch patch
 				node := p.oe[i]
 				switch node.DataAtom {
 				case a.Dd, a.Dt:
@@ -1016,6 +1026,7 @@ func inBodyIM(p *parser) bool {
 			p.framesetOK = false
 		case a.A:
 			for i := len(p.afe) - 1; i >= 0 && p.afe[i].Type != scopeMarkerNode; i-- {
+				p.scanned++ // ocfetch patch
 				if n := p.afe[i]; n.Type == ElementNode && n.DataAtom == a.A {
 					p.inBodyEndTagFormatting(a.A, "a")
 					p.oe.remove(n)
@@ -1259,6 +1270,7 @@ func inBodyIM(p *parser) bool {
 			return false
 		}
 		for _, e := range p.oe {
+			p.scanned++ // ocfetch patch
 			switch e.DataAtom {
 			case a.Dd, a.Dt, a.Li, a.Optgroup, a.Option, a.P, a.Rb, a.Rp, a.Rt, a.Rtc, a.Tbody, a.Td, a.Tfoot, a.Th,
 				a.Thead, a.Tr, a.Body, a.Html:
@@ -1320,6 +1332,7 @@ func (p *parser) inBodyEndTagFormatting(tagAtom a.Atom, tagName string) {
 		// Steps 10-11. Find the furthest block.
 		var furthestBlock *Node
 		for _, e := range p.oe[feIndex:] {
+			p.scanned++ // ocfetch patch
 			if isSpecialElement(e) {
 				furthestBlock = e
 				break
@@ -1427,6 +1440,7 @@ func (p *parser) inBodyEndTagFormatting(tagAtom a.Atom, tagName string) {
 // inBodyEndTagOther performs the "any other end tag" algorithm for inBodyIM.
 func (p *parser) inBodyEndTagOther(tagAtom a.Atom, tagName string) {
 	for i := len(p.oe) - 1; i >= 0; i-- {
+		p.scanned++ // ocfetch patch
 		// Two element nodes have the same tag if they have the same Data (a
 		// string-typed field). As an optimization, for common HTML tags, each
 		// Data string is assigned a unique, non-zero DataAtom (a uint32-typed
@@ -1875,6 +1889,7 @@ func inTemplateIM(p *parser) bool {
 		// See https://bugs.chromium.org/p/chromium/issues/detail?id=829668
 		p.generateImpliedEndTags()
 		for i := len(p.oe) - 1; i >= 0; i-- {
+			p.scanned++ // ocfetch patch
 			if n := p.oe[i]; n.Namespace == "" && n.DataAtom == a.Template {
 				p.oe = p.oe[:i]
 				break
@@ -2114,6 +2129,7 @@ func parseForeignContent(p *parser) bool {
 		}
 		if b {
 			for i := len(p.oe) - 1; i >= 0; i-- {
+				p.scanned++ // ocfetch patch
 				n := p.oe[i]
 				if n.Namespace == "" || htmlIntegrationPoint(n) || mathMLTextIntegrationPoint(n) {
 					p.oe = p.oe[:i+1]
@@ -2156,6 +2172,7 @@ func parseForeignContent(p *parser) bool {
 			return true
 		}
 		for i := len(p.oe) - 1; i >= 0; i-- {
+			p.scanned++ // ocfetch patch
 			if strings.EqualFold(p.oe[i].Data, p.tok.Data) {
 				p.oe = p.oe[:i]
 				return true
@@ -2258,7 +2275,10 @@ func (p *parser) parse() (err error) {
 	}()
 	// Iterate until EOF. Any other error will cause an early return.
 	for err != io.EOF {
-		p.charge(1) // ocfetch patch: one unit per token, ctx checked
+		// ocfetch patch: one unit per token, ctx checked, and one per
+		// scanPerUnit stack elements visited since (budget.go).
+		p.charge(1 + p.scanned/scanPerUnit)
+		p.scanned %= scanPerUnit
 
 		// CDATA sections are allowed only in foreign content.
 		n := p.oe.top()
@@ -2284,7 +2304,8 @@ func (p *parser) parse() (err error) {
 // Parse returns the parse tree for the HTML from r, built exactly as
 // x/net/html's Parse builds it, or an error.
 //
-// ocfetch patch: tree construction is charged one unit per token, one per
+// ocfetch patch: tree construction is charged one unit per token (and one
+// per [scanPerUnit] elements of its stacks visited), one per
 // node added to the tree and one per attribute it carries (a clone of a
 // formatting element copies its attributes), so the "Noah's Ark"
 // reconstruction of formatting elements cannot grow the tree past budget
