@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ocfetch/ocfetch/refusal"
 )
 
 // boundsFull makes TestBoundsHostileHTML use bodies at the fetch tool's
@@ -61,6 +63,12 @@ func TestBoundsHostileHTML(t *testing.T) {
 			t.Run(name+"/"+string(opts.Format)+map[bool]string{true: "-full"}[opts.FullPage], func(t *testing.T) {
 				start := time.Now()
 				d, err := Convert(context.Background(), body, "text/html", opts)
+				if r, ok := refusal.As(err); ok && r.Code == refusal.ContentTooComplex && *boundsFull {
+					// At the 5 MiB cap the work budget may refuse a page by
+					// name (a table of 170,000 rows): the bound held.
+					t.Logf("%d bytes in: refused %s after %v", len(body), r.Code, time.Since(start))
+					return
+				}
 				if err != nil {
 					t.Fatalf("Convert: %v", err)
 				}
