@@ -578,7 +578,7 @@ func TestAllResultsDropped(t *testing.T) {
 func TestUnansweredEngines(t *testing.T) {
 	const one = `{"url": "https://go.dev/", "title": "Go"}`
 	for _, tc := range []struct {
-		name, answer string
+		name, answer      string
 		count, unanswered int
 		want              string // in the text; "" for no line about engines
 	}{
