@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// valueKey keys the value a test context carries.
+type valueKey struct{}
+
 // pendingCount is the number of deadlines in the shared heap.
 func pendingCount() int {
 	shared.mu.Lock()
@@ -58,7 +61,7 @@ func TestWithTimeoutChildren(t *testing.T) {
 	ctx, cancel := WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	before := runtime.NumGoroutine()
-	child, cancelChild := context.WithCancelCause(context.WithValue(ctx, struct{}{}, 1))
+	child, cancelChild := context.WithCancelCause(context.WithValue(ctx, valueKey{}, 1))
 	defer cancelChild(nil)
 	var fired sync.WaitGroup
 	fired.Add(1)
