@@ -5,10 +5,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/robots"
 	"github.com/ocfetch/ocfetch/tool"
 )
 
@@ -72,7 +74,7 @@ func (c *Checker) Check(ctx context.Context, call *Call, u *url.URL) error {
 	case file.deny:
 		r = refusal.Newf(refusal.RobotsDisallowed, "robots.txt of %s answered %d, which is taken as disallowing every page (as the MCP reference fetch server does); nothing else was sent",
 			origin, file.status)
-	case file.rules != nil && !file.rules.Check(Agent, robotsPath(u)).Allowed:
+	case file.rules != nil && !allowed(file.rules, u):
 		r = refusal.Newf(refusal.RobotsDisallowed, "robots.txt of %s disallows this page for user agent %s; nothing else was sent", origin, Agent)
 	default:
 		return nil
@@ -99,6 +101,28 @@ func IsRobotsRequest(r *http.Request) bool {
 	return v
 }
 
+// allowed reports whether rules let Agent fetch u: its path as sent and,
+// where the path holds dot segments or repeated slashes, the path a server
+// may well serve for it (RFC 3986 5.2.4's dot segments removed, "%2e"
+// read as ".", runs of "/" merged, as nginx does by default) must both be
+// allowed. "/x/../private" is "/private" to most servers, and a check of
+// the form as written alone would let it pass "Disallow: /private".
+func allowed(rules *robots.Rules, u *url.URL) bool {
+	sent := robotsPath(u)
+	if !rules.Check(Agent, sent).Allowed {
+		return false
+	}
+	path, query, _ := strings.Cut(sent, "?")
+	served := normalPath(path)
+	if served == path {
+		return true
+	}
+	if query != "" || strings.Contains(sent, "?") {
+		served += "?" + query
+	}
+	return rules.Check(Agent, served).Allowed
+}
+
 // robotsPath is what robots.txt rules are matched against: u's path and
 // query, as sent — an empty path is "/" ("https://host?q" asks for
 // "/?q"), so "Disallow: /" covers it.
@@ -111,4 +135,59 @@ func robotsPath(u *url.URL) string {
 		s += "?" + u.RawQuery
 	}
 	return s
+}
+
+// normalPath is p (an escaped path starting with "/") with its dot
+// segments removed ("." and "..", either written "%2e"), as RFC 3986
+// 5.2.4 removes them — a ".." above the root stays at the root, and a
+// path ending in a dot segment keeps its final "/" — and runs of "/"
+// merged into one. A path with neither is returned as it is.
+func normalPath(p string) string {
+	if !strings.Contains(p, ".") && !strings.Contains(p, "//") && !strings.Contains(strings.ToLower(p), "%2e") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	out := make([]string, 1, len(segs)) // out[0] is the root's empty segment
+	for i, seg := range segs[1:] {
+		last := i == len(segs)-2
+		switch dots(seg) {
+		case 1:
+		case 2:
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+		default:
+			if seg != "" || last {
+				out = append(out, seg)
+			}
+			continue
+		}
+		if last {
+			out = append(out, "")
+		}
+	}
+	if len(out) == 1 {
+		return "/"
+	}
+	return strings.Join(out, "/")
+}
+
+// dots is 1 for a "." segment, 2 for "..", 0 otherwise; "%2e" (either
+// case) counts as a dot.
+func dots(seg string) int {
+	n := 0
+	for seg != "" {
+		switch {
+		case seg[0] == '.':
+			seg = seg[1:]
+		case len(seg) >= 3 && seg[0] == '%' && seg[1] == '2' && (seg[2] == 'e' || seg[2] == 'E'):
+			seg = seg[3:]
+		default:
+			return 0
+		}
+		if n++; n > 2 {
+			return 0
+		}
+	}
+	return n
 }

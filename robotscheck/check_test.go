@@ -206,3 +206,91 @@ func TestCheckFailure(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestNormalPath: dot segments (also written %2e) and runs of "/" go as
+// RFC 3986 5.2.4 and a default nginx take them; anything else is kept.
+func TestNormalPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/":                  "/",
+		"/a/b":               "/a/b",
+		"/a/b/":              "/a/b/",
+		"/x/../private":      "/private",
+		"/x/%2e%2e/private":  "/private",
+		"/x/.%2E/private":    "/private",
+		"/./private":         "/private",
+		"/%2e/private":       "/private",
+		"/a/..":              "/",
+		"/..":                "/",
+		"/../../private":     "/private",
+		"/a/.":               "/a/",
+		"/a/./":              "/a/",
+		"//private":          "/private",
+		"/a//b///c":          "/a/b/c",
+		"/a/.../b":           "/a/.../b",
+		"/a/..b/c":           "/a/..b/c",
+		"/file.txt":          "/file.txt",
+		"/a/%2e%2e%2e/b":     "/a/%2e%2e%2e/b",
+		"/private/x/../y/./": "/private/y/",
+	} {
+		if got := normalPath(in); got != want {
+			t.Errorf("normalPath(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestCheckDotSegments: a page reached through dot segments or repeated
+// slashes is checked as the path a server serves for it too, so that
+// "Disallow: /private" covers "/x/../private"; the form as sent is still
+// checked, and a path that is allowed either way is allowed.
+func TestCheckDotSegments(t *testing.T) {
+	for _, tc := range []struct {
+		name, robots, path string
+		want               refusal.Code
+	}{
+		{"dot-dot into a disallowed path", "User-agent: *\nDisallow: /private\n", "/x/../private/a", refusal.RobotsDisallowed},
+		{"encoded dot-dot", "User-agent: *\nDisallow: /private\n", "/x/%2e%2e/private", refusal.RobotsDisallowed},
+		{"a dot segment", "User-agent: *\nDisallow: /private\n", "/./private?q=1", refusal.RobotsDisallowed},
+		{"repeated slashes", "User-agent: *\nDisallow: /private\n", "//private", refusal.RobotsDisallowed},
+		{"a query rule after dot segments", "User-agent: *\nDisallow: /a?secret\n", "/b/../a?secret=1", refusal.RobotsDisallowed},
+		{"the form as sent is disallowed", "User-agent: *\nDisallow: /x/\n", "/x/../public", refusal.RobotsDisallowed},
+		{"allowed both ways", "User-agent: *\nDisallow: /private\n", "/x/../public", ""},
+		{"dots inside a name", "User-agent: *\nDisallow: /private\n", "/a..b/private.txt", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t, text(tc.robots))
+			err := New(nil).Check(context.Background(), s.call, s.page(t, tc.path))
+			if got := refusal.CodeOf(err); got != tc.want {
+				t.Fatalf("code %q (%v); want %q", got, err, tc.want)
+			}
+			if err != nil && (strings.Contains(err.Error(), "private") || strings.Contains(err.Error(), "secret")) {
+				t.Errorf("message %q names the page's path or query", err)
+			}
+		})
+	}
+}
+
+// FuzzNormalPath: for any path starting with "/", the normal form starts
+// with "/", holds no run of "/" and no dot segment, and is its own normal
+// form.
+func FuzzNormalPath(f *testing.F) {
+	for _, seed := range []string{"/", "/x/../private", "//a//", "/%2e%2E/./..", "/a/.../b", "/a/."} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if !strings.HasPrefix(p, "/") {
+			return
+		}
+		n := normalPath(p)
+		if !strings.HasPrefix(n, "/") || strings.Contains(n, "//") {
+			t.Fatalf("normalPath(%q) = %q", p, n)
+		}
+		for _, seg := range strings.Split(n, "/") {
+			if dots(seg) != 0 {
+				t.Fatalf("normalPath(%q) = %q keeps the dot segment %q", p, n, seg)
+			}
+		}
+		if again := normalPath(n); again != n {
+			t.Fatalf("normalPath(%q) = %q, whose normal form is %q", p, n, again)
+		}
+	})
+}
