@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"os"
-	"runtime"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
 )
@@ -18,24 +17,9 @@ import (
 // directory. Any path DIR/NAME works, the user's configuration files too.
 //
 // The file is given perm, or the mode of the file it replaces where that
-// is tighter (keepTighter): a rules.json the user made 0600 stays 0600.
+// is tighter (securefile.NotLooser): a rules.json the user made 0600 stays 0600.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return named(securefile.WriteFile(path, data, keepTighter(path, perm)))
-}
-
-// keepTighter returns perm less every permission the regular file at path
-// (not followed if a symlink, its directory checked as [ReadSmallFile]
-// checks it) does not have, so that rewriting a file never loosens its
-// mode; perm when there is no such file. On Windows, whose mode bits
-// stand only for the read-only attribute, perm.
-func keepTighter(path string, perm os.FileMode) os.FileMode {
-	if runtime.GOOS == "windows" {
-		return perm
-	}
-	if fi, err := securefile.Lstat(path); err == nil && fi.Mode().IsRegular() {
-		return perm & (fi.Mode().Perm() | ^os.ModePerm)
-	}
-	return perm
+	return named(securefile.WriteFile(path, data, securefile.NotLooser(path, perm)))
 }
 
 // LockFile takes an exclusive lock on path+".lock" (flock on Unix,

@@ -27,7 +27,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
@@ -124,10 +123,7 @@ func (d Dir) WriteAtomic(name string, data []byte, perm os.FileMode) error {
 	if err := d.mkdir(); err != nil {
 		return err
 	}
-	if fi, err := securefile.Lstat(path); err == nil && fi.Mode().IsRegular() && runtime.GOOS != "windows" {
-		perm &= fi.Mode().Perm() | ^os.ModePerm
-	}
-	return securefile.WriteFile(path, data, perm)
+	return securefile.WriteFile(path, data, securefile.NotLooser(path, perm))
 }
 
 // Lock takes an exclusive advisory lock on name+".lock" in d

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
@@ -248,6 +249,21 @@ func EnsureDir(dir string) error {
 		return err
 	}
 	return r.Close()
+}
+
+// NotLooser returns perm less every permission the regular file now at
+// path lacks (path not followed if a symlink, its directory checked as
+// [ReadFile] checks it), so that a file rewritten with it never gets a
+// looser mode than the one it replaces; perm when there is no such file.
+// On Windows, whose mode bits stand only for the read-only attribute, perm.
+func NotLooser(path string, perm fs.FileMode) fs.FileMode {
+	if runtime.GOOS == "windows" {
+		return perm
+	}
+	if fi, err := Lstat(path); err == nil && fi.Mode().IsRegular() {
+		return perm & (fi.Mode().Perm() | ^fs.ModePerm)
+	}
+	return perm
 }
 
 // WriteFile replaces path with data so that a reader, or a crash at any
