@@ -74,6 +74,7 @@ func giveTo(t *testing.T, dir string, uid, gid int) {
 //	hostname NAME  sethostname(NAME) must fail with EPERM
 //	fd N           descriptor N must not be open
 //	sockets        try each socket family of socketChecks, one line each
+//	process PID    every way into process PID (the proxy's) must be refused
 func confineProbe(verb, arg string) int {
 	switch verb {
 	case "identity":
@@ -111,6 +112,8 @@ func confineProbe(verb, arg string) int {
 			return 1
 		}
 		return 0
+	case "process":
+		return processProbe(arg)
 	case "sockets":
 		for _, c := range socketChecks {
 			err := c.try()
@@ -534,6 +537,90 @@ func TestSocketFilterProgram(t *testing.T) {
 					t.Errorf("%s deny-unix=%v %s: got %#x, %v; want %#x", goarch, denyUnix, c.name, got, err, want)
 				}
 			}
+		}
+	}
+}
+
+// processProbe tries every way the command could reach into the process
+// pid (the one serving its proxy) and prints one line each: "refused" or
+// what it got. It returns 0 when every way was refused.
+func processProbe(pid string) int {
+	tries := []struct {
+		name string
+		try  func() error
+	}{
+		{"mem", func() error { return openClose("/proc/"+pid+"/mem", os.O_RDWR) }},
+		{"environ", func() error { return openClose("/proc/"+pid+"/environ", os.O_RDONLY) }},
+		// The names in /proc/PID/fd are listed to the same uid; what
+		// they lead to is the ptrace check's.
+		{"fd/0", func() error { _, err := os.Readlink("/proc/" + pid + "/fd/0"); return err }},
+		{"fd/0-open", func() error { return openClose("/proc/"+pid+"/fd/0", os.O_RDONLY) }},
+		{"cwd", func() error { _, err := os.ReadDir("/proc/" + pid + "/cwd/"); return err }},
+		{"root", func() error { _, err := os.ReadDir("/proc/" + pid + "/root/"); return err }},
+		{"ptrace", func() error {
+			n, _ := strconv.Atoi(pid)
+			// PTRACE_SEIZE does not stop the process; the probe's exit
+			// detaches it.
+			_, _, errno := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(n), 0, 0, 0, 0)
+			if errno != 0 {
+				return errno
+			}
+			return nil
+		}},
+		{"process_vm_readv", func() error {
+			n, _ := strconv.Atoi(pid)
+			var b [8]byte
+			local := []unix.Iovec{{Base: &b[0], Len: 8}}
+			// Any address: refused access is EPERM, a bad address EFAULT.
+			remote := []unix.RemoteIovec{{Base: 0x400000, Len: 8}}
+			_, err := unix.ProcessVMReadv(n, local, remote, 0)
+			if errors.Is(err, unix.EFAULT) {
+				return nil
+			}
+			return err
+		}},
+	}
+	code := 0
+	for _, t := range tries {
+		err := t.try()
+		if err == nil {
+			code = 1
+			fmt.Println(t.name, "reached")
+			continue
+		}
+		fmt.Println(t.name, "refused:", err)
+		if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, unix.EPERM) && !errors.Is(err, unix.EACCES) {
+			code = 1
+		}
+	}
+	return code
+}
+
+func openClose(path string, flag int) error {
+	f, err := os.OpenFile(path, flag, 0)
+	if err == nil {
+		f.Close()
+	}
+	return err
+}
+
+// TestProxyProcessOutOfReach: the command cannot reach into the process
+// that serves its proxy (this one) — not its memory, its environment, its
+// descriptors or its root and working directories through /proc, not by
+// ptrace or process_vm_readv — although, as an ordinary user, it runs as
+// the same uid (TestUnprivileged runs this as nobody): the proxy holds the
+// rules it enforces in its memory and the workspace's files open. The
+// command's own user namespace is what refuses it: the kernel lets a
+// process of a child namespace trace one of the parent's only with
+// CAP_SYS_PTRACE there, which it has not.
+func TestProxyProcessOutOfReach(t *testing.T) {
+	code, out := probe(t, "process "+strconv.Itoa(os.Getpid()), nil)
+	if code != 0 {
+		t.Errorf("the command reached the proxy's process (exit %d):\n%s", code, out)
+	}
+	for _, way := range []string{"mem", "environ", "fd/0", "fd/0-open", "root", "cwd", "ptrace", "process_vm_readv"} {
+		if !strings.Contains(out, way+" refused") {
+			t.Errorf("%s: not refused:\n%s", way, out)
 		}
 	}
 }

@@ -285,7 +285,7 @@ func TestUnprivileged(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.run=^(TestOnlyTheProxyIsReachable|TestExitStatusAndSignals|TestIdentity|TestHostname|TestInheritedDescriptors|TestSocketFamilies|TestPolicyFilesReadOnly|TestWriteAllowList|TestWriteAnywhere|TestDenyRead)$")
+	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.count=1", "-test.run=^(TestOnlyTheProxyIsReachable|TestExitStatusAndSignals|TestIdentity|TestHostname|TestInheritedDescriptors|TestSocketFamilies|TestPolicyFilesReadOnly|TestWriteAllowList|TestWriteAnywhere|TestDenyRead|TestProxyProcessOutOfReach)$")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OCFETCH_SANDBOX_INNER=1", "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -296,7 +296,7 @@ func TestUnprivileged(t *testing.T) {
 	if strings.Contains(string(out), "--- SKIP") {
 		t.Skipf("the kernel refuses the unprivileged sandbox here:\n%s", out)
 	}
-	for _, name := range []string{"TestOnlyTheProxyIsReachable", "TestIdentity", "TestHostname", "TestInheritedDescriptors", "TestSocketFamilies", "TestPolicyFilesReadOnly", "TestWriteAllowList"} {
+	for _, name := range []string{"TestOnlyTheProxyIsReachable", "TestIdentity", "TestHostname", "TestInheritedDescriptors", "TestSocketFamilies", "TestPolicyFilesReadOnly", "TestWriteAllowList", "TestProxyProcessOutOfReach"} {
 		if !strings.Contains(string(out), "--- PASS: "+name) {
 			t.Errorf("%s as uid 65534 did not pass:\n%s", name, out)
 		}
