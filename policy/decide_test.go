@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -177,4 +178,38 @@ func ExampleDecide() {
 	// deny workspace denied_by_rule
 	// deny builtin https_required
 	// deny builtin address_not_public
+}
+
+// An IPv4-mapped IPv6 literal ([::ffff:a.b.c.d]) is public when a.b.c.d is,
+// and the dialer connects to a.b.c.d: a deny rule written for the IPv4
+// address, in any layer, must refuse the mapped spelling too — whatever
+// allows it (a trusted workspace's rule for that spelling, the user's
+// open-web rule) and for either front.
+func TestDecideDenyCoversIPv4MappedSpelling(t *testing.T) {
+	ws := testws.New(t, testws.Spec{Allow: []string{"[::ffff:93.184.215.14]:443", "[::ffff:93.184.215.15]:443"}})
+	l := testlayers.New(t, ws)
+	l.AddUserRule(t, rule(rules.Allow, rules.PublicHTTPSHost, 443))
+	l.AddUserRule(t, rule(rules.Deny, "93.184.215.15", 443))
+	l.WriteManaged(t, `{"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "93.184.215.14", "port": 443}, "decision": "deny"}]}`)
+	for _, tc := range []struct {
+		url   string
+		layer policy.Layer
+		file  string
+		rule  string
+	}{
+		{"https://[::ffff:93.184.215.14]/", policy.LayerManaged, l.ManagedPath, "deny 93.184.215.14:443"},
+		{"https://[::ffff:5db8:d70e]:443/", policy.LayerManaged, l.ManagedPath, "deny 93.184.215.14:443"},
+		{"https://[::ffff:93.184.215.15]/", policy.LayerUser, filepath.Join(l.ConfigDir, workspace.RulesFile), "deny 93.184.215.15:443"},
+	} {
+		for _, front := range []policy.Front{policy.FrontFetchTool, policy.FrontProxy} {
+			o := origin(t, tc.url)
+			if front == policy.FrontProxy {
+				o = capability.Network(o.Target).Origin() // a CONNECT tunnel
+			}
+			d := policy.Decide(context.Background(), policy.Args{Front: front, Origin: o, Workspace: ws, Profile: risk.Standard, Layers: l.Layers})
+			if d.Result != policy.Deny || d.Refusal == nil || d.Refusal.Code != refusal.DeniedByRule || d.Layer != tc.layer || d.File != tc.file || d.Rule != tc.rule {
+				t.Errorf("%s (%v): %v; want denied_by_rule by the %v rule %q in %s", tc.url, front, d, tc.layer, tc.rule, tc.file)
+			}
+		}
+	}
 }

@@ -78,6 +78,17 @@ func TestDecide(t *testing.T) {
 		{"IPv6", []rules.Rule{rule(rules.Allow, "::1", 8080)}, "::1", 8080, "allow [::1]:8080"},
 		{"IPv6 unnormalised target", []rules.Rule{rule(rules.Allow, "::1", 8080)}, "0:0:0:0:0:0:0:1", 8080, "allow [::1]:8080"},
 		{"IPv4", []rules.Rule{rule(rules.Allow, "93.184.215.14", 443)}, "93.184.215.14", 443, "allow 93.184.215.14:443"},
+		// An IPv4-mapped IPv6 literal ([::ffff:a.b.c.d]) is dialled as the
+		// IPv4 address: a deny rule written in either spelling covers the
+		// other. An allow covers its own spelling only.
+		{"IPv4 deny covers the IPv4-mapped spelling", []rules.Rule{rule(rules.Deny, "93.184.215.14", 443)}, "::ffff:93.184.215.14", 443, "deny 93.184.215.14:443"},
+		{"IPv4 deny covers the IPv4-mapped spelling in hex", []rules.Rule{rule(rules.Deny, "93.184.215.14", 443)}, "::ffff:5db8:d70e", 443, "deny 93.184.215.14:443"},
+		{"IPv4-mapped deny covers the IPv4 spelling", []rules.Rule{rule(rules.Deny, "::ffff:93.184.215.14", 443)}, "93.184.215.14", 443, "deny [::ffff:93.184.215.14]:443"},
+		{"IPv4 deny over an IPv4-mapped allow", []rules.Rule{rule(rules.Allow, "::ffff:93.184.215.14", 443), rule(rules.Deny, "93.184.215.14", 443)}, "::ffff:93.184.215.14", 443, "deny 93.184.215.14:443"},
+		{"IPv4 deny, other port", []rules.Rule{rule(rules.Deny, "93.184.215.14", 443)}, "::ffff:93.184.215.14", 8443, ""},
+		{"IPv4 allow does not cover the IPv4-mapped spelling", []rules.Rule{rule(rules.Allow, "93.184.215.14", 443)}, "::ffff:93.184.215.14", 443, ""},
+		{"IPv4-mapped allow does not cover the IPv4 spelling", []rules.Rule{rule(rules.Allow, "::ffff:93.184.215.14", 443)}, "93.184.215.14", 443, ""},
+		{"IPv6 deny does not cover another IPv6 address", []rules.Rule{rule(rules.Deny, "2606:4700::1111", 443)}, "2606:4700::1112", 443, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

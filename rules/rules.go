@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -227,7 +228,46 @@ func NewSet(rules ...Rule) (*Set, error) {
 		}
 		m[k] = sl
 	}
+	// A deny rule for an IPv4 address also denies its IPv4-mapped IPv6
+	// spelling ([::ffff:a.b.c.d], which the dialer connects to as a.b.c.d),
+	// and the other way round; a deny written in the target's own spelling
+	// stays the one reported. An allow covers its own spelling only.
+	for i := range s.rules {
+		r := &s.rules[i]
+		if r.Decision != Deny || r.IsPublicHTTPS() {
+			continue
+		}
+		alias, ok := ipv4Alias(r.Target.Host)
+		if !ok {
+			continue
+		}
+		k := key{r.Capability, alias, r.Target.Port}
+		if sl := s.exact[k]; sl.deny == 0 {
+			sl.deny = int32(i + 1)
+			s.exact[k] = sl
+		}
+	}
 	return s, nil
+}
+
+// ipv4Alias returns the other spelling of the same IPv4 address: for
+// "a.b.c.d" its IPv4-mapped IPv6 form "::ffff:a.b.c.d", for an IPv4-mapped
+// IPv6 address its IPv4 form; false for a name, a wildcard suffix or
+// another IPv6 address. host is normalised (capability.NormalizeHost).
+func ipv4Alias(host string) (string, bool) {
+	if host == "" || (host[0] < '0' || host[0] > '9') && strings.IndexByte(host, ':') < 0 {
+		return "", false // a name
+	}
+	a, err := netip.ParseAddr(host)
+	switch {
+	case err != nil:
+		return "", false
+	case a.Is4():
+		return netip.AddrFrom16(a.As16()).String(), true
+	case a.Is4In6():
+		return a.Unmap().String(), true
+	}
+	return "", false
 }
 
 // Len returns the number of rules.
@@ -293,7 +333,11 @@ func (s *Set) PublicHTTPSText() (Rule, string, bool) {
 //
 // req.Target's host is normalised by construction (capability.Target), so
 // "EXAMPLE.com." or "bücher.example" arrive as the rules' own spelling and
-// cannot slip past a deny rule.
+// cannot slip past a deny rule. An IPv4 address has a second spelling that
+// normalisation keeps apart (local mode must not take "::ffff:127.0.0.1"
+// for "127.0.0.1") but the dialer connects to as the same address: its
+// IPv4-mapped IPv6 form. A deny rule for either spelling matches both; an
+// allow rule matches its own spelling only.
 func (s *Set) Decide(req capability.Requirement) (Match, bool) {
 	m, _, ok := s.DecideText(req)
 	return m, ok
