@@ -94,6 +94,27 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// A profile that is not one of the three (the zero Profile of a caller
+// that did not resolve one, a misspelt name) is not below any cap: it is
+// capped to max_profile, never let through above it.
+func TestCapUnknownProfile(t *testing.T) {
+	for _, max := range risk.Profiles {
+		p := managed.Policy{File: "policy.json", MaxProfile: max}
+		for _, prof := range []risk.Profile{"", "Permissive", "permissive ", "root"} {
+			if got := p.Cap(prof); got != max {
+				t.Errorf("max_profile %s: Cap(%q) = %q; want %s", max, prof, got, max)
+			}
+			if p.Allows(prof) {
+				t.Errorf("max_profile %s: Allows(%q) = true; want false", max, prof)
+			}
+		}
+	}
+	// No cap: nothing changes, as for the absent policy.
+	if got := (managed.Policy{}).Cap(""); got != "" {
+		t.Errorf("no policy: Cap(\"\") = %q; want it unchanged", got)
+	}
+}
+
 func TestMalformedRefusesByName(t *testing.T) {
 	rule := func(host string) string {
 		return `{"capability": "network", "target": {"schema": "network.target.v1", "host": "` + host + `", "port": 443}, "decision": "allow"}`

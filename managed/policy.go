@@ -67,15 +67,20 @@ type Policy struct {
 // Present reports whether a managed policy file was read.
 func (p Policy) Present() bool { return p.File != "" }
 
-// Cap returns profile lowered to p.MaxProfile when it is above it.
+// Cap returns profile lowered to p.MaxProfile when it is above it. A
+// profile that is not one of the three (the zero Profile of a caller that
+// did not resolve one, a misspelt name) is not known to be below the cap,
+// so it is lowered to p.MaxProfile too; with no cap it is returned as it
+// is.
 func (p Policy) Cap(profile risk.Profile) risk.Profile {
-	if p.MaxProfile != "" && rank(profile) > rank(p.MaxProfile) {
+	if p.MaxProfile != "" && (!profile.Valid() || rank(profile) > rank(p.MaxProfile)) {
 		return p.MaxProfile
 	}
 	return profile
 }
 
-// Allows reports whether profile is within p.MaxProfile.
+// Allows reports whether profile is within p.MaxProfile (a profile that is
+// not one of the three is not, under a cap).
 func (p Policy) Allows(profile risk.Profile) bool { return p.Cap(profile) == profile }
 
 func rank(p risk.Profile) int { return slices.Index(risk.Profiles, p) }

@@ -213,3 +213,20 @@ func TestDecideDenyCoversIPv4MappedSpelling(t *testing.T) {
 		}
 	}
 }
+
+// max_profile strict means saved rules only, whatever profile the caller
+// hands Decide: one it did not resolve (the zero Profile of an embedder's
+// scope.Scope) or a name that is not a profile is capped too, not asked.
+func TestDecideMaxProfileStrictCapsAnUnresolvedProfile(t *testing.T) {
+	ws := testws.New(t, testws.Spec{})
+	l := testlayers.New(t, ws)
+	l.WriteManaged(t, `{"max_profile": "strict"}`)
+	for _, prof := range []risk.Profile{"", "Standard", risk.Standard} {
+		for _, front := range []policy.Front{policy.FrontFetchTool, policy.FrontProxy} {
+			d := policy.Decide(context.Background(), policy.Args{Front: front, Origin: origin(t, "https://new.example/"), Workspace: ws, Profile: prof, ProfileExplicit: true, Layers: l.Layers})
+			if d.Result != policy.Deny || d.Refusal == nil || d.Refusal.Code != refusal.NotApproved || d.Layer != policy.LayerManaged || d.File != l.ManagedPath {
+				t.Errorf("profile %q (%v): %v; want deny not_approved by the managed policy %s", prof, front, d, l.ManagedPath)
+			}
+		}
+	}
+}
