@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -444,6 +445,13 @@ func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules
 	case LayerManaged:
 		return mp.Rules, nil
 	case LayerWorkspace:
+		if !filepath.IsAbs(l.file) {
+			// No workspace root: the path would be read relative to the
+			// process's current directory, another project's rules (local
+			// mode refuses such a workspace the same way).
+			return nil, refusal.Newf(refusal.RulesInvalid, "rules file %s is not an absolute path: no workspace root is set", l.file).
+				WithHint("resolve the workspace root (--root, workspace.Resolve) before deciding")
+		}
 		if a.LoadRules != nil {
 			return a.LoadRules(a.Workspace)
 		}

@@ -230,3 +230,22 @@ func TestDecideMaxProfileStrictCapsAnUnresolvedProfile(t *testing.T) {
 		}
 	}
 }
+
+// A workspace without a root (the zero Workspace of an embedder that did
+// not resolve one) has no rules.json to read: Decide refuses by name, as
+// local mode does, instead of reading .oc_chat/ of the process's current
+// directory — another project's rules, and not its deny rules.
+func TestDecideWorkspaceWithoutRootFailsClosed(t *testing.T) {
+	cwd := testws.New(t, testws.Spec{Allow: []string{"x.example:443"}})
+	l := testlayers.New(t, cwd)
+	t.Chdir(cwd.Root)
+	for _, ws := range []workspace.Workspace{{}, {Root: "relative"}} {
+		for _, u := range []string{"https://x.example/", "https://y.example/"} {
+			d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, u), Workspace: ws, Profile: risk.Standard, Layers: l.Layers})
+			if d.Result != policy.Deny || d.Refusal == nil || d.Refusal.Code != refusal.RulesInvalid || d.Layer != policy.LayerWorkspace || d.Refusal.Hint == "" ||
+				!strings.Contains(d.Refusal.Message, "not an absolute path") {
+				t.Errorf("root %q, %s: %v (%+v); want deny rules_invalid by the workspace layer, saying the path is not absolute", ws.Root, u, d, d.Refusal)
+			}
+		}
+	}
+}
