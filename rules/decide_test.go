@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -234,4 +235,43 @@ func TestSaved(t *testing.T) {
 	if _, ok := (*rules.Set)(nil).Saved(rule(rules.Allow, "example.com", 443)); ok {
 		t.Error("a nil set holds a rule")
 	}
+}
+
+// FuzzDenyCoversEverySpellingOfAnAddress: a deny rule for an IP address
+// refuses every spelling of a target that the dialer connects to as that
+// address (after normalisation, the address itself or its IPv4-mapped
+// form), whatever allow rules the set also holds for that spelling.
+func FuzzDenyCoversEverySpellingOfAnAddress(f *testing.F) {
+	for _, s := range [][2]string{
+		{"93.184.215.14", "::ffff:93.184.215.14"},
+		{"93.184.215.14", "[::ffff:5db8:d70e]"},
+		{"::ffff:93.184.215.14", "93.184.215.14"},
+		{"2606:4700::1111", "2606:4700:0:0:0:0:0:1111"},
+		{"example.com", "EXAMPLE.com."},
+	} {
+		f.Add(s[0], s[1], uint16(443))
+	}
+	f.Fuzz(func(t *testing.T, ruleHost, reqHost string, port uint16) {
+		if port == 0 {
+			return
+		}
+		deny, err := capability.NewTarget(ruleHost, port)
+		if err != nil {
+			return
+		}
+		req, err := capability.NewTarget(reqHost, port)
+		if err != nil {
+			return
+		}
+		da, err1 := netip.ParseAddr(deny.Host())
+		ra, err2 := netip.ParseAddr(req.Host())
+		same := deny.Host() == req.Host() || err1 == nil && err2 == nil && da.Unmap() == ra.Unmap()
+		if !same {
+			return
+		}
+		s := mustSet(t, rule(rules.Allow, req.Host(), port), rule(rules.Deny, deny.Host(), port))
+		if m, ok := s.Decide(capability.Network(req)); !ok || m.Decision != rules.Deny {
+			t.Fatalf("deny %s, allow %s: Decide(%s) = %v, %v; want the deny", deny, req, req, m, ok)
+		}
+	})
 }
