@@ -46,7 +46,18 @@ type verdict struct {
 // written on the admitted port only, and never to the proxy's own port.
 func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	v := verdict{ctx: ctx, decidedBy: audit.ByPolicy}
-	d := policy.Decide(ctx, s.scope.Args(policy.FrontProxy, o))
+	// The profile is settings.json's as it is now (unless a flag set it):
+	// the proxy outlives an edit of the file.
+	args, err := s.scope.ArgsContext(ctx, policy.FrontProxy, o)
+	if err != nil {
+		r, ok := refusal.As(err)
+		if !ok {
+			r = refusal.New(refusal.SettingsInvalid, "the workspace's settings file cannot be used").Wrap(err)
+		}
+		v.err = r
+		return v
+	}
+	d := policy.Decide(ctx, args)
 	v.trustedBy = d.TrustedBy
 	switch d.Result {
 	case policy.Deny:
@@ -63,7 +74,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 				WithHint(d.Refusal.Hint)
 			return v
 		}
-		by, rule, err := s.ask(ctx, o, d)
+		by, rule, err := s.ask(ctx, o, d, args.Profile)
 		if err != nil {
 			v.decidedBy, v.err = by, err
 			return v

@@ -204,6 +204,27 @@ func (s *Scope) Args(front policy.Front, o capability.Origin) policy.Args {
 		ProfileExplicit: s.ProfileFrom == FromFlag, WorkspaceUpstream: s.WorkspaceUpstream(), Layers: s.Layers}
 }
 
+// ArgsContext is [Scope.Args] for a call made now, within the call ctx
+// carries (securefile.WithCall): a profile that came from settings.json,
+// or the default for want of one, is settings.json's as it is now,
+// checked once for the call, so that on a front end that outlives an edit
+// (the proxy of `ocfetch proxy` and `ocfetch run`) the edit takes effect on
+// the next call, as seed 000 asks of every file a call depends on. A
+// flag's profile, or one an embedder set with no source, is kept. A
+// settings.json malformed now is the settings_invalid refusal naming it.
+func (s *Scope) ArgsContext(ctx context.Context, front policy.Front, o capability.Origin) (policy.Args, error) {
+	a := s.Args(front, o)
+	if s.ProfileFrom != FromSettings && s.ProfileFrom != FromDefault {
+		return a, nil
+	}
+	st, _, err := risk.ReadSettingsContext(ctx, s.Workspace)
+	if err != nil {
+		return a, err
+	}
+	a.Profile = st.Profile
+	return a, nil
+}
+
 // Trusted reports whether the user trusts the workspace now, as the
 // decision sees it (the store and the managed policy are read on this
 // call: policy.Layers.DecidingTrustStore).

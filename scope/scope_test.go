@@ -1,7 +1,9 @@
 package scope_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/ocfetch/ocfetch/capability"
@@ -98,6 +100,65 @@ func TestOpenErrors(t *testing.T) {
 				}
 			case err != nil:
 				t.Errorf("err = %v; want none", err)
+			}
+		})
+	}
+}
+
+// TestArgsContext: the profile of a call made now is settings.json's as it
+// is now when the scope's came from settings.json or the default, and
+// stays the scope's when a flag (or an embedder, with no source) set it; a
+// settings.json malformed now is settings_invalid.
+func TestArgsContext(t *testing.T) {
+	o := capability.Origin{Target: capability.MustTarget("example.com", 443)}
+	tests := []struct {
+		name     string
+		at, now  string // settings.json when the scope is opened, and at the call ("": none)
+		flags    scope.Flags
+		embedder *scope.Scope // instead of Open
+		want     risk.Profile
+		wantErr  refusal.Code
+	}{
+		{"settings edited", `{"schema_version": 1, "risk_profile": "permissive"}`, `{"schema_version": 1, "risk_profile": "strict"}`, scope.Flags{}, nil, risk.Strict, ""},
+		{"settings created", "", `{"schema_version": 1, "risk_profile": "permissive"}`, scope.Flags{}, nil, risk.Permissive, ""},
+		{"settings deleted", `{"schema_version": 1, "risk_profile": "permissive"}`, "", scope.Flags{}, nil, risk.Standard, ""},
+		{"settings made malformed", `{"schema_version": 1, "risk_profile": "permissive"}`, `{"risk_profile": "permissive"`, scope.Flags{}, nil, "", refusal.SettingsInvalid},
+		{"a flag stays", `{"schema_version": 1, "risk_profile": "strict"}`, `{"schema_version": 1, "risk_profile": "permissive"}`, scope.Flags{Profile: "standard"}, nil, risk.Standard, ""},
+		{"an embedder's profile stays", "", `{"schema_version": 1, "risk_profile": "strict"}`, scope.Flags{}, &scope.Scope{Profile: risk.Permissive}, risk.Permissive, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := testws.Bare(t)
+			testws.Write(t, ws, testws.Spec{})
+			set := func(content string) {
+				if content == "" {
+					os.Remove(ws.SettingsPath())
+					return
+				}
+				testws.WriteFile(t, ws.SettingsPath(), content)
+			}
+			set(tc.at)
+			sc := tc.embedder
+			if sc == nil {
+				var err error
+				if sc, err = scope.Open(ws, tc.flags, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sc.Workspace = ws
+			set(tc.now)
+			a, err := sc.ArgsContext(context.Background(), policy.FrontProxy, o)
+			if tc.wantErr != "" {
+				if r, ok := refusal.As(err); !ok || r.Code != tc.wantErr {
+					t.Fatalf("err = %v; want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || a.Profile != tc.want {
+				t.Fatalf("ArgsContext: profile %s, %v; want %s", a.Profile, err, tc.want)
+			}
+			if a.ProfileExplicit != (sc.ProfileFrom == scope.FromFlag) || a.Front != policy.FrontProxy || a.Origin != o {
+				t.Errorf("Args = %+v; want Args's other fields", a)
 			}
 		})
 	}
