@@ -423,6 +423,7 @@ func (w *watcher) watch(n *node, kind watchKind, anc uint64) uint8 {
 	wd, err := w.k.add(n.path, kind)
 	if n.state == stWatched && (err != nil || wd != n.wd) {
 		w.detach(n)
+		g = n.gen.Load() // detach made every Stamp through n invalid
 	}
 	n.kind, n.keyGen, n.keyAnc = kind, g, anc
 	switch {
@@ -440,12 +441,14 @@ func (w *watcher) watch(n *node, kind watchKind, anc uint64) uint8 {
 }
 
 // detach removes n's watch (the kernel's too, when no other node shares
-// it: a hard link, a directory reached by two paths). The caller holds
-// w.mu.
+// it: a hard link, a directory reached by two paths). n's generation
+// grows: a Stamp through n relied on the watch, whose reports stop here
+// (the kernel's IN_IGNORED for it finds no node). The caller holds w.mu.
 func (w *watcher) detach(n *node) {
 	if n.state != stWatched {
 		return
 	}
+	n.gen.Add(1)
 	wd := n.wd
 	ns := w.byWD[wd]
 	for i, x := range ns {

@@ -104,6 +104,15 @@ func TestNotifiedEditSeenByNextCall(t *testing.T) {
 		{"chmod", func(t *testing.T, _, _, path string) {
 			must(t, os.Chmod(path, 0o600))
 		}, "a 600", nil},
+		{"looked up as a directory, then written in place", func(t *testing.T, _, _, path string) {
+			// Another reader takes the file for a directory (a file
+			// under it): its watch cannot be placed as a directory's.
+			other, _ := withMode(t)
+			if _, err := other.LoadIn(NewCall(), filepath.Join(path, "x.json")); !errors.Is(err, ErrNotDir) {
+				t.Fatalf("a file under a file: %v; want ErrNotDir", err)
+			}
+			writeInPlace(t, path, "bb") // no attribute changed: only the file's own watch reports it
+		}, "bb 644", nil},
 		{"ancestor renamed and replaced", func(t *testing.T, base, _, _ string) {
 			top := filepath.Join(base, "top")
 			must(t, os.Rename(top, top+".old"))
@@ -288,6 +297,17 @@ func TestCallPollsOnce(t *testing.T) {
 	if d := notifier.tick.Load() - before; d != 2 {
 		t.Errorf("%d polls after Renew; want 2", d)
 	}
+}
+
+// writeInPlace writes data over path (truncated) without changing its
+// inode or setting its times, as `echo data > path` does.
+func writeInPlace(t *testing.T, path, data string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	must(t, err)
+	_, err = f.WriteString(data)
+	must(t, err)
+	must(t, f.Close())
 }
 
 // markUnreliable makes the file systems under dir count as unreliable;
