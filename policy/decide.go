@@ -445,12 +445,17 @@ func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules
 	case LayerManaged:
 		return mp.Rules, nil
 	case LayerWorkspace:
+		if a.Workspace.Root == "" {
+			// No workspace (an embedder's zero Workspace): no workspace
+			// rules, never those of the process's current directory.
+			return nil, nil
+		}
 		if !filepath.IsAbs(l.file) {
-			// No workspace root: the path would be read relative to the
-			// process's current directory, another project's rules (local
-			// mode refuses such a workspace the same way).
-			return nil, refusal.Newf(refusal.RulesInvalid, "rules file %s is not an absolute path: no workspace root is set", l.file).
-				WithHint("resolve the workspace root (--root, workspace.Resolve) before deciding")
+			// A relative root: the path would be read relative to the
+			// process's current directory, whichever project that is
+			// (local mode refuses such a workspace the same way).
+			return nil, refusal.Newf(refusal.RulesInvalid, "rules file %s is not an absolute path: the workspace root is relative", l.file).
+				WithHint("resolve the workspace root to an absolute path (--root, workspace.Resolve) before deciding")
 		}
 		if a.LoadRules != nil {
 			return a.LoadRules(a.Workspace)

@@ -231,21 +231,29 @@ func TestDecideMaxProfileStrictCapsAnUnresolvedProfile(t *testing.T) {
 	}
 }
 
-// A workspace without a root (the zero Workspace of an embedder that did
-// not resolve one) has no rules.json to read: Decide refuses by name, as
-// local mode does, instead of reading .oc_chat/ of the process's current
-// directory — another project's rules, and not its deny rules.
+// The rules of a workspace without a root (the zero Workspace of an
+// embedder with no workspace) or with a relative one are never read from
+// .oc_chat/ of the process's current directory — another project's
+// rules: without a root there are no workspace rules; a relative root is
+// refused by name, as local mode refuses it.
 func TestDecideWorkspaceWithoutRootFailsClosed(t *testing.T) {
-	cwd := testws.New(t, testws.Spec{Allow: []string{"x.example:443"}})
+	cwd := testws.New(t, testws.Spec{Allow: []string{"x.example:443"}, Deny: []string{"y.example:443"}})
 	l := testlayers.New(t, cwd)
 	t.Chdir(cwd.Root)
-	for _, ws := range []workspace.Workspace{{}, {Root: "relative"}} {
-		for _, u := range []string{"https://x.example/", "https://y.example/"} {
-			d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, u), Workspace: ws, Profile: risk.Standard, Layers: l.Layers})
-			if d.Result != policy.Deny || d.Refusal == nil || d.Refusal.Code != refusal.RulesInvalid || d.Layer != policy.LayerWorkspace || d.Refusal.Hint == "" ||
-				!strings.Contains(d.Refusal.Message, "not an absolute path") {
-				t.Errorf("root %q, %s: %v (%+v); want deny rules_invalid by the workspace layer, saying the path is not absolute", ws.Root, u, d, d.Refusal)
-			}
+	// No workspace: no workspace rules — the current directory's allow
+	// does not count (asked, as under standard with no rule).
+	for _, u := range []string{"https://x.example/", "https://y.example/"} {
+		d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, u), Workspace: workspace.Workspace{}, Profile: risk.Standard, Layers: l.Layers})
+		if d.Result != policy.Ask {
+			t.Errorf("no root, %s: %v (%+v); want ask: no workspace rules, the current directory's not read", u, d, d.Refusal)
+		}
+	}
+	// A relative root: refused by name, whatever the current directory holds.
+	for _, u := range []string{"https://x.example/", "https://y.example/"} {
+		d := policy.Decide(context.Background(), policy.Args{Origin: origin(t, u), Workspace: workspace.Workspace{Root: "relative"}, Profile: risk.Standard, Layers: l.Layers})
+		if d.Result != policy.Deny || d.Refusal == nil || d.Refusal.Code != refusal.RulesInvalid || d.Layer != policy.LayerWorkspace || d.Refusal.Hint == "" ||
+			!strings.Contains(d.Refusal.Message, "not an absolute path") {
+			t.Errorf("relative root, %s: %v (%+v); want deny rules_invalid by the workspace layer, saying the path is not absolute", u, d, d.Refusal)
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
-	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
 	"github.com/ocfetch/ocfetch/safetext"
 )
@@ -77,10 +76,10 @@ func (a *asker) approve(ctx context.Context, req broker.ApprovalRequest) broker.
 	}
 }
 
-// ask puts origin o, which d (decided under profile) left to be asked,
+// ask puts origin o, which d (decided on args) left to be asked,
 // to the user and returns how it was answered: the audit line's decided_by and rule for an approval,
 // or the refusal.
-func (s *Server) ask(ctx context.Context, o capability.Origin, d policy.Decision, profile risk.Profile) (audit.DecidedBy, string, *refusal.Error) {
+func (s *Server) ask(ctx context.Context, o capability.Origin, d policy.Decision, args policy.Args) (audit.DecidedBy, string, *refusal.Error) {
 	a := s.asker
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -91,7 +90,7 @@ func (s *Server) ask(ctx context.Context, o capability.Origin, d policy.Decision
 	if o.Scheme != "" {
 		summary = "HTTP " + o.Target.String()
 	}
-	answer := a.approve(ctx, broker.ApprovalRequest{Tool: a.o.Command, Summary: summary, Requirement: capability.Network(o.Target), Profile: profile})
+	answer := a.approve(ctx, broker.ApprovalRequest{Tool: a.o.Command, Summary: summary, Requirement: capability.Network(o.Target), Profile: args.Profile})
 	switch answer {
 	case broker.Once:
 		return audit.ByOnce, "", nil

@@ -74,7 +74,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 				WithHint(d.Refusal.Hint)
 			return v
 		}
-		by, rule, err := s.ask(ctx, o, d, args.Profile)
+		by, rule, err := s.ask(ctx, o, d, args)
 		if err != nil {
 			v.decidedBy, v.err = by, err
 			return v
