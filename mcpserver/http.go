@@ -4,7 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"iter"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +38,8 @@ const (
 )
 
 // httpFront stands in front of the SDK's streamable HTTP handler. It
-// authenticates every request (bearer token), bounds the open sessions,
+// authenticates every request (bearer token), refuses those of web pages
+// (foreignRequest), bounds the open sessions,
 // and tells a tool call when its client has gone:
 // the POST that carried it ended before its answer (socket reset, client
 // stopped reading), or the client closed the session (DELETE) while the
@@ -99,6 +104,16 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Header.Del(postHeader)
+	// A request from a web page (a foreign Host: DNS rebinding; a foreign
+	// Origin) is refused before it reaches a session or makes room for
+	// one, whatever its method; a DELETE goes on to close its session (the
+	// SDK refuses it then).
+	if r.Method != http.MethodDelete {
+		if msg := foreignRequest(r); msg != "" {
+			http.Error(w, msg, http.StatusForbidden)
+			return
+		}
+	}
 	sid := r.Header.Get(sessionIDHeader)
 	if sid == "" && r.Method == http.MethodPost {
 		if !f.makeRoom() {
@@ -127,6 +142,36 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.next.ServeHTTP(w, r)
+}
+
+// foreignRequest says why r comes from a web page rather than a client on
+// this machine, or returns "": its Host is not a loopback name (DNS
+// rebinding: the SDK's own check, made before anything else), or it is a
+// cross-origin request (Sec-Fetch-Site, else an Origin other than the
+// Host) of any method. net/http's cross-origin protection exempts GET,
+// HEAD and OPTIONS, but the MCP specification requires an invalid Origin
+// to get 403 on every request, and a GET opens a session's event stream.
+func foreignRequest(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = strings.Trim(r.Host, "[]")
+	}
+	if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+		return "forbidden: the Host header is not a loopback address"
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return ""
+	case "":
+	default:
+		return "forbidden: cross-origin request"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if u, err := url.Parse(origin); err != nil || u.Host != r.Host {
+			return "forbidden: cross-origin request"
+		}
+	}
+	return ""
 }
 
 // touch records the session sid being created (delta 0), a request of
