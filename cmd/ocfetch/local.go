@@ -96,6 +96,8 @@ func runLocalShow(_ context.Context, a *app, asJSON bool) error {
 	switch {
 	case profile != localfetch.Profile:
 		fmt.Fprintf(a.stdout, "profile %s: local mode is OFF (needs %s)\n", profile, localfetch.Profile)
+	case !out.Trusted && len(out.Ports) > 0:
+		fmt.Fprintf(a.stdout, "profile %s: local mode is OFF (the workspace is not trusted)\n", profile)
 	case len(out.Ports) == 0:
 		fmt.Fprintf(a.stdout, "profile %s: local mode is ON, but no port is allowed (ocfetch local allow PORT)\n", profile)
 	default:

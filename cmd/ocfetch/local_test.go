@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,6 +72,24 @@ func TestLocalProfileFromSettings(t *testing.T) {
 	want := localShowJSON{File: ws.LocalFetchPath(), Exists: true, Ports: []uint16{5173}, Profile: "permissive", LocalMode: false, Trusted: false}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("local show --json (-want +got):\n%s", d)
+	}
+}
+
+// In a workspace that is not trusted its ports do not count, so the text
+// of local show says local mode is off, as --json's local_mode does, and
+// not "ON" above a note that contradicts it.
+func TestLocalShowUntrustedSaysOff(t *testing.T) {
+	root := newUntrustedRoot(t)
+	ws := wsOf(t, root)
+	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "permissive"}`)
+	writeFile(t, ws.LocalFetchPath(), `{"schema_version": 1, "ports": [5173]}`)
+	r := ocfetch(t, cliOptions{}, "--root", root, "local", "show")
+	r.want(t, exitOK, []string{
+		"profile permissive: local mode is OFF (the workspace is not trusted)\n",
+		"note: the workspace is not trusted: its ports are ignored until `ocfetch trust --root ",
+	}, nil)
+	if strings.Contains(r.stdout, "local mode is ON") {
+		t.Errorf("local show in an untrusted workspace says local mode is ON:\n%s", r.stdout)
 	}
 }
 
