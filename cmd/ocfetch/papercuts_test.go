@@ -83,3 +83,27 @@ func TestNoStrayLockFiles(t *testing.T) {
 		t.Logf("%s: %v", dir, names)
 	}
 }
+
+// TestUsagePapercuts: a usage error names what is wrong in the user's
+// terms. `rules allow --from-run ID HOST` says --from-run takes no
+// HOST[:PORT] (not that `rules allow` takes no arguments, which its help
+// contradicts); `run --deny-read MISSING` does not hint at writing there.
+func TestUsagePapercuts(t *testing.T) {
+	root := newRoot(t)
+	for _, flag := range [][]string{{"--from-run", "R"}, {"--public-https"}} {
+		args := append(append([]string{"--root", root, "rules", "allow"}, flag...), "example.com")
+		r := ocfetch(t, cliOptions{}, args...)
+		r.want(t, exitUsage, nil, []string{"ocfetch: " + flag[0] + " takes no HOST[:PORT]; 1 given\n"})
+		if strings.Contains(r.stderr, "takes no arguments") {
+			t.Errorf("rules allow %v HOST: %q; want it to name %s", flag, r.stderr, flag[0])
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	r := ocfetch(t, cliOptions{}, "--root", root, "run", "--deny-read", missing, "--", "true")
+	r.want(t, exitUsage, nil, []string{"ocfetch: --deny-read ", "hint: give an existing file or directory"})
+	if strings.Contains(r.stderr, "write") {
+		t.Errorf("run --deny-read MISSING: hint speaks of writing:\n%s", r.stderr)
+	}
+	r = ocfetch(t, cliOptions{}, "--root", root, "run", "--allow-write", missing, "--", "true")
+	r.want(t, exitUsage, nil, []string{"ocfetch: --allow-write ", "(create it first if COMMAND is to write there)"})
+}

@@ -180,8 +180,15 @@ func newRulesSetCmd(a *app, d rules.Decision) *cobra.Command {
 			if public && fromRun != "" {
 				return usageErrorf(helpHint(cmd), "--public-https and --from-run cannot be combined")
 			}
+			if (public || fromRun != "") && len(args) > 0 {
+				flag := "--public-https"
+				if fromRun != "" {
+					flag = "--from-run"
+				}
+				return usageErrorf(helpHint(cmd), "%s takes no HOST[:PORT]; %d given", flag, len(args))
+			}
 			if public || fromRun != "" {
-				return noArgs(cmd, args)
+				return nil
 			}
 			return exactArgs("HOST[:PORT]")(cmd, args)
 		},

@@ -44,7 +44,10 @@ func (f runFlags) filesystem(a *app) (*sandbox.Filesystem, error) {
 				return nil, usageErrorf("give an existing file or directory", "%s %s: not a usable path", fl.name, safetext.ShellQuote(p))
 			}
 			if err := sandbox.CheckPaths(fl.name, []string{abs}); err != nil {
-				hint := "give an existing file or directory (create it first if COMMAND is to write there)"
+				hint := "give an existing file or directory"
+				if fl.name == "--allow-write" {
+					hint += " (create it first if COMMAND is to write there)"
+				}
 				if !errors.Is(err, sandbox.ErrPathMissing) {
 					hint = "give a file or directory ocfetch can reach"
 				}
