@@ -87,7 +87,11 @@ func WriteReport(w io.Writer, runID string, refused []Refused) {
 		fmt.Fprintf(w, "ocfetch: run %s: nothing was refused\n", runID)
 		return
 	}
-	fmt.Fprintf(w, "ocfetch: run %s: %d targets refused\n", runID, len(refused))
+	noun := "targets"
+	if len(refused) == 1 {
+		noun = "target"
+	}
+	fmt.Fprintf(w, "ocfetch: run %s: %d %s refused\n", runID, len(refused), noun)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TARGET\tCOUNT\tFIRST\tREASON")
 	allowable := 0

@@ -75,7 +75,7 @@ func TestWriteReport(t *testing.T) {
 		want    []string
 	}{
 		{"nothing", nil, []string{"ocfetch: run R: nothing was refused\n"}},
-		{"all allowable", []Refused{a}, []string{"ocfetch: run R: 1 targets refused\n", "  a.test:443  2 ", "allow them all with: ocfetch rules allow --from-run R\n"}},
+		{"all allowable", []Refused{a}, []string{"ocfetch: run R: 1 target refused\n", "  a.test:443  2 ", "allow them all with: ocfetch rules allow --from-run R\n"}},
 		{"some", []Refused{a, b}, []string{"2 targets refused", "  b.test:80   1 ", "denied_by_rule", "allow the 1 not_approved ones with: ocfetch rules allow --from-run R\n"}},
 		{"none allowable", []Refused{b}, []string{"ocfetch: no rule would admit these"}},
 	} {

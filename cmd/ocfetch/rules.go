@@ -235,7 +235,11 @@ func runRulesFromRun(ctx context.Context, a *app, runID string, user bool) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "run %s was refused %d targets a rule admits:\n", safetext.Line(runID), len(targets))
+	noun := "targets"
+	if len(targets) == 1 {
+		noun = "target"
+	}
+	fmt.Fprintf(a.stdout, "run %s was refused %d %s a rule admits:\n", safetext.Line(runID), len(targets), noun)
 	for _, t := range targets {
 		fmt.Fprintf(a.stdout, "  %s\n", safetext.Line(t.String()))
 	}
