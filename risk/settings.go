@@ -23,6 +23,15 @@ const SettingsSchemaVersion = 1
 const settingsHint = `write {"schema_version": 1, "risk_profile": "standard"} ` +
 	`(profiles: ` + validNames + `), or delete the file to use standard`
 
+// unusableHint tells the user how to repair a settings file that cannot
+// be read as a file at all (a symlink there or at .oc_chat, a directory,
+// too large): its content is not the problem.
+func unusableHint(path string) string {
+	return fmt.Sprintf("make %s a regular file of at most %d KiB in a real .oc_chat directory "+
+		"(ocfetch never follows a symlink there), holding {\"schema_version\": 1, \"risk_profile\": \"standard\"}, "+
+		"or delete it to use standard", path, workspace.MaxSmallFileSize>>10)
+}
+
 // Resolve returns the active risk profile for ws.
 //
 // An explicit value (the --profile flag; "" when unset) wins and must be a
@@ -139,7 +148,7 @@ func decodeSettings(path string, data []byte, _ fs.FileInfo, err error) (Setting
 	if err != nil {
 		// err names the file and the OS reason; it carries no request data.
 		return Settings{}, refusal.Newf(refusal.SettingsInvalid, "settings file cannot be used: %v", err).
-			WithHint(settingsHint).Wrap(err)
+			WithHint(unusableHint(path)).Wrap(err)
 	}
 	s, err := parseSettings(data)
 	if err != nil {

@@ -40,7 +40,7 @@ func WriteProfile(ctx context.Context, ws workspace.Workspace, p Profile) (Profi
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return "", refusal.Newf(refusal.SettingsInvalid, "settings file cannot be used: %v", err).WithHint(settingsHint).Wrap(err)
+		return "", refusal.Newf(refusal.SettingsInvalid, "settings file cannot be used: %v", err).WithHint(unusableHint(path)).Wrap(err)
 	default:
 		settings, err := parseSettings(data)
 		if err != nil {

@@ -107,3 +107,23 @@ func TestUsagePapercuts(t *testing.T) {
 	r = ocfetch(t, cliOptions{}, "--root", root, "run", "--allow-write", missing, "--", "true")
 	r.want(t, exitUsage, nil, []string{"ocfetch: --allow-write ", "(create it first if COMMAND is to write there)"})
 }
+
+// TestSettingsUnusableHint: a settings.json that cannot be read as a file
+// (a symlink there, or at .oc_chat) is refused with a hint about the file
+// itself, not about its JSON content.
+func TestSettingsUnusableHint(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	settings := wsOf(t, root).SettingsPath()
+	target := filepath.Join(t.TempDir(), "settings.json")
+	writeFile(t, target, `{"schema_version": 1, "risk_profile": "permissive"}`)
+	os.Remove(settings)
+	if err := os.Symlink(target, settings); err != nil {
+		t.Skip("symlink:", err)
+	}
+	r := ocfetch(t, cliOptions{}, "--root", root, "get", "--yes", s.url("/"))
+	r.want(t, exitRefused, nil, []string{"ocfetch: settings_invalid: ", "symlink", "hint: make " + settings + " a regular file"})
+	if strings.Contains(r.stderr, `hint: write {"schema_version"`) {
+		t.Errorf("the hint speaks of the file's content, not of the symlink:\n%s", r.stderr)
+	}
+}
