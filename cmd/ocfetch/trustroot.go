@@ -51,7 +51,11 @@ func (a *app) applyTrustRoot(name, flag string) error {
 	if err != nil {
 		return err
 	}
-	hint := "name the workspace root itself: " + from + " " + safetext.ShellQuote(ws.Root) + " (or --root DIR with the same DIR)"
+	sep := " "
+	if from == trustRootEnv {
+		sep = "="
+	}
+	hint := "name the workspace root itself: " + from + sep + safetext.ShellQuote(ws.Root) + " (or --root DIR with the same DIR)"
 	if !filepath.IsAbs(dir) {
 		return usageErrorf(hint, "%s %s is not an absolute path", from, safetext.ShellQuote(dir))
 	}

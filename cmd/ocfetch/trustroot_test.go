@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -59,4 +62,24 @@ func TestTrustRootRefused(t *testing.T) {
 		ocfetch(t, cliOptions{}, args...).want(t, exitRefused, nil,
 			[]string{"managed_policy_forbids", "forbids trusting a workspace by --trust-root (allow_trust_flag: false)", "hint: drop --trust-root"})
 	}
+}
+
+// TestTrustRootEnvHint: refused from OCFETCH_TRUST_ROOT, the hint writes
+// the variable as it is set (OCFETCH_TRUST_ROOT=DIR), not as a flag.
+func TestTrustRootEnvHint(t *testing.T) {
+	root := newUntrustedRoot(t)
+	var stdout, stderr bytes.Buffer
+	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	a.interactive = func() bool { return false }
+	a.progress = func() bool { return false }
+	a.controllingTerminal = func() (*os.File, bool) { return nil, false }
+	a.layers = testLayers(t)
+	a.getenv = func(k string) string {
+		if k == trustRootEnv {
+			return filepath.Dir(root)
+		}
+		return ""
+	}
+	r := result{code: execute(context.Background(), a, []string{"--root", root, "mcp"}), stdout: stdout.String(), stderr: stderr.String()}
+	r.want(t, exitUsage, nil, []string{"hint: name the workspace root itself: OCFETCH_TRUST_ROOT=" + root + " (or --root DIR with the same DIR)"})
 }
