@@ -21,9 +21,10 @@ func newAuditCmd(a *app) *cobra.Command {
 		Use:   "audit",
 		Short: "Show the audit log: one line per call, never its path, query, headers or body",
 		Long: `Every call, allowed or refused, appends one JSON line to .oc_chat/audit.jsonl:
-the time, the tool, "<METHOD> <host>", the decision and what made it (rule,
-once, always, denied, profile, policy), and the outcome (ok or the reason
-code), status, bytes and duration.
+the time, the tool, "<METHOD> <host>", the decision (allow, deny or refused)
+and what made it (rule, once, always, session, denied, unanswered, profile,
+policy), and the outcome (ok or the reason code), status, bytes and
+duration.
 
 A line that cannot be read (cut short by a crash, edited by hand) is skipped
 and named on stderr with a hint; the other lines are still shown and the exit
