@@ -152,7 +152,8 @@ func decodeAllowlist(path string, data []byte, _ fs.FileInfo, err error) (Ports,
 		// large, permission denied).
 		return nil, refusal.Newf(refusal.LocalAllowlistInvalid,
 			"local allowlist cannot be used, so no local port is allowed: %v", err).
-			WithHint(allowlistHint).Wrap(err)
+			WithHint(fmt.Sprintf("make %s a regular file of at most %d KiB in a real .oc_chat directory "+
+				"(ocfetch never follows a symlink there); %s", path, workspace.MaxSmallFileSize>>10, allowlistHint)).Wrap(err)
 	}
 	ports, err := parseAllowlist(data)
 	if err != nil {

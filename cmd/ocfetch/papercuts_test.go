@@ -127,3 +127,19 @@ func TestSettingsUnusableHint(t *testing.T) {
 		t.Errorf("the hint speaks of the file's content, not of the symlink:\n%s", r.stderr)
 	}
 }
+
+// TestAllowlistUnusableHint: a local_fetch.json that cannot be read as a
+// file (a symlink) is refused with a hint about the file itself.
+func TestAllowlistUnusableHint(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	path := wsOf(t, root).LocalFetchPath()
+	target := filepath.Join(t.TempDir(), "local_fetch.json")
+	writeFile(t, target, `{"schema_version": 1, "ports": [3000]}`)
+	os.Remove(path)
+	if err := os.Symlink(target, path); err != nil {
+		t.Skip("symlink:", err)
+	}
+	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--yes", s.url("/"))
+	r.want(t, exitRefused, nil, []string{"ocfetch: local_allowlist_invalid: ", "symlink", "hint: make " + path + " a regular file"})
+}
