@@ -143,3 +143,12 @@ func TestAllowlistUnusableHint(t *testing.T) {
 	r := ocfetch(t, cliOptions{}, "--root", root, "--profile", "permissive", "get", "--yes", s.url("/"))
 	r.want(t, exitRefused, nil, []string{"ocfetch: local_allowlist_invalid: ", "symlink", "hint: make " + path + " a regular file"})
 }
+
+// TestCompletionUnknownShell: `ocfetch completion tcsh` is a usage error
+// (exit 2, named, with a hint), as an unknown subcommand of every other
+// group is, not the help text and exit 0.
+func TestCompletionUnknownShell(t *testing.T) {
+	r := ocfetch(t, cliOptions{}, "completion", "tcsh")
+	r.want(t, exitUsage, nil, []string{"ocfetch: unknown command \"tcsh\" for \"ocfetch completion\"\n", "hint: run 'ocfetch completion --help' for usage"})
+	ocfetch(t, cliOptions{}, "completion").want(t, exitOK, []string{"ocfetch completion [command]"}, nil)
+}

@@ -251,6 +251,8 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
   ocfetch completion zsh > "${fpath[1]}/_ocfetch"
   ocfetch completion fish > ~/.config/fish/completions/ocfetch.fish
   ocfetch completion powershell | Out-String | Invoke-Expression`
+			// An unknown shell is a usage error, as in every other group.
+			c.Args, c.RunE = cobra.ArbitraryArgs, groupRun
 		}
 	}
 	return root
