@@ -152,8 +152,7 @@ func decodeAllowlist(path string, data []byte, _ fs.FileInfo, err error) (Ports,
 		// large, permission denied).
 		return nil, refusal.Newf(refusal.LocalAllowlistInvalid,
 			"local allowlist cannot be used, so no local port is allowed: %v", err).
-			WithHint(fmt.Sprintf("make %s a regular file of at most %d KiB in a real .oc_chat directory "+
-				"(ocfetch never follows a symlink there); %s", path, workspace.MaxSmallFileSize>>10, allowlistHint)).Wrap(err)
+			WithHint(workspace.SmallFileHint(path) + "; " + allowlistHint).Wrap(err)
 	}
 	ports, err := parseAllowlist(data)
 	if err != nil {

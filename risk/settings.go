@@ -27,9 +27,7 @@ const settingsHint = `write {"schema_version": 1, "risk_profile": "standard"} ` 
 // be read as a file at all (a symlink there or at .oc_chat, a directory,
 // too large): its content is not the problem.
 func unusableHint(path string) string {
-	return fmt.Sprintf("make %s a regular file of at most %d KiB in a real .oc_chat directory "+
-		"(ocfetch never follows a symlink there), holding {\"schema_version\": 1, \"risk_profile\": \"standard\"}, "+
-		"or delete it to use standard", path, workspace.MaxSmallFileSize>>10)
+	return workspace.SmallFileHint(path) + `, holding {"schema_version": 1, "risk_profile": "standard"}, or delete it to use standard`
 }
 
 // Resolve returns the active risk profile for ws.

@@ -118,6 +118,15 @@ func ReadSmallFile(path string) ([]byte, error) {
 	return ReadFileLimit(path, MaxSmallFileSize)
 }
 
+// SmallFileHint is the repair hint for a small workspace file at path
+// that cannot be read as a file at all ([ReadSmallFile]'s refusals: a
+// symlink there or at .oc_chat, a directory, a FIFO, too large), whose
+// content is not the problem.
+func SmallFileHint(path string) string {
+	return fmt.Sprintf("make %s a regular file of at most %d KiB in a real %s directory (ocfetch never follows a symlink there)",
+		path, MaxSmallFileSize>>10, DirName)
+}
+
 // ReadFileLimit is [ReadSmallFile] with another size limit, for the one
 // workspace file allowed to be larger (the rule store).
 func ReadFileLimit(path string, limit int64) ([]byte, error) {
