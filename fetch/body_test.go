@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -42,6 +43,7 @@ func TestReadBody(t *testing.T) {
 		{"one byte over", response(strings.NewReader(text+"y"), -1, ""), limit, true, nil, limit + 1},
 		{"length lies low", response(strings.NewReader(text+"y"), 10, ""), limit, true, nil, limit + 1},
 		{"declared huge", response(strings.NewReader("abc"), 1<<40, ""), 3, false, nil, limit + 1},
+		{"declared the largest Content-Length net/http accepts", response(strings.NewReader("abc"), math.MaxInt64, ""), 3, false, nil, limit + 1},
 		{"endless", response(testio.Endless{}, -1, ""), limit, true, nil, limit + 1},
 		{"gzip not decoded by the transport", response(bytes.NewReader(hostile.GzipBombBytes(1<<20)), -1, "gzip"), limit, true, nil, limit + 1},
 		{"gzip small", response(bytes.NewReader(hostile.GzipBombBytes(10)), -1, "GZIP"), 10, false, nil, boundedread.FirstChunk},

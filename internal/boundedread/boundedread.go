@@ -65,11 +65,14 @@ func Append(buf []byte, r io.Reader, declared, limit int64) ([]byte, bool, error
 }
 
 // firstSize is the first buffer's size for a body: its declared length + 1
-// when that is within the cap, else FirstChunk, never over limit+1.
+// when that is within the cap, else FirstChunk, never over limit+1. The
+// declared length is cut to the cap before the + 1: a server may declare
+// any int64 (net/http accepts a Content-Length up to 1<<63 - 1), and
+// that + 1 would overflow.
 func firstSize(declared, limit int64) int64 {
 	size := int64(FirstChunk)
 	if declared >= 0 {
-		size = declared + 1
+		size = min(declared, limit) + 1
 	}
 	return min(size, limit+1)
 }
