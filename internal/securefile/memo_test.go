@@ -9,6 +9,16 @@ import (
 // remembered, whether its slot of memo.recent is its own or shared with
 // another key (more keys than slots), and "" is never remembered.
 func TestMemo(t *testing.T) {
+	// The memo is the process's, and forgets everything past maxMemo
+	// entries: start it empty, or what earlier tests (or this test's
+	// earlier runs, go test -count=N) remembered is found, or the memo
+	// fills up midway and a key is joined twice.
+	memo.mu.Lock()
+	clear(memo.m)
+	memo.mu.Unlock()
+	for i := range memo.recent {
+		memo.recent[i].Store(nil)
+	}
 	joins := map[string]int{}
 	join := func(a, b string) func() string {
 		return func() string {
