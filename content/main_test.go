@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"go.uber.org/goleak"
 )
 
@@ -12,5 +13,6 @@ import (
 // the tests.
 func TestMain(m *testing.M) {
 	reexec.Init()
+	testchild.QuickRaceExit()
 	goleak.VerifyTestMain(m)
 }

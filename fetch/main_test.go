@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"go.uber.org/goleak"
 )
 
@@ -11,5 +12,6 @@ import (
 // hostile-server test also checks for leaks on its own (see leakCheck).
 func TestMain(m *testing.M) {
 	reexec.Init() // PDFs are extracted by this binary run again as a child part
+	testchild.QuickRaceExit()
 	goleak.VerifyTestMain(m)
 }

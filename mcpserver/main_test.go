@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/managed"
 	"github.com/ocfetch/ocfetch/policy"
@@ -24,6 +25,7 @@ import (
 // build.
 func TestMain(m *testing.M) {
 	reexec.Init() // PDFs are extracted by this binary run again as a child part
+	testchild.QuickRaceExit()
 	dir, err := os.MkdirTemp("", "mcpserver-layers-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

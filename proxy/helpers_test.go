@@ -24,6 +24,7 @@ import (
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
@@ -35,6 +36,7 @@ import (
 
 func TestMain(m *testing.M) {
 	reexec.Init() // the sandbox's part, when a test runs ocfetch run
+	testchild.QuickRaceExit()
 	goleak.VerifyTestMain(m)
 }
 

@@ -22,11 +22,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
 func TestMain(m *testing.M) {
 	reexec.Init()
+	testchild.QuickRaceExit()
 	if probe := os.Getenv("OCFETCH_SANDBOX_PROBE"); probe != "" {
 		os.Exit(runProbe(probe))
 	}

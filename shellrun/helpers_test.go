@@ -15,6 +15,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -26,6 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	reexec.Init() // the sandbox's part, when a test runs a sandboxed command
+	testchild.QuickRaceExit()
 	goleak.VerifyTestMain(m)
 }
 

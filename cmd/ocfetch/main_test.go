@@ -24,6 +24,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/egress"
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/localfetch"
@@ -37,6 +38,7 @@ import (
 // it is the test run itself, goroutine leaks fail it.
 func TestMain(m *testing.M) {
 	reexec.Init() // the parts ocfetch re-executes itself as: the sandbox's first process, the PDF extractor
+	testchild.QuickRaceExit()
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"ocfetch": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// ocfetch in a mount namespace of its own, with a workspace

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/internal/reexec"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testchild"
 	"go.uber.org/goleak"
 )
 
@@ -18,5 +19,6 @@ func TestMain(m *testing.M) {
 	if os.Getenv(noInitEnv) == "" {
 		reexec.Init()
 	}
+	testchild.QuickRaceExit()
 	goleak.VerifyTestMain(m)
 }
