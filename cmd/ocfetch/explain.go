@@ -53,9 +53,10 @@ func runExplain(ctx context.Context, a *app, rawURL string, asJSON, proxy bool) 
 	if proxy {
 		front = policy.FrontProxy
 	}
-	// get would connect through settings.json's upstream_proxy (a
-	// workspace grant that Decide judges too); the proxy does not.
-	sc, err := a.scope("", !proxy)
+	// get, the proxy and run connect through settings.json's
+	// upstream_proxy (a workspace grant that Decide judges too:
+	// proxyOptions reads it as get does).
+	sc, err := a.scope("", true)
 	if err != nil {
 		return err
 	}
