@@ -114,7 +114,7 @@ func decide(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL str
 	o := need.Origin()
 	e.URL = o.String() + "/"
 	e.Target = &o.Target
-	q := sc.Args(front, o)
+	q := sc.Args(front, proxyOrigin(front, o))
 	q.Trace = true
 	d := policy.Decide(ctx, q)
 	e.Decision, e.Rule, e.File, e.DecidedBy = d.Result.String(), d.Rule, d.File, string(d.DecidedBy)
@@ -145,6 +145,22 @@ func decide(ctx context.Context, sc *scope.Scope, front policy.Front, rawURL str
 		}
 	}
 	return e
+}
+
+// proxyOrigin is the origin the proxy decides on for the request a client
+// sends it for o (proxy's parsedRequest.origin): https goes through a
+// CONNECT tunnel, which has no scheme; an http URL is forwarded; and the
+// request always names the port (a CONNECT writes it, http's is 80). Any
+// other front decides on o as parsed.
+func proxyOrigin(front policy.Front, o capability.Origin) capability.Origin {
+	if front != policy.FrontProxy {
+		return o
+	}
+	o.PortWritten = true
+	if o.Scheme == "https" {
+		o.Scheme = ""
+	}
+	return o
 }
 
 // schemeRule is the scheme rule front decides under, in words.
