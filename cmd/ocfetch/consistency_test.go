@@ -33,7 +33,6 @@ type consistencyWorld struct {
 	root   string
 	layers layerFiles
 	flags  []string
-	ws     func() string // the workspace's .oc_chat directory
 }
 
 // newConsistencyWorld is a fresh workspace (trusted or not) with layers
