@@ -4,8 +4,8 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
-	"strings"
 
+	"github.com/ocfetch/ocfetch/internal/gzipbody"
 	"github.com/ocfetch/ocfetch/robotscheck"
 )
 
@@ -34,7 +34,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	if !resp.Uncompressed && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+	if gzipbody.LeftEncoded(resp) {
 		// A gzip body the transport did not decode (it asks for gzip, and
 		// decodes it, only when the request had no Range or
 		// Accept-Encoding header): decoded here, as the transport does,

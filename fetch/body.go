@@ -6,9 +6,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/ocfetch/ocfetch/internal/boundedread"
+	"github.com/ocfetch/ocfetch/internal/gzipbody"
 )
 
 // errBadEncoding marks a body whose Content-Encoding could not be decoded.
@@ -31,7 +31,7 @@ func readBody(resp *http.Response, limit int64, room int) (buf []byte, truncated
 	var r io.Reader = resp.Body
 	declared := resp.ContentLength
 	decoding := false
-	if !resp.Uncompressed && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+	if gzipbody.LeftEncoded(resp) {
 		zr, err := gzip.NewReader(resp.Body)
 		if err != nil {
 			if errors.Is(err, io.EOF) { // an empty body, declared gzip
