@@ -52,7 +52,9 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 	if err != nil {
 		r, ok := refusal.As(err)
 		if !ok {
-			r = refusal.New(refusal.SettingsInvalid, "the workspace's settings file cannot be used").Wrap(err)
+			path := s.scope.Workspace.SettingsPath()
+			r = refusal.Newf(refusal.SettingsInvalid, "settings file %s cannot be used", path).
+				WithHint("make " + path + " a regular file holding valid settings, or delete it to use standard").Wrap(err)
 		}
 		v.err = r
 		return v
