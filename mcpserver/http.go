@@ -52,8 +52,8 @@ const (
 // at maxSessions a new session closes the least recently used idle one
 // (no request of it in flight), whose client, if it ever comes back, gets
 // 404 and starts a new session, as the MCP specification prescribes. Only
-// when every open session has a request in flight is a newcomer refused
-// (503). An authenticated DELETE closes its session even when the SDK
+// when every open session has a request in flight (an initialize still
+// in flight counts as a session) is a newcomer refused (503). An authenticated DELETE closes its session even when the SDK
 // refused the request (a protocol version header it does not accept, an
 // origin check): the client asked for the end of its session.
 type httpFront struct {
@@ -66,6 +66,9 @@ type httpFront struct {
 	posts    map[string]*postEntry  // token → POST in flight
 	activity map[string]*sessionUse // Mcp-Session-Id → its use
 	clock    uint64                 // ticks on every touch: the order of use
+	// initializing counts the places held by initializes in flight:
+	// their sessions do not exist yet, but will.
+	initializing int
 }
 
 // sessionUse is what the front knows of one session: when (clock) a
@@ -121,10 +124,10 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "too many open MCP sessions, each with a request in flight; close one and try again", http.StatusServiceUnavailable)
 			return
 		}
+		var opened string
+		defer func() { f.initialized(opened) }() // even if the handler panics
 		f.servePOST(w, r, "")
-		if id := w.Header().Get(sessionIDHeader); id != "" {
-			f.touch(id, 0)
-		}
+		opened = w.Header().Get(sessionIDHeader)
 		return
 	}
 	if sid != "" {
@@ -193,8 +196,25 @@ func (f *httpFront) touch(sid string, delta int) {
 	u.inFlight += delta
 }
 
-// makeRoom reports whether a new session may open: below maxSessions, or
-// at it once the least recently used idle session is closed. It also
+// initialized gives back the place [httpFront.makeRoom] held for an
+// initialize that has ended, and tracks the session it opened (sid; ""
+// when it opened none).
+func (f *httpFront) initialized(sid string) {
+	f.mu.Lock()
+	f.initializing--
+	f.mu.Unlock()
+	if sid != "" {
+		f.touch(sid, 0)
+	}
+}
+
+// makeRoom reports whether a new session may open, and if so holds a
+// place for it until [httpFront.initialized]: the open sessions and the
+// initializes in flight are below maxSessions, or at it once the least
+// recently used idle session is closed. Counting the initializes in
+// flight keeps concurrent ones from all seeing the same free place. (A
+// session the SDK has just opened, its initialize not yet ended, counts
+// twice for that moment: the cap errs on the side of holding.) It also
 // forgets the use of sessions that have ended.
 func (f *httpFront) makeRoom() bool {
 	open := map[string]*mcp.ServerSession{}
@@ -207,7 +227,8 @@ func (f *httpFront) makeRoom() bool {
 			delete(f.activity, id)
 		}
 	}
-	if len(open) < f.maxSessions {
+	if len(open)+f.initializing < f.maxSessions {
+		f.initializing++
 		f.mu.Unlock()
 		return true
 	}
@@ -228,6 +249,7 @@ func (f *httpFront) makeRoom() bool {
 	}
 	if victim != nil {
 		delete(f.activity, victim.ID())
+		f.initializing++
 	}
 	f.mu.Unlock()
 	if victim == nil {
