@@ -121,7 +121,7 @@ func (f *Fetch) prepare(id uuid.UUID, argsJSON string) (*prepared, error) {
 		p.maxLength = int(a.MaxLength)
 	}
 	if a.StartIndex < 0 || a.StartIndex > fetchargs.MaxStartIndex {
-		return nil, fetchargs.Invalid("field start_index must be an integer of 0 or more")
+		return nil, fetchargs.Invalid("field start_index must be an integer from 0 to " + strconv.Itoa(fetchargs.MaxStartIndex))
 	}
 	p.startIndex = int(a.StartIndex)
 	p.timeout, p.maxBody = f.timeout, f.maxBody

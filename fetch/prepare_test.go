@@ -368,3 +368,32 @@ func TestNameIsInfoName(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareCallBoundsNamed: a number outside its field's range is
+// refused with a message naming the range it must be in, so the caller
+// (a model, over MCP) can correct it; the CLI's flags say the same
+// (`--start-index must be from 0 to 2147483647`).
+func TestPrepareCallBoundsNamed(t *testing.T) {
+	f := newFetch(nil, &Options{}, newWorkspace(t, 8080), risk.Permissive)
+	tests := []struct {
+		name, args, want string
+	}{
+		{"start_index negative", `{"url": "https://example.com", "start_index": -1}`, "field start_index must be an integer from 0 to 2147483647"},
+		{"start_index past int32", `{"url": "https://example.com", "start_index": 2147483648}`, "field start_index must be an integer from 0 to 2147483647"},
+		{"max_length zero", `{"url": "https://example.com", "max_length": 0}`, "field max_length must be an integer from 1 to 1000000"},
+		{"max_length too big", `{"url": "https://example.com", "max_length": 1000001}`, "field max_length must be an integer from 1 to 1000000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := f.PrepareCall(context.Background(), uuid.New(), tc.args)
+			wantCode(t, err, refusal.InvalidArguments)
+			if r, _ := refusal.As(err); r.Message != tc.want {
+				t.Errorf("message %q; want %q", r.Message, tc.want)
+			}
+		})
+	}
+	// At the bound itself it is accepted.
+	if _, _, err := f.PrepareCall(context.Background(), uuid.New(), `{"url": "https://example.com", "start_index": 2147483647}`); err != nil {
+		t.Errorf("start_index 2147483647: %v; want accepted", err)
+	}
+}
