@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -119,11 +120,13 @@ func NewFetch(client *http.Client, opts *Options) *Fetch {
 // one serves every Fetch, and a front end makes a Fetch per call).
 var discard = diag.Discard()
 
-const description = `Fetch one web page or HTTP resource and return its content as text.
+// descriptionFormat is the tool's description; %d is the default
+// max_length of this Fetch's calls.
+const descriptionFormat = `Fetch one web page or HTTP resource and return its content as text.
 
 Makes a single HTTP GET (or POST) request to an https:// URL and returns the response status, a short header summary (content-type, content-length, location, last-modified, etag, server) and the body converted for reading: "markdown" (default; the main content of an HTML page as Markdown), "text" (plain text), or "raw" (the body as received, decoded to UTF-8).
 
-Long content is returned in windows of max_length characters (default 20000); when the result says it is truncated, call again with start_index set to the next_start_index it gives to read on. The response body read is capped (5 MiB by default) and a cut body is reported.
+Long content is returned in windows of max_length characters (default %d); when the result says it is truncated, call again with start_index set to the next_start_index it gives to read on. The response body read is capped (5 MiB by default) and a cut body is reported.
 
 Rules: public hosts must use https. http://localhost, 127.0.0.1 or [::1] work only with an explicit port the user has allowed for this project (local mode). URLs with user:password@ are refused; send credentials as a header. Redirects are followed only within the same scheme, host and port (at most 10); a redirect elsewhere is reported, not followed, so fetch its location in a new call if needed. Each new host needs the user's approval. A 4xx or 5xx response is a delivered result, not an error.`
 
@@ -135,8 +138,8 @@ func (*Fetch) Name() string { return Name }
 
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (f *Fetch) Info(context.Context) (*tool.Info, error) {
-	schema := fetchargs.Schema(max(int64(f.timeout/time.Second), 1), f.maxBody)
-	desc := description
+	schema := fetchargs.SchemaFor(max(int64(f.timeout/time.Second), 1), f.maxBody, f.defaultMaxLength)
+	desc := fmt.Sprintf(descriptionFormat, f.defaultMaxLength)
 	if f.opts.Robots != nil {
 		desc += robotsDescription
 	}

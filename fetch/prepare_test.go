@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -395,5 +396,48 @@ func TestPrepareCallBoundsNamed(t *testing.T) {
 	// At the bound itself it is accepted.
 	if _, _, err := f.PrepareCall(context.Background(), uuid.New(), `{"url": "https://example.com", "start_index": 2147483647}`); err != nil {
 		t.Errorf("start_index 2147483647: %v; want accepted", err)
+	}
+}
+
+// TestInfoDefaultsAreTheCallsDefaults: what the input schema (and the
+// description) tell a model a call gets when it leaves max_length,
+// timeout or max_bytes out is what PrepareCall then uses, whatever the
+// server's options (ocfetch mcp --max-length, --timeout, --max-bytes).
+func TestInfoDefaultsAreTheCallsDefaults(t *testing.T) {
+	for _, opts := range []*Options{nil, {DefaultMaxLength: 50, Timeout: 10 * time.Second, MaxBodyBytes: 1000}} {
+		f := NewFetch(nil, opts)
+		info, err := f.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Default any `json:"default"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(info.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		_, art, err := f.PrepareCall(context.Background(), uuid.New(), `{"url": "https://example.com"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := art.(*prepared)
+		got := map[string]any{
+			"max_length": schema.Properties["max_length"].Default,
+			"timeout":    schema.Properties["timeout"].Default,
+			"max_bytes":  schema.Properties["max_bytes"].Default,
+		}
+		want := map[string]any{
+			"max_length": float64(p.maxLength),
+			"timeout":    float64(p.timeout / time.Second),
+			"max_bytes":  float64(p.maxBody),
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("options %+v: schema defaults (-what a call gets +what the schema says):\n%s", opts, d)
+		}
+		if s := fmt.Sprintf("windows of max_length characters (default %d)", p.maxLength); !strings.Contains(info.Description, s) {
+			t.Errorf("options %+v: description does not say %q:\n%s", opts, s, info.Description)
+		}
 	}
 }
