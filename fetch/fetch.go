@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ocfetch/ocfetch/diag"
@@ -121,12 +122,12 @@ func NewFetch(client *http.Client, opts *Options) *Fetch {
 var discard = diag.Discard()
 
 // descriptionFormat is the tool's description; %d is the default
-// max_length of this Fetch's calls.
+// max_length of this Fetch's calls, %s its body cap (byteSize).
 const descriptionFormat = `Fetch one web page or HTTP resource and return its content as text.
 
 Makes a single HTTP GET (or POST) request to an https:// URL and returns the response status, a short header summary (content-type, content-length, location, last-modified, etag, server) and the body converted for reading: "markdown" (default; the main content of an HTML page as Markdown), "text" (plain text), or "raw" (the body as received, decoded to UTF-8).
 
-Long content is returned in windows of max_length characters (default %d); when the result says it is truncated, call again with start_index set to the next_start_index it gives to read on. The response body read is capped (5 MiB by default) and a cut body is reported.
+Long content is returned in windows of max_length characters (default %d); when the result says it is truncated, call again with start_index set to the next_start_index it gives to read on. The response body read is capped (%s by default) and a cut body is reported.
 
 Rules: public hosts must use https. http://localhost, 127.0.0.1 or [::1] work only with an explicit port the user has allowed for this project (local mode). URLs with user:password@ are refused; send credentials as a header. Redirects are followed only within the same scheme, host and port (at most 10); a redirect elsewhere is reported, not followed, so fetch its location in a new call if needed. Each new host needs the user's approval. A 4xx or 5xx response is a delivered result, not an error.`
 
@@ -139,11 +140,23 @@ func (*Fetch) Name() string { return Name }
 // Info describes the tool and its arguments (a JSON Schema) to a model.
 func (f *Fetch) Info(context.Context) (*tool.Info, error) {
 	schema := fetchargs.SchemaFor(max(int64(f.timeout/time.Second), 1), f.maxBody, f.defaultMaxLength)
-	desc := fmt.Sprintf(descriptionFormat, f.defaultMaxLength)
+	desc := fmt.Sprintf(descriptionFormat, f.defaultMaxLength, byteSize(f.maxBody))
 	if f.opts.Robots != nil {
 		desc += robotsDescription
 	}
 	return &tool.Info{Name: Name, Description: desc, InputSchema: schema}, nil
+}
+
+// byteSize is n bytes as the description says it: "5 MiB", "64 KiB",
+// "1000 bytes".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // logDecision writes the one line for a refusal: its code and, when known,

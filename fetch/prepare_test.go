@@ -436,8 +436,13 @@ func TestInfoDefaultsAreTheCallsDefaults(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("options %+v: schema defaults (-what a call gets +what the schema says):\n%s", opts, d)
 		}
-		if s := fmt.Sprintf("windows of max_length characters (default %d)", p.maxLength); !strings.Contains(info.Description, s) {
-			t.Errorf("options %+v: description does not say %q:\n%s", opts, s, info.Description)
+		for _, s := range []string{
+			fmt.Sprintf("windows of max_length characters (default %d)", p.maxLength),
+			fmt.Sprintf("capped (%s by default)", map[int64]string{DefaultMaxBodyBytes: "5 MiB", 1000: "1000 bytes"}[p.maxBody]),
+		} {
+			if !strings.Contains(info.Description, s) {
+				t.Errorf("options %+v: description does not say %q:\n%s", opts, s, info.Description)
+			}
 		}
 	}
 }
