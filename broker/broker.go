@@ -207,6 +207,7 @@ func (b *Broker) args(need capability.Requirement) policy.Args { return b.argsFo
 func (b *Broker) argsFor(o capability.Origin) policy.Args {
 	a := b.Scope.Args(policy.FrontFetchTool, o)
 	a.ForModel = b.ForModel
+	a.Logger = b.Logger
 	return a
 }
 

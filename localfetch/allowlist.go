@@ -123,6 +123,14 @@ func ReadAllowedPorts(ws workspace.Workspace) (Ports, error) {
 	return slices.Clone(ports), err
 }
 
+// ReadAllowedPortsContext is [ReadAllowedPorts] within the call ctx
+// carries ([securefile.WithCall]): the ports [AdmitContext] decided that
+// call on, as its diagnostics name them.
+func ReadAllowedPortsContext(ctx context.Context, ws workspace.Workspace) (Ports, error) {
+	ports, err := readAllowedPorts(securefile.CallFrom(ctx), ws)
+	return slices.Clone(ports), err
+}
+
 // readAllowedPorts is ReadAllowedPorts within call, without the copy: the
 // ports are shared and not to be modified.
 func readAllowedPorts(call *securefile.Call, ws workspace.Workspace) (Ports, error) {

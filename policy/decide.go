@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/localfetch"
 	"github.com/ocfetch/ocfetch/managed"
@@ -82,11 +84,35 @@ type Args struct {
 	// ForModel makes the not_approved hints address a model (the MCP
 	// server): "ask the user to run: …" instead of the command itself.
 	ForModel bool
+	// Logger receives seed 000's per-decision detail of local mode at
+	// diag.L3, in domain LOCAL: the target, local_fetch.json and the ports
+	// it admitted on this call (never the path or query). Nil: none. The
+	// front end's own line says the decision (L2).
+	Logger *slog.Logger
 	// Trace makes the Decision carry its trace (Decision.Trace): which
 	// checks and layers were consulted and what each said. `ocfetch
 	// explain` prints it; the other front ends leave it off (it costs an
 	// allocation per decision).
 	Trace bool
+}
+
+// logLocal writes the L3 line of a local-mode decision (Args.Logger): the
+// ports are named when Admit read the file, that is when it admitted the
+// port or refused it as not listed.
+func logLocal(ctx context.Context, a Args, t capability.Target, port uint16, err error) {
+	attrs := []any{"target", t.String(), "file", a.Workspace.LocalFetchPath()}
+	code := refusal.CodeOf(err)
+	if err == nil || code == refusal.LocalPortNotAllowed {
+		if ports, perr := localfetch.ReadAllowedPortsContext(ctx, a.Workspace); perr == nil {
+			attrs = append(attrs, "ports", ports.String())
+		}
+	}
+	if err == nil {
+		attrs = append(attrs, "admitted", port)
+	} else {
+		attrs = append(attrs, "reason", string(code))
+	}
+	diag.For(a.Logger, diag.DomainLocal).Log(ctx, diag.L3, "local mode", attrs...)
 }
 
 // Decide is the one decision step: may this scheme, host and port be
@@ -185,6 +211,9 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 				WithHint("ask your administrator; `ocfetch explain` shows the layers"))
 		}
 		port, err := localfetch.AdmitContext(ctx, o, a.Workspace, a.Profile)
+		if diag.Enabled(ctx, a.Logger, diag.L3) {
+			logLocal(ctx, a, o.Target, port, err)
+		}
 		if tr != nil {
 			st := Step{Layer: LayerWorkspace, Check: CheckLocal, File: a.Workspace.LocalFetchPath(), Port: port, Said: fmt.Sprintf("admits port %d", port)}
 			if err != nil {

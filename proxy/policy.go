@@ -59,6 +59,7 @@ func (s *Server) admit(ctx context.Context, o capability.Origin) verdict {
 		v.err = r
 		return v
 	}
+	args.Logger = s.decideLog
 	d := policy.Decide(ctx, args)
 	v.trustedBy = d.TrustedBy
 	switch d.Result {

@@ -103,10 +103,12 @@ type Options struct {
 // Server is the egress proxy. Create it with [New]; it is safe for
 // concurrent use and serves any number of loopback listeners.
 type Server struct {
-	scope     *scope.Scope
-	guard     *egress.Guard
-	audit     *audit.Log
-	log       *slog.Logger
+	scope *scope.Scope
+	guard *egress.Guard
+	audit *audit.Log
+	log   *slog.Logger
+	// decideLog is Options.Logger, for policy.Decide (Args.Logger).
+	decideLog *slog.Logger
 	maxHead   int
 	handshake time.Duration
 	idle      time.Duration
@@ -167,6 +169,7 @@ func New(opts *Options) (*Server, error) {
 	if s.guard == nil {
 		s.guard = egress.NewGuard(nil)
 	}
+	s.decideLog = opts.Logger // policy.Decide's own lines, in their own domain
 	s.log = diag.For(s.log, diag.DomainProxy)
 	s.sem = make(chan struct{}, orInt(opts.MaxConcurrent, DefaultMaxConcurrent))
 	s.metrics = newMetrics(func() float64 { return float64(len(s.sem)) })
