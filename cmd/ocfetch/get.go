@@ -90,6 +90,8 @@ Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
 			}
 			return runGet(cmd.Context(), a, cmd, rawURL, f)
 		},
+		// --json reports usage errors found before RunE as its object too.
+		Annotations: map[string]string{jsonErrorsAnnotation: "true"},
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.method, "request", "X", "", "HTTP `METHOD`, GET or POST (default GET; POST when -d is given)")

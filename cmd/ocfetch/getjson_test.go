@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/ocfetch/ocfetch/content"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/refusal"
 )
 
 // getJSONBefore is `get --json`'s success object before the output shapes
@@ -94,5 +96,34 @@ func TestGetJSONBeforeAfter(t *testing.T) {
 				t.Errorf("without the added fields:\ngot  %s\nwant %s", stripped, old)
 			}
 		})
+	}
+}
+
+// TestJSONUsageErrorFromEnvironment: under --json, get and search report a
+// usage error as the one JSON object (invalid_arguments, exit 2) — also one
+// found before the command runs, such as a bad OCFETCH_DEBUG. Only a flag
+// value cobra cannot parse stays text (README, `ocfetch get`).
+func TestJSONUsageErrorFromEnvironment(t *testing.T) {
+	root := newRoot(t)
+	t.Setenv(diag.EnvVar, "loud")
+	for _, args := range [][]string{
+		{"get", "--json", "https://example.com/"},
+		{"search", "--json", "query"},
+	} {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, args...)...)
+		r.want(t, exitUsage, nil, nil)
+		var got errorJSON
+		dec := json.NewDecoder(strings.NewReader(r.stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil || got.OK || got.Error.Reason != refusal.InvalidArguments ||
+			!strings.Contains(got.Error.Message, diag.EnvVar) || got.Error.Hint == "" || r.stderr != "" {
+			t.Errorf("%v: stdout %q, stderr %q (%v); want the invalid_arguments object naming %s, nothing on stderr", args, r.stdout, r.stderr, err, diag.EnvVar)
+		}
+		// Without --json: the message and the hint on stderr, as before.
+		r = ocfetch(t, cliOptions{}, append([]string{"--root", root}, args[0], args[2])...)
+		r.want(t, exitUsage, nil, []string{"ocfetch: " + diag.EnvVar, "\nhint: set " + diag.EnvVar})
+		if r.stdout != "" {
+			t.Errorf("%v without --json: stdout %q; want nothing", args, r.stdout)
+		}
 	}
 }

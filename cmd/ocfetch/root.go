@@ -11,6 +11,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/egress"
+	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
@@ -206,7 +208,7 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			n, err := diag.Verbosity(a.verbose)
 			if err != nil {
-				return usageErrorf("set "+diag.EnvVar+" to 0–4, or unset it", "%v", err)
+				return a.preRunFailed(cmd, usageErrorf("set "+diag.EnvVar+" to 0–4, or unset it", "%v", err))
 			}
 			a.verbosity = n
 			return nil
@@ -256,4 +258,27 @@ an allowlisted port). Every call writes one audit line to .oc_chat/audit.jsonl.`
 		}
 	}
 	return root
+}
+
+// jsonErrorsAnnotation marks a command whose --json reports every usage
+// error as its one JSON object (get, search: {"ok": false, "error":
+// {"reason": "invalid_arguments", …}}), so that a usage error found
+// before it runs (a bad OCFETCH_DEBUG) is reported that way too.
+const jsonErrorsAnnotation = "ocfetch/json-errors"
+
+// preRunFailed reports e, a usage error found before cmd runs: as the JSON
+// error object on stdout when cmd promises one under --json, else (as
+// every error) on stderr.
+func (a *app) preRunFailed(cmd *cobra.Command, e *exitError) error {
+	if cmd.Annotations[jsonErrorsAnnotation] == "" {
+		return e
+	}
+	if asJSON, _ := cmd.Flags().GetBool("json"); !asJSON {
+		return e
+	}
+	if err := writeJSON(a.stdout, errorJSON{Error: errorField{Reason: refusal.InvalidArguments, Message: safetext.Line(e.msg), Hint: safetext.Line(e.hint)}}); err != nil {
+		return err
+	}
+	e.quiet = true
+	return e
 }

@@ -62,6 +62,8 @@ malformed answer, network, timeout).`,
 			}
 			return runSearch(cmd.Context(), a, args[0], f)
 		},
+		// --json reports usage errors found before RunE as its object too.
+		Annotations: map[string]string{jsonErrorsAnnotation: "true"},
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&f.count, "count", "n", search.DefaultResults, fmt.Sprintf("return at most `N` results (1 to %d)", search.MaxResults))
