@@ -143,7 +143,7 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=\"http://%s@%s\" HTTP_PROXY=\"http://%s@%s\" ALL_PROXY=\"socks5h://%s@%s\"\n", cred, addr, cred, addr, cred, addr)
 	}
 
-	stopMetrics, err := serveMetrics(a, s, metricsAddr)
+	stopMetrics, err := serveMetrics(a, s, metricsAddr, opts.Auth != nil)
 	if err != nil {
 		ln.Close()
 		return err
@@ -205,8 +205,9 @@ func (a *app) tuneProxyGC() {
 }
 
 // serveMetrics serves the proxy's /metrics on the loopback addr (none when
-// addr is ""), until the returned stop is called.
-func serveMetrics(a *app, s *proxy.Server, addr string) (stop func(), err error) {
+// addr is ""), until the returned stop is called; authenticated says
+// whether s asks its clients for credentials (not under --auth none).
+func serveMetrics(a *app, s *proxy.Server, addr string, authenticated bool) (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -217,7 +218,7 @@ func serveMetrics(a *app, s *proxy.Server, addr string) (stop func(), err error)
 		}
 		return nil, internalErrorf("cannot listen on %s: %v", addr, err)
 	}
-	return serveMetricsOn(a, s, ln), nil
+	return serveMetricsOn(a, s, ln, authenticated), nil
 }
 
 // maxMetricsConns bounds the connections the metrics listener holds open
@@ -229,13 +230,19 @@ func serveMetrics(a *app, s *proxy.Server, addr string) (stop func(), err error)
 const maxMetricsConns = 16
 
 // serveMetricsOn serves the proxy's /metrics on ln until the returned stop
-// is called.
-func serveMetricsOn(a *app, s *proxy.Server, ln net.Listener) (stop func()) {
+// is called. The line it prints says who may scrape: the holders of the
+// proxy's credentials, or, when s asks for none (--auth none), every user
+// of this machine.
+func serveMetricsOn(a *app, s *proxy.Server, ln net.Listener, authenticated bool) (stop func()) {
 	hs := &http.Server{Handler: s.MetricsHandler(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	done := make(chan struct{})
 	addr := ln.Addr()
 	ln = netutil.LimitListener(ln, maxMetricsConns)
 	go func() { defer close(done); hs.Serve(ln) }()
-	fmt.Fprintf(a.stderr, "ocfetch proxy: metrics on http://%s/metrics (Prometheus text format; the proxy's credentials as Basic auth)\n", addr)
+	who := "the proxy's credentials as Basic auth"
+	if !authenticated {
+		who = "open to every user of this machine (--auth none)"
+	}
+	fmt.Fprintf(a.stderr, "ocfetch proxy: metrics on http://%s/metrics (Prometheus text format; %s)\n", addr, who)
 	return func() { hs.Close(); <-done }
 }

@@ -55,7 +55,7 @@ func TestProxyMetricsConnectionsBounded(t *testing.T) {
 	}
 	cl := &countingListener{Listener: ln}
 	a := newApp(strings.NewReader(""), io.Discard, io.Discard)
-	stop := serveMetricsOn(a, s, cl)
+	stop := serveMetricsOn(a, s, cl, true)
 	defer stop()
 
 	for _, tc := range []struct {
@@ -106,6 +106,50 @@ func TestProxyMetricsConnectionsBounded(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != 200 {
 				t.Errorf("scrape after the clients left: %s", resp.Status)
+			}
+		})
+	}
+}
+
+// TestProxyMetricsLineSaysWhoMayScrape: the line --metrics prints says
+// what the listener does: behind the proxy's credentials (Basic), or,
+// under --auth none, open to every local user — never "credentials" for a
+// listener that asks for none.
+func TestProxyMetricsLineSaysWhoMayScrape(t *testing.T) {
+	creds := proxy.Credentials{User: "ocfetch", Password: "metrics-test-pass"}
+	for _, tc := range []struct {
+		name       string
+		auth       *proxy.Credentials
+		say, never string
+		anonymous  int // the status of a scrape without credentials
+	}{
+		{"credentials", &creds, "the proxy's credentials as Basic auth", "--auth none", http.StatusUnauthorized},
+		{"auth none", nil, "open to every user of this machine (--auth none)", "credentials", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := proxy.New(&proxy.Options{Scope: &scope.Scope{Workspace: wsOf(t, newRoot(t))}, Auth: tc.auth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			a := newApp(strings.NewReader(""), io.Discard, &stderr)
+			stop := serveMetricsOn(a, s, ln, tc.auth != nil)
+			defer stop()
+			if line := stderr.String(); !strings.Contains(line, tc.say) || strings.Contains(line, tc.never) {
+				t.Errorf("stderr %q; want it to say %q, not %q", line, tc.say, tc.never)
+			}
+			client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+			resp, err := client.Get("http://" + ln.Addr().String() + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.anonymous {
+				t.Errorf("a scrape without credentials: %s; want %d", resp.Status, tc.anonymous)
 			}
 		})
 	}
