@@ -22,11 +22,15 @@
 //
 // An entry is keyed by the workspace's real path (filepath.Abs, then
 // filepath.EvalSymlinks), so a workspace reached through a symlink is the
-// same workspace, and records the directory's identity (device and inode
-// on Unix, volume serial and file index on Windows) and its incarnation,
-// which tells it from a directory made later at the same path that the
-// file system hands the same inode (`rm -rf proj && git clone evil proj`
-// does, on ext4, in most tries):
+// same workspace — compared as the platform's file systems compare names:
+// byte for byte on Linux and the BSDs, ignoring case and Unicode
+// normalisation on macOS, ignoring case and a \\?\ prefix on Windows, so
+// that one directory has one entry whichever spelling trusted it, and a
+// revocation in any spelling removes it — and records the directory's
+// identity (device and inode on Unix, volume serial and file index on
+// Windows) and its incarnation, which tells it from a directory made
+// later at the same path that the file system hands the same inode
+// (`rm -rf proj && git clone evil proj` does, on ext4, in most tries):
 //
 //   - the birth time, read in the same statx(2) as the identity on Linux
 //     (when statx's returned mask has STATX_BTIME), st_birthtime on macOS,

@@ -5,7 +5,6 @@ package trust
 import (
 	"fmt"
 	"os"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -59,5 +58,6 @@ func identify(path string) (ident, error) {
 	return id, nil
 }
 
-// samePath compares real paths as Windows file systems do: ignoring case.
-func samePath(a, b string) bool { return strings.EqualFold(a, b) }
+// samePath compares real paths as Windows file systems do: ignoring case
+// and a verbatim (\\?\) prefix ([windowsPathsEqual]).
+func samePath(a, b string) bool { return windowsPathsEqual(a, b) }

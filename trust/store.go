@@ -250,12 +250,28 @@ func (s *Store) status(call *securefile.Call, root string) (Status, error) {
 	if err != nil {
 		return Status{}, nil
 	}
-	for _, e := range entries {
-		if samePath(e.Path, key) {
-			return Status{Found: true, Entry: e, State: e.stateOf(key, now, idErr)}, nil
-		}
+	if e, ok := entryFor(entries, key, samePath); ok {
+		return Status{Found: true, Entry: e, State: e.stateOf(key, now, idErr)}, nil
 	}
 	return Status{}, nil
+}
+
+// entryFor returns the entry for key: the one spelled as key, else the
+// first one same (the platform's samePath) says names the same path —
+// another spelling of it on macOS or Windows, which an older ocfetch
+// could record beside this one.
+func entryFor(entries []Entry, key string, same func(a, b string) bool) (Entry, bool) {
+	for _, e := range entries {
+		if e.Path == key {
+			return e, true
+		}
+	}
+	for _, e := range entries {
+		if same(e.Path, key) {
+			return e, true
+		}
+	}
+	return Entry{}, false
 }
 
 // Lookup returns the entry trusting root, if root is trusted: an entry
