@@ -46,6 +46,8 @@ func ParseConfig(data []byte) (string, error) {
 	switch {
 	case errors.Is(err, ErrConfig):
 		return "", err
+	case errors.Is(err, strictjson.ErrByteOrderMark):
+		return "", fmt.Errorf("%w: %v", ErrConfig, err) // names the mark and the fix, nothing of the file
 	case err != nil:
 		return "", fmt.Errorf("%w: not valid JSON, or a field other than schema_version and endpoint", ErrConfig)
 	case !version:

@@ -77,10 +77,11 @@ func TestReadAllowedPortsInvalid(t *testing.T) {
 	}{
 		{"empty file", "", "empty"},
 		{"only whitespace", " \n ", "empty"},
-		{"undecodable bytes", "\xff\xfe{\"schema_version\": 1, \"ports\": [3000]}", "not valid UTF-8"},
+		{"undecodable bytes", "{\"schema_version\": 1, \"ports\": [3000]}\xff", "not valid UTF-8"},
+		{"UTF-16", "\xff\xfe{\x00}\x00", "UTF-16 (its byte order mark is at byte 0), not UTF-8; save it as UTF-8 without a BOM"},
 		{"undecodable inside a string", "{\"schema_version\": 1, \"ports\": [3000], \"\xc3\x28\": 1}", "not valid UTF-8"},
 		{"latin-1", "{\"schema_version\": 1, \"ports\": [3000], \"caf\xe9\": 1}", "not valid UTF-8"},
-		{"BOM", "\ufeff{\"schema_version\": 1, \"ports\": [3000]}", "invalid JSON"},
+		{"BOM", "\ufeff{\"schema_version\": 1, \"ports\": [3000]}", "a UTF-8 byte order mark (BOM) at byte 0; save it as UTF-8 without a BOM"},
 		{"invalid JSON", `{"schema_version": 1, "ports": [3000,]}`, "invalid JSON"},
 		{"single quotes", `{'schema_version': 1, 'ports': [3000]}`, "invalid JSON"},
 		{"comment", `{"schema_version": 1, "ports": [3000]} // dev`, "trailing data"},

@@ -174,7 +174,7 @@ func TestResolveSettings(t *testing.T) {
 		{"invalid JSON", `{"schema_version": 1,}`, "", "invalid JSON"},
 		{"truncated", `{"schema_version": 1`, "", "unexpected end"},
 		{"not UTF-8", "{\"schema_version\": 1, \"risk_profile\": \"str\xffict\"}", "", "UTF-8"},
-		{"BOM", "\ufeff{\"schema_version\": 1}", "", "invalid JSON"},
+		{"BOM", "\ufeff{\"schema_version\": 1}", "", "a UTF-8 byte order mark (BOM) at byte 0; save it as UTF-8 without a BOM"},
 		{"trailing data", `{"schema_version": 1} x`, "", "trailing data"},
 		{"second object", `{"schema_version": 1}{}`, "", "trailing data"},
 		{"list", `[{"schema_version": 1}]`, "", "a list"},

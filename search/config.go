@@ -212,6 +212,9 @@ func ParseConfig(data []byte) (Config, error) {
 		if errors.As(err, &e) && (errors.Is(err, strictjson.ErrUnknownKey) || errors.Is(err, strictjson.ErrDuplicateKey)) {
 			return Config{}, fmt.Errorf("%w: unknown or repeated field; the fields are schema_version, backend, url, key_file", ErrConfig)
 		}
+		if errors.Is(err, strictjson.ErrByteOrderMark) {
+			return Config{}, fmt.Errorf("%w: %v", ErrConfig, err) // names the mark and the fix, no value
+		}
 		return Config{}, fmt.Errorf("%w: not valid JSON", ErrConfig)
 	}
 	if !version {

@@ -6,7 +6,9 @@
 // a later duplicate key override an earlier one, matches keys to struct
 // fields case-insensitively (folding "ſ" to "s" and "K" to "k"), turns
 // 1.0 and 1e0 into the integer 1 for an int field, and recurses on nesting.
-// [Walker.Walk] refuses invalid UTF-8, invalid JSON, trailing data,
+// [Walker.Walk] refuses a leading byte order mark by name
+// ([ErrByteOrderMark]: Notepad's "UTF-8 with BOM", PowerShell 5's UTF-16,
+// with the fix in the message), invalid UTF-8, invalid JSON, trailing data,
 // duplicate keys (also when spelled with \u escapes), keys outside a fixed
 // set (byte-exactly; objects listed in AnyKeysAt, maps of arbitrary
 // names, are exempt), and nesting past a bound, without recursion. It

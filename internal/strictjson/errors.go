@@ -30,6 +30,13 @@ var (
 	ErrDuplicateKey = errors.New("duplicate key")
 	// ErrUnknownKey: a key is not byte-exactly one of [Walker.Keys].
 	ErrUnknownKey = errors.New("unknown key")
+	// ErrByteOrderMark: the document starts with a byte order mark, as
+	// Windows editors and PowerShell write: a UTF-8 one (EF BB BF), which
+	// JSON does not allow (the error also matches ErrSyntax), or a UTF-16
+	// one (FF FE or FE FF), the document then being UTF-16 (it also
+	// matches ErrInvalidUTF8). The message says to save it as UTF-8
+	// without a BOM.
+	ErrByteOrderMark = errors.New("a byte order mark (BOM)")
 )
 
 // Error is a structural problem found by [Walker.Walk]. Its message holds
@@ -57,6 +64,11 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("duplicate key %q at byte %d", safetext.Short(e.Key), e.Offset)
 	case ErrUnknownKey:
 		return fmt.Sprintf("unknown key %q at byte %d (known: %s)", safetext.Short(e.Key), e.Offset, strings.Join(e.known, ", "))
+	case ErrByteOrderMark:
+		if e.detail == bomUTF8 {
+			return fmt.Sprintf("a UTF-8 byte order mark (BOM) at byte %d; save it as UTF-8 without a BOM", e.Offset)
+		}
+		return fmt.Sprintf("UTF-16 (its byte order mark is at byte %d), not UTF-8; save it as UTF-8 without a BOM", e.Offset)
 	}
 	return fmt.Sprintf("%v at byte %d", e.Err, e.Offset)
 }
@@ -64,6 +76,12 @@ func (e *Error) Error() string {
 // Unwrap returns the sentinel, and io.ErrUnexpectedEOF as well when the
 // document ends inside a value.
 func (e *Error) Unwrap() []error {
+	if e.Err == ErrByteOrderMark {
+		if e.detail == bomUTF8 {
+			return []error{ErrByteOrderMark, ErrSyntax}
+		}
+		return []error{ErrByteOrderMark, ErrInvalidUTF8}
+	}
 	if e.eof {
 		return []error{ErrSyntax, io.ErrUnexpectedEOF}
 	}

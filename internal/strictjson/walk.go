@@ -41,11 +41,12 @@ type Walker struct {
 	Substrings bool
 }
 
-// Walk checks in one pass that data is valid UTF-8 holding exactly one
-// JSON value and nothing but whitespace after it, that no object has a
-// duplicate key or, when w.Keys is set, a key outside it, and that nesting
-// stays within w.MaxDepth. It uses no recursion, so hostile nesting cannot
-// exhaust the stack.
+// Walk checks in one pass that data is valid UTF-8 without a byte order
+// mark ([ErrByteOrderMark]; CRLF line ends are white space) holding
+// exactly one JSON value and nothing but whitespace after it, that no
+// object has a duplicate key or, when w.Keys is set, a key outside it,
+// and that nesting stays within w.MaxDepth. It uses no recursion, so
+// hostile nesting cannot exhaust the stack.
 //
 // Before entering each value (every member and element, and the top level)
 // Walk calls visit, if not nil, with the value's path and the value. The
@@ -62,6 +63,9 @@ type Walker struct {
 // no duplicate key can override an earlier one, and with Keys set no key
 // can reach a struct field through case-insensitive matching.
 func (w *Walker) Walk(data []byte, visit func(Path, Value) error) error {
+	if bom := byteOrderMark(data); bom != "" {
+		return &Error{Err: ErrByteOrderMark, detail: bom}
+	}
 	if !utf8.Valid(data) {
 		return &Error{Err: ErrInvalidUTF8, Offset: firstInvalidUTF8(data)}
 	}
@@ -185,4 +189,23 @@ func pathIs(p Path, want string) bool {
 		want = want[n+1:]
 	}
 	return want == ""
+}
+
+// The byte order marks [Walk] names, as Error.detail.
+const (
+	bomUTF8  = "UTF-8"
+	bomUTF16 = "UTF-16"
+)
+
+// byteOrderMark names the byte order mark data starts with, "" for none:
+// Notepad's "UTF-8 with BOM" and PowerShell 5's redirections (UTF-16)
+// write one, and JSON allows neither.
+func byteOrderMark(data []byte) string {
+	switch {
+	case len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf:
+		return bomUTF8
+	case len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff):
+		return bomUTF16
+	}
+	return ""
 }
