@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/secretfile"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -193,12 +194,17 @@ func ParseUpstreamProxy(raw string) (*UpstreamProxy, error) {
 
 // ReadProxyAuthFile reads upstream proxy credentials from path: one line
 // "user:pass" (a final newline allowed), at most 4 KiB, from a regular
-// file (a FIFO, a device or a directory is refused without blocking).
+// file (a FIFO, a device or a directory is refused without blocking),
+// without a byte order mark (Notepad's "UTF-8 with BOM" is refused by
+// name rather than sent as part of the user name).
 // Errors wrap [ErrProxyAuthFile] and name the file, never its content.
 func ReadProxyAuthFile(path string) (username, password string, err error) {
 	data, err := readRegularFile(path, maxProxyAuthFile)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %v", ErrProxyAuthFile, err)
+	}
+	if err := secretfile.CheckNoBOM(data); err != nil {
+		return "", "", fmt.Errorf("%w: %s %v", ErrProxyAuthFile, path, err)
 	}
 	line := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 	user, pass, ok := strings.Cut(line, ":")

@@ -302,6 +302,8 @@ func TestReadProxyAuthFile(t *testing.T) {
 		{"no colon", write("d", "alicepw\n"), "", "", "user:pass"},
 		{"no user", write("e", ":pw\n"), "", "", "user:pass"},
 		{"two lines", write("f", "alice:pw\nbob:pw\n"), "", "", "one line"},
+		{"saved with a BOM", write("bom", "\ufeffalice:pw\r\n"), "", "", "byte order mark (BOM)"},
+		{"saved as UTF-16", write("utf16", "\xff\xfea\x00:\x00p\x00"), "", "", "byte order mark (BOM)"},
 		{"too large", write("g", "alice:"+strings.Repeat("x", 5000)), "", "", "larger than"},
 		{"directory", dir, "", "", "not a regular file"},
 		{"missing", filepath.Join(dir, "nope"), "", "", "nope"},

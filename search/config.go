@@ -161,6 +161,9 @@ func readKey(dir, name string) (string, error) {
 	if len(data) > maxKeyBytes {
 		return "", fmt.Errorf("%w: the key file %s is larger than %d bytes", ErrConfig, path, maxKeyBytes)
 	}
+	if err := secretfile.CheckNoBOM(data); err != nil {
+		return "", fmt.Errorf("%w: the key file %s %v", ErrConfig, path, err)
+	}
 	key := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 	if strings.ContainsAny(key, "\r\n") {
 		return "", fmt.Errorf("%w: the key file %s must hold one line, the key", ErrConfig, path)

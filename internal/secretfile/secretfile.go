@@ -14,12 +14,15 @@
 // its directory 0700, the file 0600, written whole to a temporary file
 // and linked into place, so that a reader never sees a partial file and a
 // file another process created meanwhile is never replaced — its secret
-// is read and returned instead. Errors name the file, never its content.
+// is read and returned instead. A file that starts with a byte order mark
+// is refused with [ErrByteOrderMark]. Errors name the file, never its
+// content.
 //
 //	tok, created, err := secretfile.LoadOrCreate(path, newToken, checkToken)
 package secretfile
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -58,6 +61,23 @@ const MaxSize = 4 << 10
 // owner may read or write: a secret others can read guards nothing.
 var ErrExposed = errors.New("readable or writable by other users")
 
+// ErrByteOrderMark is returned for a secret file that starts with a byte
+// order mark, as Notepad's "UTF-8 with BOM" and Windows PowerShell 5's
+// redirections (UTF-16) write: the mark is not part of the secret, and
+// sent along it would only fail to authenticate.
+var ErrByteOrderMark = errors.New("starts with a byte order mark (BOM), which is not part of the secret; save it without a BOM (UTF-8 or ASCII)")
+
+// CheckNoBOM returns [ErrByteOrderMark] when data starts with a UTF-8 or
+// UTF-16 byte order mark, nil otherwise: for the readers of secret files
+// a person writes (a search backend's key file, the upstream proxy's
+// credentials file) as for [Read].
+func CheckNoBOM(data []byte) error {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+		return ErrByteOrderMark
+	}
+	return nil
+}
+
 // DefaultPath returns name in the user's configuration directory,
 // os.UserConfigDir()/ocfetch.
 func DefaultPath(name string) (string, error) {
@@ -90,6 +110,9 @@ func Read(path string, check func(string) error) (string, error) {
 	}
 	if len(data) > MaxSize {
 		return "", fmt.Errorf("%s: %w (limit %d bytes)", path, securefile.ErrTooLarge, MaxSize)
+	}
+	if err := CheckNoBOM(data); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	s := strings.TrimSpace(string(data))
 	if err := check(s); err != nil {

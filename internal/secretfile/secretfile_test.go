@@ -125,6 +125,7 @@ func TestLoadOrCreateRefuses(t *testing.T) {
 		{"others-readable", func() string { return write("other-r", secret, 0o604) }, ErrExposed, "mode 0604", true},
 		{"group-writable", func() string { return write("group-w", secret, 0o620) }, ErrExposed, "chmod 600", true},
 		{"not a secret", func() string { return write("words", "two words here\n", 0o600) }, nil, "does not hold one secret", false},
+		{"saved with a BOM", func() string { return write("bom", "\ufeff"+secret+"\r\n", 0o600) }, ErrByteOrderMark, "save it without a BOM", false},
 		{"too large", func() string { return write("large", strings.Repeat("a", MaxSize+1), 0o600) }, securefile.ErrTooLarge, "", false},
 		{"a directory", func() string { return dir }, securefile.ErrNotRegular, "not a regular file", false},
 		{"a symlink to a good file", func() string { return symlink("link", target) }, securefile.ErrSymlink, "", false},
