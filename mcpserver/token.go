@@ -33,9 +33,10 @@ func DefaultTokenPath() (string, error) {
 // LoadOrCreateToken returns the bearer token kept in the file at path,
 // creating it (and its directory, mode 0700) with a new random token,
 // mode 0600, if it does not exist. An existing file must be a regular file
-// that only its owner can read or write (on Unix), holding one token of
-// printable ASCII; anything else is an error naming the file, never a
-// token silently replaced (internal/secretfile).
+// that only its owner can read or write (its mode on Unix, its DACL on
+// Windows), holding one token of printable ASCII; anything else is an
+// error naming the file, never a token silently replaced
+// (internal/secretfile).
 func LoadOrCreateToken(path string) (string, error) {
 	tok, _, err := secretfile.LoadOrCreate(path, func() (string, error) {
 		var b [32]byte

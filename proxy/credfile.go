@@ -23,9 +23,10 @@ func DefaultCredentialsFile() (string, error) {
 // LoadOrCreateCredentials reads the credentials in path ("user:password",
 // see [ParseCredentials]), or, when there is no such file, creates it with
 // fresh [NewCredentials] (its directory 0700, the file 0600, never
-// replacing a file created meanwhile) and reports created. On Unix a file
-// that its group or others may access is refused with
-// [ErrCredentialsFileExposed]: a secret others can read guards nothing.
+// replacing a file created meanwhile) and reports created. A file that
+// users other than its owner may access (its group or other mode bits on
+// Unix, its DACL on Windows) is refused with [ErrCredentialsFileExposed]:
+// a secret others can read guards nothing.
 // Errors name the file, never its content (internal/secretfile).
 func LoadOrCreateCredentials(path string) (c Credentials, created bool, err error) {
 	s, created, err := secretfile.LoadOrCreate(path, func() (string, error) {

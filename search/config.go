@@ -64,8 +64,10 @@ type LoadOptions struct {
 // Load reads the configuration (the file, then the flags over it) and
 // builds its backend. The file is read fail-closed through securefile (a
 // regular file, no symlink, at most 16 KiB, strict JSON: no unknown or
-// duplicate key); the key file likewise (at most 4 KiB, one line) and, on
-// Unix, only if no one but its owner may read it (mode 0600 or 0400).
+// duplicate key); the key file likewise (at most 4 KiB, one line, no
+// byte order mark) and only if no one but its owner may read it: on Unix
+// mode 0600 or 0400, on Windows a DACL granting no one else
+// (secretfile.CheckPrivate).
 // Errors wrap [ErrNotConfigured] or [ErrConfig] and name the file.
 func Load(o *LoadOptions) (Backend, error) {
 	if o == nil {
@@ -151,8 +153,8 @@ func readKey(dir, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: the key file %s: %v", ErrConfig, path, err)
 	}
-	if err := checkKeyMode(fi.Mode()); err != nil {
-		return "", fmt.Errorf("%w: the key file %s %v; run: chmod 600 %s", ErrConfig, path, err, path)
+	if err := checkKeyFile(path, f, fi); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxKeyBytes+1))
 	if err != nil {

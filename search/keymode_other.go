@@ -1,9 +1,12 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package search
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
-// checkKeyMode accepts any mode where Unix permission bits do not say who
-// may read the file (Windows: the ACL of the user's profile directory does).
-func checkKeyMode(fs.FileMode) error { return nil }
+// checkKeyFile accepts any key file where neither Unix permission bits
+// nor a Windows DACL say who may read it.
+func checkKeyFile(string, *os.File, fs.FileInfo) error { return nil }

@@ -3,15 +3,16 @@
 package search
 
 import (
-	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 )
 
-// checkKeyMode refuses a key file that anyone but its owner may read or
+// checkKeyFile refuses a key file that anyone but its owner may read or
 // write: a key readable by the group is a key shared.
-func checkKeyMode(m fs.FileMode) error {
-	if m.Perm()&0o077 != 0 {
-		return errors.New("may be read or written by others (mode " + m.Perm().String() + ")")
+func checkKeyFile(path string, _ *os.File, fi fs.FileInfo) error {
+	if m := fi.Mode(); m.Perm()&0o077 != 0 {
+		return fmt.Errorf("the key file %s may be read or written by others (mode %s); run: chmod 600 %s", path, m.Perm(), path)
 	}
 	return nil
 }

@@ -5,7 +5,14 @@ package secretfile
 import (
 	"fmt"
 	"io/fs"
+	"os"
 )
+
+// checkPrivate refuses a secret file its group or others may access
+// (checkMode).
+func checkPrivate(path string, _ *os.File, fi fs.FileInfo) error {
+	return checkMode(path, fi.Mode())
+}
 
 // checkMode refuses a secret file its group or others may access.
 func checkMode(path string, m fs.FileMode) error {

@@ -7,10 +7,11 @@
 // A secret file is read under internal/securefile's rules (a symlink at
 // the file or its directory is refused, never followed; a regular file
 // only, never a FIFO that would hang) and must be at most [MaxSize]
-// bytes; on Unix a file its group or others may read or write is refused
-// with [ErrExposed], naming the file and the chmod that fixes it (on
-// Windows the file's ACL under the user's profile guards it, which Go's
-// mode bits do not show). A missing file is created with a fresh secret:
+// bytes; a file users other than its owner may read or write is refused
+// with [ErrExposed], naming the file and the fix: on Unix by its mode
+// (group or other bits set: chmod 600), on Windows by its DACL (an allow
+// entry for anyone but the owner, SYSTEM and administrators: icacls),
+// where the mode bits stand only for the read-only attribute. A missing file is created with a fresh secret:
 // its directory 0700, the file 0600, written whole to a temporary file
 // and linked into place, so that a reader never sees a partial file and a
 // file another process created meanwhile is never replaced — its secret
@@ -78,6 +79,16 @@ func CheckNoBOM(data []byte) error {
 	return nil
 }
 
+// CheckPrivate returns an error wrapping [ErrExposed], naming path, who
+// may access it and the fix, when users other than the owner of the file
+// f holds open (read from path) may read or write it: on Unix by its mode
+// (group or other bits: chmod 600), on Windows by its DACL (an allow entry
+// for anyone but the owner, this user, SYSTEM or administrators: icacls).
+// fi is f's Stat.
+func CheckPrivate(path string, f *os.File, fi fs.FileInfo) error {
+	return checkPrivate(path, f, fi)
+}
+
 // DefaultPath returns name in the user's configuration directory,
 // os.UserConfigDir()/ocfetch.
 func DefaultPath(name string) (string, error) {
@@ -101,7 +112,7 @@ func Read(path string, check func(string) error) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	if err := checkMode(path, fi.Mode()); err != nil {
+	if err := checkPrivate(path, f, fi); err != nil {
 		return "", err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
