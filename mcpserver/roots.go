@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -164,8 +165,22 @@ var errNotFileURL = errors.New("not a file:// URL")
 
 // fileURLPath converts a file:// URI to an absolute local path. Only an
 // empty host or "localhost" is accepted (a file URL naming another host is
-// not local); the path must be absolute and is cleaned.
+// not local); the path must be absolute and is cleaned. On Windows the
+// URL's path is a drive letter's ("file:///C:/Users/me/proj", or with the
+// colon percent-encoded, as VS Code sends it): see [fileURLSlashPath].
 func fileURLPath(uri string) (string, error) {
+	p, err := fileURLSlashPath(uri, runtime.GOOS == "windows")
+	if err != nil {
+		return "", err
+	}
+	return filepath.FromSlash(p), nil
+}
+
+// fileURLSlashPath is [fileURLPath] with slashes, for Windows's rules
+// when windows is set: the URL's path "/C:/…" (or "/C:") is the drive's
+// path "C:/…", and a path without a drive letter, not absolute there, is
+// refused.
+func fileURLSlashPath(uri string, windows bool) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		if strings.HasPrefix(strings.ToLower(uri), "file:") {
@@ -185,5 +200,12 @@ func fileURLPath(uri string) (string, error) {
 	if strings.ContainsRune(u.Path, 0) {
 		return "", fmt.Errorf("file URL path contains NUL")
 	}
-	return filepath.FromSlash(path.Clean(u.Path)), nil
+	if !windows {
+		return path.Clean(u.Path), nil
+	}
+	p := u.Path[1:] // "C:/…"
+	if len(p) < 2 || p[1] != ':' || !('a' <= p[0]|0x20 && p[0]|0x20 <= 'z') || (len(p) > 2 && p[2] != '/') {
+		return "", fmt.Errorf("file URL path does not start with a drive letter (file:///C:/…)")
+	}
+	return p[:2] + path.Clean("/"+p[2:]), nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,9 @@ func TestFileURLPath(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.uri, func(t *testing.T) {
+			if runtime.GOOS == "windows" && tc.want != "" {
+				t.Skip("a path without a drive letter is not absolute on Windows (TestFileURLPathWindows)")
+			}
 			got, err := fileURLPath(tc.uri)
 			switch {
 			case tc.wantErr == nil && err != nil:
@@ -178,6 +182,51 @@ func TestFileURLPath(t *testing.T) {
 }
 
 var errAny = errors.New("any error")
+
+// TestFileURLPathWindows: the roots of an MCP client on Windows (VS Code,
+// Claude Desktop) are file:///C:/… or, percent-encoded, file:///c%3A/…
+// URLs: the path after the host begins with "/" and a drive letter, and
+// names the drive's path without that slash. The rules are tested here
+// with slashes (fileURLSlashPath); fileURLPath turns them into
+// backslashes on Windows.
+func TestFileURLPathWindows(t *testing.T) {
+	tests := []struct {
+		uri     string
+		want    string
+		wantErr error
+	}{
+		{"file:///C:/Users/me/proj", "C:/Users/me/proj", nil},
+		{"file:///c%3A/Users/me/proj", "c:/Users/me/proj", nil},
+		{"file:///c%3a/Users/me/proj/", "c:/Users/me/proj", nil},
+		{"file://localhost/D:/work", "D:/work", nil},
+		{"file:///C:/a/../b", "C:/b", nil},
+		{"file:///C:/../..", "C:/", nil},
+		{"file:///C:", "C:/", nil},
+		{"file:///C:/", "C:/", nil},
+		{"file:///home/u/project", "", errAny}, // no drive: not absolute on Windows
+		{"file:///C:relative", "", errAny},
+		{"file:///1:/x", "", errAny},
+		{"file://server/share/proj", "", errAny},
+	}
+	for _, tc := range tests {
+		t.Run(tc.uri, func(t *testing.T) {
+			got, err := fileURLSlashPath(tc.uri, true)
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("error %v; want %q", err, tc.want)
+			case tc.wantErr == errAny && err == nil:
+				t.Fatalf("= %q; want a refusal", got)
+			}
+			if got != tc.want {
+				t.Errorf("= %q; want %q", got, tc.want)
+			}
+		})
+	}
+	// Elsewhere "/C:/x" is a directory named "C:" under /.
+	if got, err := fileURLSlashPath("file:///C:/x", false); err != nil || got != "/C:/x" {
+		t.Errorf("on Unix = %q, %v; want /C:/x", got, err)
+	}
+}
 
 // FuzzFileURLPath: a root URI comes from the client. Whatever it is, the
 // result is an error or an absolute, clean path without NUL.
