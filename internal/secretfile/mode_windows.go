@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -88,4 +89,45 @@ func accountName(sid string) string {
 		account = domain + `\` + account
 	}
 	return account + " (" + sid + ")"
+}
+
+// makePrivate gives the file at path a DACL of its own, not inherited:
+// full control for this user, SYSTEM and the Administrators group — what
+// a file under the user's profile inherits, and what [checkPrivate]
+// accepts wherever the file is.
+func makePrivate(path string) error {
+	tu, err := windows.GetCurrentProcessToken().GetTokenUser()
+	if err != nil {
+		return err
+	}
+	sids := []*windows.SID{tu.User.Sid}
+	for _, w := range []windows.WELL_KNOWN_SID_TYPE{windows.WinLocalSystemSid, windows.WinBuiltinAdministratorsSid} {
+		sid, err := windows.CreateWellKnownSid(w)
+		if err != nil {
+			return err
+		}
+		sids = append(sids, sid)
+	}
+	var pin runtime.Pinner // the entries point at the SIDs
+	defer pin.Unpin()
+	entries := make([]windows.EXPLICIT_ACCESS, 0, len(sids))
+	for _, sid := range sids {
+		pin.Pin(sid)
+		entries = append(entries, windows.EXPLICIT_ACCESS{
+			AccessPermissions: windows.GENERIC_ALL,
+			AccessMode:        windows.GRANT_ACCESS,
+			Inheritance:       windows.NO_INHERITANCE,
+			Trustee: windows.TRUSTEE{
+				TrusteeForm:  windows.TRUSTEE_IS_SID,
+				TrusteeType:  windows.TRUSTEE_IS_UNKNOWN,
+				TrusteeValue: windows.TrusteeValueFromSID(sid),
+			},
+		})
+	}
+	acl, err := windows.ACLFromEntries(entries, nil)
+	if err != nil {
+		return err
+	}
+	return windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, acl, nil)
 }

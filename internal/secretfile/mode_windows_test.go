@@ -15,6 +15,13 @@ import (
 // control), none inherited from its directory.
 func setDACL(t *testing.T, path string, sids ...*windows.SID) {
 	t.Helper()
+	setDACLInherited(t, path, windows.NO_INHERITANCE, sids...)
+}
+
+// setDACLInherited is setDACL with entries that path's children inherit
+// as inheritance says.
+func setDACLInherited(t *testing.T, path string, inheritance uint32, sids ...*windows.SID) {
+	t.Helper()
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	var entries []windows.EXPLICIT_ACCESS
@@ -23,7 +30,7 @@ func setDACL(t *testing.T, path string, sids ...*windows.SID) {
 		entries = append(entries, windows.EXPLICIT_ACCESS{
 			AccessPermissions: windows.GENERIC_ALL,
 			AccessMode:        windows.GRANT_ACCESS,
-			Inheritance:       windows.NO_INHERITANCE,
+			Inheritance:       inheritance,
 			Trustee: windows.TRUSTEE{
 				TrusteeForm:  windows.TRUSTEE_IS_SID,
 				TrusteeType:  windows.TRUSTEE_IS_UNKNOWN,
@@ -91,5 +98,31 @@ func TestReadWindowsACL(t *testing.T) {
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCreateWindowsPrivate: a secret file created in a directory whose
+// entries every user inherits (a --token-file or --auth-file put in a
+// shared folder) does not inherit them: it gets the user's, SYSTEM's and
+// Administrators' access alone before the secret is written, and is read
+// back. Windows security descriptors: it runs only on Windows.
+func TestCreateWindowsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	tu, err := windows.GetCurrentProcessToken().GetTokenUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := windows.CreateWellKnownSid(windows.WinBuiltinUsersSid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setDACLInherited(t, dir, windows.SUB_CONTAINERS_AND_OBJECTS_INHERIT, tu.User.Sid, users)
+	path := filepath.Join(dir, ProxyCredentials)
+	if _, created, err := LoadOrCreate(path, fresh, check); err != nil || !created {
+		t.Fatalf("LoadOrCreate = %v, %v; want created", created, err)
+	}
+	// Read refuses a file Users may access (TestReadWindowsACL).
+	if got, err := Read(path, check); err != nil || got != secret {
+		t.Fatalf("Read = %q, %v; want the secret, the file private", got, err)
 	}
 }

@@ -11,11 +11,12 @@
 // with [ErrExposed], naming the file and the fix: on Unix by its mode
 // (group or other bits set: chmod 600), on Windows by its DACL (an allow
 // entry for anyone but the owner, SYSTEM and administrators: icacls),
-// where the mode bits stand only for the read-only attribute. A missing file is created with a fresh secret:
-// its directory 0700, the file 0600, written whole to a temporary file
-// and linked into place, so that a reader never sees a partial file and a
-// file another process created meanwhile is never replaced — its secret
-// is read and returned instead. A file that starts with a byte order mark
+// where the mode bits stand only for the read-only attribute. A missing
+// file is created with a fresh secret: its directory 0700, the file 0600
+// (on Windows, a DACL of its own: the user, SYSTEM, Administrators),
+// written whole to a temporary file and linked into place, so that a
+// reader never sees a partial file and a file another process created
+// meanwhile is never replaced — its secret is read and returned instead. A file that starts with a byte order mark
 // is refused with [ErrByteOrderMark]. Errors name the file, never its
 // content.
 //
@@ -198,14 +199,21 @@ func create(path, data string) error {
 	return pathErr(path, write(r, name, data))
 }
 
-// write creates name in r exclusively (0600) and writes data, synced; a
-// file it created but could not write is removed.
+// write creates name in r exclusively (0600; on Windows a DACL of this
+// user, SYSTEM and Administrators, not inherited) and writes data,
+// synced; a file it created but could not write is removed.
 func write(r *os.Root, name, data string) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(data)
+	// 0600 is the whole story on Unix; on Windows the file would inherit
+	// its directory's entries, which --token-file or --auth-file may put
+	// anywhere: it gets the owner's alone before the secret is written.
+	err = makePrivate(filepath.Join(r.Name(), name))
+	if err == nil {
+		_, err = f.WriteString(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
