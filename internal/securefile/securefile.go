@@ -21,7 +21,9 @@ var (
 	// ErrNotRegular is wrapped when NAME is a directory, device, FIFO,
 	// socket, symlink or anything else that is not a regular file.
 	ErrNotRegular = errors.New("not a regular file")
-	// ErrNotDir is wrapped when DIR is not a directory (or is a symlink to one).
+	// ErrNotDir is wrapped when DIR is not a directory (or is a symlink to
+	// one, or on Windows a junction: Go reports a mount point as
+	// ModeIrregular, and it is never followed either).
 	ErrNotDir = errors.New("not a directory")
 	// ErrTooLarge is wrapped when a file exceeds the size limit of [ReadFile].
 	ErrTooLarge = errors.New("file too large")
@@ -418,8 +420,12 @@ func stillNamed(r *os.Root, name string, f *os.File) bool {
 }
 
 // TypeName names the kind of file m is, for messages: "a directory", "a
-// FIFO", "a socket", "a device", "a regular file", or its mode.
-func TypeName(m fs.FileMode) string {
+// FIFO", "a socket", "a device", "a regular file", on Windows "a junction
+// or other reparse point" (what Go reports as ModeIrregular there: a
+// mount point, or any reparse point but a symlink), or its mode.
+func TypeName(m fs.FileMode) string { return typeName(m, runtime.GOOS == "windows") }
+
+func typeName(m fs.FileMode, windows bool) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -431,6 +437,10 @@ func TypeName(m fs.FileMode) string {
 		return "a device"
 	case m.IsRegular():
 		return "a regular file"
+	case m&fs.ModeIrregular != 0 && windows:
+		return "a junction or other reparse point, which ocfetch does not follow"
+	case m&fs.ModeIrregular != 0:
+		return "a file of unknown type"
 	default:
 		return "mode " + m.Type().String()
 	}
