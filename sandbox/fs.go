@@ -140,11 +140,12 @@ func CheckPaths(flag string, paths []string) error {
 
 // realPath resolves p's symlinks; for a path that does not exist, its
 // nearest existing ancestor's, with the rest appended. ok reports whether
-// p itself exists.
+// p itself exists. On macOS every existing name is then spelled as its
+// directory lists it (canonical).
 func realPath(p string) (string, bool) {
 	p = filepath.Clean(p)
 	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r, true
+		return canonical(r), true
 	}
 	dir, base := filepath.Split(p)
 	dir = filepath.Clean(dir)
