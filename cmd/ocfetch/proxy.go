@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -136,11 +137,9 @@ func runProxy(ctx context.Context, a *app, listen, auth, authFile, metricsAddr s
 	fmt.Fprintf(a.stderr, "ocfetch proxy: listening on %s, HTTP and SOCKS5 (workspace %s, profile %s)\n", addr, opts.Scope.Workspace.Root, opts.Scope.Profile)
 	if opts.Auth == nil {
 		fmt.Fprintln(a.stderr, "ocfetch proxy: warning: --auth none: every user of this machine can use this proxy under your rules")
-		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=http://%s HTTP_PROXY=http://%s ALL_PROXY=socks5h://%s\n", addr, addr, addr)
+		fmt.Fprintln(a.stderr, proxyEnvHint(runtime.GOOS, "", addr))
 	} else {
-		// The password stays in its file: the hint reads it from there.
-		cred := `$(cat ` + safetext.ShellQuote(authFile) + `)`
-		fmt.Fprintf(a.stderr, "  export HTTPS_PROXY=\"http://%s@%s\" HTTP_PROXY=\"http://%s@%s\" ALL_PROXY=\"socks5h://%s@%s\"\n", cred, addr, cred, addr, cred, addr)
+		fmt.Fprintln(a.stderr, proxyEnvHint(runtime.GOOS, authFile, addr))
 	}
 
 	stopMetrics, err := serveMetrics(a, s, metricsAddr, opts.Auth != nil)
@@ -245,4 +244,24 @@ func serveMetricsOn(a *app, s *proxy.Server, ln net.Listener, authenticated bool
 	}
 	fmt.Fprintf(a.stderr, "ocfetch proxy: metrics on http://%s/metrics (Prometheus text format; %s)\n", addr, who)
 	return func() { hs.Close(); <-done }
+}
+
+// proxyEnvHint is the line that sets the proxy variables for a client of
+// the proxy at addr, reading the credentials from authFile ("" when
+// there are none). The password stays in its file: the line reads it
+// from there. POSIX shells get export; Windows, where export does not
+// exist, PowerShell's $env: (its cat is Get-Content, and single quotes
+// are literal in both).
+func proxyEnvHint(goos, authFile, addr string) string {
+	cred := ""
+	if authFile != "" {
+		cred = `$(cat ` + safetext.ShellQuote(authFile) + `)@`
+	}
+	if goos == "windows" {
+		return fmt.Sprintf(`  $env:HTTPS_PROXY="http://%s%s"; $env:HTTP_PROXY="http://%s%s"; $env:ALL_PROXY="socks5h://%s%s"   # PowerShell`, cred, addr, cred, addr, cred, addr)
+	}
+	if cred == "" {
+		return fmt.Sprintf("  export HTTPS_PROXY=http://%s HTTP_PROXY=http://%s ALL_PROXY=socks5h://%s", addr, addr, addr)
+	}
+	return fmt.Sprintf(`  export HTTPS_PROXY="http://%s%s" HTTP_PROXY="http://%s%s" ALL_PROXY="socks5h://%s%s"`, cred, addr, cred, addr, cred, addr)
 }
