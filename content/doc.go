@@ -111,7 +111,8 @@
 // PDF text comes from content/pdf, which runs github.com/ledongthuc/pdf
 // (pure Go, not hardened against hostile files) in a child process: the
 // ocfetch binary re-executed as its "pdf-extract" part, with an
-// address-space and a CPU limit on Unix, a Go memory limit everywhere,
+// address-space limit on Linux and the BSDs, a CPU limit on Unix, a Go
+// memory limit everywhere,
 // and a kill at the call's deadline (10 s at most). The calling process
 // holds only the body and at most 16 MiB of text. A PDF that cannot be
 // read safely, took too long, or passed the child's limits is described

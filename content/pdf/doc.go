@@ -11,9 +11,11 @@
 // standard output. The child
 //   - sets its own address-space limit (1 GiB above what the Go runtime
 //     has mapped at start) and CPU limit (the timeout, rounded up, plus a
-//     second) before it reads anything, on Linux, macOS and the BSDs; on
-//     Windows there is no rlimit, only a soft Go memory limit of 384 MiB
-//     in the child and the kill below;
+//     second) before it reads anything, on Linux and the BSDs; on macOS
+//     the CPU limit only (macOS does not enforce RLIMIT_AS, and refuses
+//     one below the virtual size a process already has); on Windows there
+//     is no rlimit; there, and on macOS, memory is bounded by a soft Go
+//     memory limit of 384 MiB in the child and the kill below;
 //   - is killed when the call's ctx is done or [Timeout] (10 s) has passed;
 //   - returns at most 16 MiB of text, and the caller reads no more.
 //

@@ -20,8 +20,8 @@ var (
 	// Timeout bounds one extraction (the child is killed then), on top of
 	// the caller's ctx.
 	Timeout = 10 * time.Second
-	// childMemory is the child's address-space limit (Unix) and the soft
-	// limit of its Go heap (everywhere).
+	// childMemory is the child's address-space limit (Linux and the
+	// BSDs; not macOS, see limits_darwin.go).
 	childMemory int64 = 1 << 30
 	childHeap   int64 = 384 << 20
 )
@@ -71,9 +71,10 @@ var slots = make(chan struct{}, concurrency)
 // Extract returns the text of the PDF in body. It runs the extraction in
 // a child process, the running executable re-executed as its
 // "pdf-extract" part (internal/reexec), so that no PDF can outgrow or
-// outlive the call: the child has an address-space limit of 1 GiB and a
-// CPU limit (Unix; on Windows there is no rlimit, only a Go memory limit
-// of 384 MiB in the child and the kill), is killed when ctx is done or
+// outlive the call: the child has an address-space limit of 1 GiB (Linux
+// and the BSDs) and a CPU limit (Unix; on Windows there is no rlimit), a
+// Go memory limit of 384 MiB (everywhere: what bounds its memory on macOS
+// and Windows, with the kill), is killed when ctx is done or
 // Timeout has passed, and returns at most 16 MiB of text. The calling
 // process only holds the body and the text.
 //
