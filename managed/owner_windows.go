@@ -53,9 +53,10 @@ const dirWriteRights = 0x40 | windows.DELETE | windows.WRITE_DAC | windows.WRITE
 	windows.GENERIC_WRITE | windows.GENERIC_ALL
 
 // checkOwner refuses a file or directory whose owner is not an
-// administrator, or whose DACL has an allow entry (not inherit-only)
-// granting a right that could change the file ([fileWriteRights],
-// [dirWriteRights]) to a trustee who is not one. CREATOR OWNER entries are
+// administrator, or whose DACL has an allow entry (not inherit-only;
+// plain, callback or object-specific: [writerOf]) granting a right that
+// could change the file ([fileWriteRights], [dirWriteRights]) to a
+// trustee who is not one. CREATOR OWNER entries are
 // inherit-only on a folder and so are skipped. A missing DACL
 // (everyone may do everything) is refused too. Deny entries are ignored:
 // they only take rights away.
@@ -89,15 +90,12 @@ func writableOnlyByAdmin(name, label string, writeRights uint32, admin func(stri
 		if err := windows.GetAce(dacl, i, &ace); err != nil {
 			return fmt.Errorf("%s: cannot read its DACL: %w", name, err)
 		}
-		if ace.Header.AceType != windows.ACCESS_ALLOWED_ACE_TYPE || ace.Header.AceFlags&windows.INHERIT_ONLY_ACE != 0 {
-			continue
+		e := aclEntry{Type: ace.Header.AceType, Flags: ace.Header.AceFlags, Mask: uint32(ace.Mask)}
+		if e.Type == aceAccessAllowed || e.Type == aceAccessAllowedCallback {
+			e.SID = (*windows.SID)(unsafe.Pointer(&ace.SidStart)).String()
 		}
-		if uint32(ace.Mask)&writeRights == 0 {
-			continue
-		}
-		sid := (*windows.SID)(unsafe.Pointer(&ace.SidStart))
-		if s := sid.String(); !admin(s) {
-			return fmt.Errorf("%s can be written by %s, who is not an administrator", label, s)
+		if who := writerOf(e, writeRights, admin); who != "" {
+			return fmt.Errorf("%s can be written by %s, who is not an administrator", label, who)
 		}
 	}
 	return nil
