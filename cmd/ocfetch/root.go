@@ -33,7 +33,8 @@ type app struct {
 	// are terminals. Tests replace it.
 	interactive func() bool
 	// progress reports whether stderr is a terminal a progress bar may
-	// redraw. Tests replace it.
+	// redraw (on Windows, a console that interprets its escape
+	// sequences: escapesShown). Tests replace it.
 	progress func() bool
 	// termWidth reports stderr's width in columns, ≤ 0 when unknown.
 	termWidth func() int
@@ -65,7 +66,7 @@ type app struct {
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	a.interactive = func() bool { return isTerminal(a.stdin) && isTerminal(a.stderr) }
-	a.progress = func() bool { return isTerminal(a.stderr) }
+	a.progress = func() bool { return isTerminal(a.stderr) && escapesShown(a.stderr) }
 	a.termWidth = func() int { return terminalWidth(a.stderr) }
 	a.controllingTerminal = openControllingTerminal
 	a.getenv = os.Getenv
