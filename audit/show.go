@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -81,9 +82,19 @@ func MalformedHint(err error, path string) string {
 	look := ""
 	var le *LineError
 	if errors.As(err, &le) && le.Line > 0 {
-		look = fmt.Sprintf(" look at it with: sed -n %dp %s;", le.Line, safetext.ShellQuote(path))
+		look = " look at it with: " + lookAtLine(runtime.GOOS, le.Line, path) + ";"
 	}
 	return "ocfetch only appends whole lines, so a line it cannot read was cut short (a crash, a full disk), " +
 		"edited by hand, or written by something else;" + look +
 		" the other lines are shown; to start a fresh log, move the file aside (ocfetch never rewrites it)"
+}
+
+// lookAtLine is the command that prints line n of the file at path: sed
+// for POSIX shells; on Windows, which has no sed, PowerShell's
+// Get-Content (indexed from 0; the single-quoted path is literal there).
+func lookAtLine(goos string, n int, path string) string {
+	if goos == "windows" {
+		return fmt.Sprintf("(Get-Content -LiteralPath %s)[%d]   # PowerShell", safetext.ShellQuote(path), n-1)
+	}
+	return fmt.Sprintf("sed -n %dp %s", n, safetext.ShellQuote(path))
 }

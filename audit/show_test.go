@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -99,11 +100,15 @@ func TestMalformedHint(t *testing.T) {
 	err := errors.Join(&audit.LineError{Path: path, Line: 7, Offset: 100, Err: audit.ErrMalformedLine},
 		&audit.LineError{Path: path, Line: 9, Offset: 200, Err: audit.ErrMalformedLine})
 	got := audit.MalformedHint(fmt.Errorf("read: %w", err), path)
-	if want := "look at it with: sed -n 7p '/tmp/my ws/.oc_chat/audit.jsonl';"; !strings.Contains(got, want) {
+	want := "look at it with: sed -n 7p '/tmp/my ws/.oc_chat/audit.jsonl';"
+	if runtime.GOOS == "windows" {
+		want = "look at it with: (Get-Content -LiteralPath '/tmp/my ws/.oc_chat/audit.jsonl')[6]   # PowerShell;"
+	}
+	if !strings.Contains(got, want) {
 		t.Errorf("MalformedHint = %q; want it to hold %q", got, want)
 	}
 	tail := audit.MalformedHint(&audit.LineError{Path: path, FromEnd: 2, Offset: -1, Err: audit.ErrMalformedLine}, path)
-	if strings.Contains(tail, "sed -n") || !strings.Contains(tail, "move the file aside") {
+	if strings.Contains(tail, "sed -n") || strings.Contains(tail, "Get-Content") || !strings.Contains(tail, "move the file aside") {
 		t.Errorf("MalformedHint of a line counted from the end = %q; want no line number, and what to do", tail)
 	}
 }
