@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // checkPrivate refuses a secret file its group or others may access
@@ -17,7 +19,7 @@ func checkPrivate(path string, _ *os.File, fi fs.FileInfo) error {
 // checkMode refuses a secret file its group or others may access.
 func checkMode(path string, m fs.FileMode) error {
 	if p := m.Perm(); p&0o077 != 0 {
-		return fmt.Errorf("%s: %w: mode %04o (fix: chmod 600 %s)", path, ErrExposed, p, path)
+		return fmt.Errorf("%s: %w: mode %04o (fix: chmod 600 %s)", path, ErrExposed, p, safetext.ShellQuote(path))
 	}
 	return nil
 }
