@@ -19,6 +19,13 @@ import (
 // looser comparison matches (a case-sensitive volume's "Proj" beside
 // "proj") gains nothing: its identity is not the entry's (Replaced).
 
+// SamePath reports whether two real paths name one directory as this
+// platform's file systems compare names (samePath): byte for byte on
+// Linux and the BSDs, ignoring case and Unicode normalisation on macOS,
+// ignoring case and a \\?\ prefix on Windows. A front end that compares
+// a root the user named with the workspace's uses it, as the store does.
+func SamePath(a, b string) bool { return samePath(a, b) }
+
 // foldedPathsEqual reports whether a and b are the same path on a file
 // system that ignores case and Unicode normalisation (macOS's default):
 // equal once both are in NFC and compared under Unicode case folding.

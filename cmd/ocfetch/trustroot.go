@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
+	"github.com/ocfetch/ocfetch/trust"
 )
 
 // trustRootEnv is the environment variable --trust-root defaults to: the
@@ -27,8 +28,9 @@ func addTrustRootFlag(cmd *cobra.Command, dir *string) {
 // --trust-root (else $OCFETCH_TRUST_ROOT) names, and only it: the trust
 // store is not written, and what `ocfetch trust` says about other
 // workspaces is unchanged. The root must be exactly the workspace's
-// (--root, else the current directory) after cleaning, absolute, with no
-// symlink on the way; a managed policy's "allow_trust_flag": false refuses
+// (--root, else the current directory) after cleaning — compared as the
+// platform's file systems compare names (trust.SamePath: case-insensitive
+// on Windows and macOS) — absolute, with no symlink on the way; a managed policy's "allow_trust_flag": false refuses
 // it. It says on stderr what it trusts.
 func (a *app) applyTrustRoot(name, flag string) error {
 	dir, from := flag, trustRootFlag
@@ -59,7 +61,7 @@ func (a *app) applyTrustRoot(name, flag string) error {
 	if !filepath.IsAbs(dir) {
 		return usageErrorf(hint, "%s %s is not an absolute path", from, safetext.ShellQuote(dir))
 	}
-	if clean := filepath.Clean(dir); clean != ws.Root {
+	if clean := filepath.Clean(dir); !trust.SamePath(clean, ws.Root) {
 		return usageErrorf(hint, "%s %s is not the workspace root %s; it trusts that root only", from, safetext.ShellQuote(clean), safetext.Line(ws.Root))
 	}
 	s, err := a.trustStore()

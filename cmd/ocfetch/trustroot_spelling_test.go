@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestTrustRootSpelling: on a file system that ignores case (Windows;
+// macOS by default) --trust-root in another case than the current
+// directory's names the workspace root itself, and is not refused as
+// "not the workspace root"; the trust store compares the paths so too.
+// Where the volume is case-sensitive (Linux) it is another directory,
+// refused as before.
+func TestTrustRootSpelling(t *testing.T) {
+	root := filepath.Join(newUntrustedRoot(t), "proj")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	upper := filepath.Join(filepath.Dir(root), "PROJ")
+	_, err := os.Stat(upper)
+	sameDir := err == nil
+	if sameDir && runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+		t.Skipf("%s: a case-insensitive volume on %s", root, runtime.GOOS)
+	}
+	var stdout, stderr bytes.Buffer
+	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	a.layers = testLayers(t)
+	a.rootDir = root
+	a.getenv = func(string) string { return "" }
+	err = a.applyTrustRoot("mcp", upper)
+	switch {
+	case sameDir && err != nil:
+		t.Errorf("--trust-root %s for the root %s: %v; want it trusted", upper, root, err)
+	case !sameDir && (err == nil || !strings.Contains(err.Error(), "is not the workspace root")):
+		t.Errorf("--trust-root %s, another directory than %s: %v; want it refused", upper, root, err)
+	}
+}
