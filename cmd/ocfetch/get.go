@@ -382,7 +382,10 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	if f.respectRobots {
 		fo.Robots = robotscheck.New(nil)
 	}
-	tl := fetch.NewFetch(client, fo)
+	var tl tool.Tool = fetch.NewFetch(client, fo)
+	if sink != nil {
+		tl = wholeBody{Fetch: tl.(*fetch.Fetch), maxBytes: f.maxBytes, file: f.output}
+	}
 	b := &broker.Broker{
 		Scope:    sc,
 		Approver: a.approver(ctx, f.yes),
@@ -416,11 +419,6 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		return a.getFailed(f, refusal.New(refusal.InternalError, "the fetch tool returned no structured output"))
 	}
 	if sink != nil {
-		if out.BodyTruncated {
-			return a.getFailed(f, refusal.Newf(refusal.ResponseTooLarge,
-				"the body is larger than --max-bytes %d; %s was not written", f.maxBytes, f.output).
-				WithHint("raise --max-bytes"))
-		}
 		if err := sink.Commit(out.Bytes); err != nil {
 			// Exit 1 with the error's text, whatever it wraps: a file
 			// get could not write is never taken for a policy refusal.
@@ -448,6 +446,29 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 		return refusalError(res.AuditFailure)
 	}
 	return nil
+}
+
+// wholeBody is the fetch tool of `get -o FILE`: a body cut at --max-bytes
+// is no file to write, so it is the call's result, response_too_large,
+// and the broker audits it so (no status, as every refusal after the
+// response), not as the ok of the cut body.
+type wholeBody struct {
+	*fetch.Fetch
+	maxBytes int64
+	file     string
+}
+
+func (w wholeBody) InvokableRun(ctx context.Context, argsJSON string) (*tool.Result, error) {
+	res, err := w.Fetch.InvokableRun(ctx, argsJSON)
+	if err != nil || res == nil || res.IsError {
+		return res, err
+	}
+	if out, ok := fetch.OutputOf(res.Structured); ok && out.BodyTruncated {
+		return tool.ErrorResult(refusal.Newf(refusal.ResponseTooLarge,
+			"the body is larger than --max-bytes %d; %s was not written", w.maxBytes, w.file).
+			WithHint("raise --max-bytes")), nil
+	}
+	return res, nil
 }
 
 // resultError turns an error result back into the refusal it reports.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
@@ -589,6 +590,17 @@ func TestGetOutputFile(t *testing.T) {
 	r.want(t, exitFailed, nil, []string{"response_too_large", "raise --max-bytes"})
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%s holds %d entries after a cut body; want only body.bin", dir, len(entries))
+	}
+	// Its audit line records the refusal, not "ok, 200": status is left
+	// out, as for every refusal after the response (content_too_complex).
+	r = ocfetch(t, cliOptions{}, "--root", root, "audit", "--tail", "1", "--json")
+	r.want(t, exitOK, nil, nil)
+	var e audit.Entry
+	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
+		t.Fatalf("audit --json: %v\n%s", err, r.stdout)
+	}
+	if e.Outcome != string(refusal.ResponseTooLarge) || e.Status != 0 || e.Decision != audit.DecisionAllow || e.Summary != "GET 127.0.0.1" {
+		t.Errorf("audit line of the cut -o body = %+v; want decision allow, outcome response_too_large, no status", e)
 	}
 
 	// A refused call writes no file either.
