@@ -15,7 +15,6 @@ import (
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
-	"github.com/ocfetch/ocfetch/safetext"
 	"github.com/ocfetch/ocfetch/scope"
 	"github.com/ocfetch/ocfetch/tool"
 	"github.com/ocfetch/ocfetch/trust"
@@ -166,6 +165,9 @@ func (b *Broker) Run(ctx context.Context, p *Prepared) *tool.Result {
 		res = tool.ErrorResult(refusal.New(refusal.InternalError, name+" returned no result"))
 	}
 	res.RuleNotSaved = d.notSaved
+	if b.ForModel {
+		res.RuleNotSaved = d.notSaved.ForModel()
+	}
 	b.audit(ctx, log, id, name, summary, primary, d, res, start)
 	return res
 }
@@ -398,7 +400,7 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 				r = refusal.New(refusal.RulesInvalid, "the rules file cannot be written").Wrap(err)
 			}
 			return decision{allowed: true, decidedBy: audit.ByOnce, notSaved: refusal.Newf(r.Code,
-				"approved once: the rule %q was not saved: %s", ruleText, r.Message).WithHint(r.Hint)}
+				"approved once: the rule %q was not saved: %s", ruleText, r.Message).WithHints(r.Hint, r.ModelHint)}
 		}
 		d := decision{allowed: true, decidedBy: audit.ByAlways, rule: ruleText}
 		if !trusted {
@@ -409,7 +411,8 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 				msg += " (the trust store cannot be read)"
 			}
 			d.notSaved = refusal.Newf(refusal.WorkspaceUntrusted, msg, ruleText, b.Scope.Workspace.RulesPath()).
-				WithHint("run `ocfetch trust --root " + safetext.ShellQuote(b.Scope.Workspace.Root) + "` if you trust this workspace's files")
+				WithHints("run `"+trust.Command(b.Scope.Workspace.Root)+"` if you trust this workspace's files",
+					refusal.AskUserToRun(trust.Command(b.Scope.Workspace.Root))+" if they trust this workspace's files")
 		}
 		return d
 	case Deny:

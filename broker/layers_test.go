@@ -55,9 +55,20 @@ func TestAlwaysInAnUntrustedWorkspaceSaysSo(t *testing.T) {
 	if r == nil || r.Code != refusal.WorkspaceUntrusted || !strings.Contains(r.Message, ws.RulesPath()) || !strings.Contains(r.Hint, "ocfetch trust --root") {
 		t.Fatalf("RuleNotSaved = %v; want workspace_untrusted naming %s with the trust hint", r, ws.RulesPath())
 	}
+	if want := "run `ocfetch trust --root " + ws.Root + "` if you trust this workspace's files"; r.Hint != want {
+		t.Errorf("hint for a person = %q; want %q", r.Hint, want)
+	}
 	b.Approver = neverAsk(t)
 	if res := b.Call(context.Background(), ft, `{"target":"docs.example"}`); res.Reason != refusal.WorkspaceUntrusted {
 		t.Errorf("next call: %s; want workspace_untrusted (the rule is the untrusted workspace's)", res.Content)
+	}
+
+	// A model (the MCP server) is told to ask the user to run the command.
+	ws2 := testws.New(t, testws.Spec{Profile: "standard"})
+	b = &broker.Broker{Scope: &scope.Scope{Workspace: ws2, Profile: risk.Standard, Layers: l.Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws2), ForModel: true}
+	res = b.Call(context.Background(), ft, `{"target":"docs.example"}`)
+	if r := res.RuleNotSaved; r == nil || r.Hint != "ask the user to run: ocfetch trust --root "+ws2.Root+" if they trust this workspace's files" {
+		t.Errorf("RuleNotSaved for a model = %v; want the hint asking the user to run the trust command", r)
 	}
 }
 

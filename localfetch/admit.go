@@ -3,9 +3,10 @@ package localfetch
 import (
 	"context"
 	"fmt"
-	"github.com/ocfetch/ocfetch/internal/securefile"
+	"strconv"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/securefile"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/safetext"
@@ -58,7 +59,7 @@ func admit(call *securefile.Call, o capability.Origin, ws workspace.Workspace, p
 	if !ports.Contains(port) {
 		return 0, refusal.Newf(refusal.LocalPortNotAllowed,
 			"port %d on %s is not in the local allowlist %s (allowed: %s)", port, host, AllowlistPath(ws), ports).
-			WithHint(fmt.Sprintf(`run "ocfetch local allow %d" to allow it`, port))
+			WithHints(fmt.Sprintf(`run "ocfetch local allow %d" to allow it`, port), refusal.AskUserToRun(allowCommand(strconv.Itoa(int(port)))))
 	}
 	return port, nil
 }
@@ -85,8 +86,8 @@ func notLocal(host, raw string) error {
 func portMissing(scheme string, t capability.Target) error {
 	return refusal.Newf(refusal.LocalPortMissing,
 		"the URL for %s has no explicit port; local fetch needs one", t.Host()).
-		WithHint(fmt.Sprintf(`write the port, as in %s://%s:3000/, and allow it with "ocfetch local allow 3000"`,
-			scheme, t.HostString()))
+		WithHints(fmt.Sprintf(`write the port, as in %s://%s:3000/, and allow it with "ocfetch local allow 3000"`, scheme, t.HostString()),
+			fmt.Sprintf("write the port, as in %s://%s:3000/; to allow it, %s", scheme, t.HostString(), refusal.AskUserToRun(allowCommand("3000"))))
 }
 
 // profileName quotes a profile for a message: a valid name as is, anything

@@ -43,8 +43,16 @@ var LocalHosts = [...]string{"localhost", "127.0.0.1", "::1"}
 var LocalSchemes = [...]string{"http", "https"}
 
 // allowlistHint says what a valid file looks like.
-const allowlistHint = `the file must read {"schema_version": 1, "ports": [3000, 8080]}; ` +
-	`fix it, or delete it and run "ocfetch local allow PORT"`
+const allowlistHint = allowlistShape + `; fix it, or delete it and run "ocfetch local allow PORT"`
+
+// allowlistModelHint is allowlistHint for a model (refusal.Error.ModelHint).
+var allowlistModelHint = allowlistShape + "; " + refusal.AskUserToRun(allowCommand("PORT")) + " once they have fixed or deleted it"
+
+const allowlistShape = `the file must read {"schema_version": 1, "ports": [3000, 8080]}`
+
+// allowCommand is the command that adds port (a number, or "PORT") to
+// the allowlist, for a person to run.
+func allowCommand(port string) string { return "ocfetch local allow " + port }
 
 // lockWait bounds how long [WriteAllowedPorts] waits for the allowlist lock.
 const lockWait = 10 * time.Second
@@ -153,20 +161,20 @@ func decodeAllowlist(path string, data []byte, _ fs.FileInfo, err error) (Ports,
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, refusal.Newf(refusal.LocalAllowlistMissing,
 			"local allowlist %s does not exist, so no local port is allowed", path).
-			WithHint(`run "ocfetch local allow PORT" to create it`).Wrap(err)
+			WithHints(`run "ocfetch local allow PORT" to create it`, refusal.AskUserToRun(allowCommand("PORT"))).Wrap(err)
 	}
 	if err != nil {
 		// err names the file and the OS reason (not a regular file, too
 		// large, permission denied).
 		return nil, refusal.Newf(refusal.LocalAllowlistInvalid,
 			"local allowlist cannot be used, so no local port is allowed: %v", err).
-			WithHint(workspace.SmallFileHint(path) + "; " + allowlistHint).Wrap(err)
+			WithHints(workspace.SmallFileHint(path)+"; "+allowlistHint, workspace.SmallFileHint(path)+"; "+allowlistModelHint).Wrap(err)
 	}
 	ports, err := parseAllowlist(data)
 	if err != nil {
 		return nil, refusal.Newf(refusal.LocalAllowlistInvalid,
 			"local allowlist %s is invalid, so no local port is allowed: %v", path, err).
-			WithHint(allowlistHint).Wrap(err)
+			WithHints(allowlistHint, allowlistModelHint).Wrap(err)
 	}
 	return ports, nil
 }

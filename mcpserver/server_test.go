@@ -193,13 +193,20 @@ func TestRefusals(t *testing.T) {
 		},
 		{
 			name: "deny rule", args: `{"url": "https://example.com/private?secret=1"}`, wantCode: "denied_by_rule",
-			spec: testws.Spec{Deny: []string{"example.com:443"}}, wantText: []string{"ocfetch rules remove example.com:443"},
+			spec: testws.Spec{Deny: []string{"example.com:443"}}, wantText: []string{"hint: ask the user to run: ocfetch rules remove example.com:443"},
 		},
 		{
 			name: "strict profile", args: `{"url": "https://example.com/"}`, wantCode: "not_approved",
 			spec: testws.Spec{Profile: "strict"}, wantText: []string{"strict"},
 		},
-		{name: "local port not allowed", args: `{"url": "http://127.0.0.1:1/"}`, wantCode: "local_port_not_allowed", spec: testws.Spec{Profile: "permissive", LocalPorts: []uint16{}}},
+		{
+			name: "local port not allowed", args: `{"url": "http://127.0.0.1:1/"}`, wantCode: "local_port_not_allowed", spec: testws.Spec{Profile: "permissive", LocalPorts: []uint16{}},
+			wantText: []string{"hint: ask the user to run: ocfetch local allow 1"},
+		},
+		{
+			name: "local allowlist missing", args: `{"url": "http://127.0.0.1:1/"}`, wantCode: "local_allowlist_missing", spec: testws.Spec{Profile: "permissive"},
+			wantText: []string{"hint: ask the user to run: ocfetch local allow PORT"},
+		},
 		{name: "local mode needs permissive", args: `{"url": "http://localhost:8080/"}`, wantCode: "local_profile_not_permissive"},
 		{name: "settings invalid", args: `{"url": "https://example.com/"}`, wantCode: "settings_invalid", spec: testws.Spec{Profile: "reckless"}},
 	}

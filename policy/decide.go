@@ -81,8 +81,10 @@ type Args struct {
 	// (the proxy passes a loader that spares the parse of unchanged bytes,
 	// not the read).
 	LoadRules func(workspace.Workspace) (*rules.Set, error)
-	// ForModel makes the not_approved hints address a model (the MCP
-	// server): "ask the user to run: …" instead of the command itself.
+	// ForModel makes the hints address a model (the MCP server): a hint
+	// that names an ocfetch command (not_approved, a deny rule's, local
+	// mode's, a broken file's) says "ask the user to run: …"
+	// (refusal.AskUserToRun) instead of handing the model the command.
 	ForModel bool
 	// Logger receives seed 000's per-decision detail of local mode at
 	// diag.L3, in domain LOCAL: the target, local_fetch.json and the ports
@@ -164,6 +166,10 @@ func Decide(ctx context.Context, a Args) (result Decision) {
 	if tr != nil {
 		d.Trace = *tr
 	}
+	if a.ForModel {
+		// A hint that names an ocfetch command asks the user to run it.
+		d.Refusal = d.Refusal.ForModel()
+	}
 	return d
 }
 
@@ -208,7 +214,8 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 			// lift the cap, so a hint to set permissive would mislead.
 			return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
 				"local mode is off for %s: the managed policy %s caps the profile at %s (max_profile)", o.Target, mp.File, mp.MaxProfile).
-				WithHint("ask your administrator; `ocfetch explain` shows the layers"))
+				WithHints("ask your administrator; `ocfetch explain` shows the layers",
+					"only an administrator can change the managed policy; to see the layers, "+refusal.AskUserToRun("ocfetch explain")))
 		}
 		port, err := localfetch.AdmitContext(ctx, o, a.Workspace, a.Profile)
 		if diag.Enabled(ctx, a.Logger, diag.L3) {
@@ -299,9 +306,10 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		}
 		step(tr, l.layer, "rules", l.file, text)
 		if m.Decision == rules.Deny {
+			rt := strings.TrimPrefix(text, string(rules.Deny)+" ")
 			return deny(d, l.layer, l.file, text, audit.ByRule, refusal.Newf(refusal.DeniedByRule,
 				"%s is denied by the rule %q in %s (the %s layer)", o.Target, text, l.file, l.layer).
-				WithHint(l.denyHint(strings.TrimPrefix(text, string(rules.Deny)+" "))))
+				WithHints(l.denyHint(rt, false), l.denyHint(rt, true)))
 		}
 		ok2 := d
 		ok2.Result, ok2.Layer, ok2.File, ok2.Rule, ok2.DecidedBy = Allow, l.layer, l.file, text, audit.ByRule
@@ -499,14 +507,20 @@ func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules
 	panic("policy: no reader for layer " + l.layer.String())
 }
 
-func (l ruleLayer) denyHint(target string) string {
+// denyHint is the hint of a deny rule of l on target, for a person or
+// (forModel) a model, told to ask the user to run the command.
+func (l ruleLayer) denyHint(target string, forModel bool) string {
+	cmd := RemoveCommand(target)
 	switch l.layer {
 	case LayerManaged:
 		return "the administrator's policy decides this; ask your administrator"
 	case LayerUser:
-		return "remove the rule with: " + RemoveUserCommand(target)
+		cmd = RemoveUserCommand(target)
 	}
-	return "remove the rule with: " + RemoveCommand(target)
+	if forModel {
+		return refusal.AskUserToRun(cmd)
+	}
+	return "remove the rule with: " + cmd
 }
 
 // ruleLayers returns the layers of [Order] that hold saved rules, in

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/safetext"
 )
 
@@ -30,7 +31,7 @@ func RemoveUserCommand(target string) string {
 // that approves its own call.
 func AllowHint(t capability.Target, forModel bool) string {
 	if forModel {
-		return "ask the user to run: " + AllowCommand(t)
+		return refusal.AskUserToRun(AllowCommand(t))
 	}
 	return "allow it with: " + AllowCommand(t)
 }

@@ -121,7 +121,20 @@ type Error struct {
 	Code    Code
 	Message string
 	Hint    string
-	Err     error
+	// ModelHint, when set, is Hint worded for a model (an MCP client): a
+	// hint that names an ocfetch command tells a person to run it, and a
+	// model to ask the user to run it ([AskUserToRun]), so that an agent
+	// with a shell is never handed the command that widens its own
+	// permissions. A front end that speaks to a model shows it through
+	// [Error.ForModel]. Empty: Hint serves both.
+	ModelHint string
+	Err       error
+}
+
+// AskUserToRun is the one wording of a hint that names an ocfetch command,
+// for a model: "ask the user to run: CMD".
+func AskUserToRun(cmd string) string {
+	return "ask the user to run: " + cmd
 }
 
 // New returns a refusal with code and a secret-free message.
@@ -134,10 +147,31 @@ func Newf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// WithHint returns a copy of e that tells the user what to change.
+// WithHint returns a copy of e that tells the user what to change. The
+// hint serves a model too (any ModelHint of e is dropped).
 func (e *Error) WithHint(hint string) *Error {
 	c := *e
-	c.Hint = hint
+	c.Hint, c.ModelHint = hint, ""
+	return &c
+}
+
+// WithHints returns a copy of e with hint, for a person, and forModel,
+// the same advice for a model ([Error.ModelHint]): a hint that names an
+// ocfetch command gives forModel with [AskUserToRun].
+func (e *Error) WithHints(hint, forModel string) *Error {
+	c := *e
+	c.Hint, c.ModelHint = hint, forModel
+	return &c
+}
+
+// ForModel returns e with its hint worded for a model: a copy whose Hint
+// is e's ModelHint when it has one, else e itself.
+func (e *Error) ForModel() *Error {
+	if e == nil || e.ModelHint == "" {
+		return e
+	}
+	c := *e
+	c.Hint = e.ModelHint
 	return &c
 }
 

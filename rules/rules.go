@@ -387,5 +387,9 @@ func (s *Set) DecideText(req capability.Requirement) (Match, string, bool) {
 // invalid returns the rules_invalid refusal for the file at path.
 func invalid(path string, format string, args ...any) *refusal.Error {
 	return refusal.Newf(refusal.RulesInvalid, "rules file %s: %s", path, fmt.Sprintf(format, args...)).
-		WithHint("fix or remove " + path + " (it must be {\"schema_version\": 1, \"rules\": [...]}); `ocfetch rules list` shows whether it loads")
+		WithHints("fix or remove "+path+" (it must be "+rulesShape+"); `ocfetch rules list` shows whether it loads",
+			refusal.AskUserToRun("ocfetch rules list")+" once they have fixed or removed "+path+" (it must be "+rulesShape+")")
 }
+
+// rulesShape is what a rules file must be, in a hint.
+const rulesShape = `{"schema_version": 1, "rules": [...]}`

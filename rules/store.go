@@ -111,7 +111,8 @@ func applyChange(path string, set *Set, change func([]Rule) []Rule) ([]byte, err
 	if len(data) > MaxFileSize {
 		return nil, refusal.Newf(refusal.RulesInvalid, "rules file %s would grow to %d bytes (%d rules), over the %d-byte limit; nothing was saved",
 			path, len(data), len(rules), MaxFileSize).
-			WithHint("remove rules you no longer need (`ocfetch rules list`, `ocfetch rules remove HOST[:PORT]`), or cover subdomains with one \"*.domain\" rule")
+			WithHints("remove rules you no longer need (`ocfetch rules list`, `ocfetch rules remove HOST[:PORT]`), or cover subdomains with one \"*.domain\" rule",
+				refusal.AskUserToRun("ocfetch rules list")+" and to remove the rules they no longer need")
 	}
 	return data, nil
 }

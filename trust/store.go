@@ -220,7 +220,8 @@ func (s *Store) invalid(format string, args ...any) *refusal.Error {
 
 func invalid(path, format string, args ...any) *refusal.Error {
 	return refusal.Newf(refusal.WorkspaceUntrusted, "trust store "+format+"; no workspace is trusted until it is fixed", args...).
-		WithHint("fix or delete " + path + " (deleting it untrusts every workspace; `ocfetch trust --root DIR` trusts one again)")
+		WithHints("fix or delete "+path+" (deleting it untrusts every workspace; `ocfetch trust --root DIR` trusts one again)",
+			refusal.AskUserToRun("ocfetch trust --root DIR")+" once they have fixed or deleted "+path+" (deleting it untrusts every workspace)")
 }
 
 // Status returns the entry for root's real path, if any, and how the
