@@ -67,6 +67,10 @@ type Args struct {
 	// in a trusted workspace. The zero value treats Profile as the
 	// workspace's, the safe reading.
 	ProfileExplicit bool
+	// ProfileFile is the file Profile was read from (the workspace's
+	// settings.json), "" when it came from a flag, an embedder or the
+	// default: the file a local_profile_not_permissive refusal names.
+	ProfileFile string
 	// WorkspaceUpstream is the upstream_proxy of the workspace's
 	// settings.json when this call would connect through it ("" when there
 	// is none, or a flag chose the way out). It is a workspace grant: a
@@ -221,8 +225,15 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		if diag.Enabled(ctx, a.Logger, diag.L3) {
 			logLocal(ctx, a, o.Target, port, err)
 		}
+		// The file that decided: local_fetch.json, or for a profile that
+		// is not permissive the profile's own (settings.json, or none
+		// for a flag's or the default).
+		file := a.Workspace.LocalFetchPath()
+		if refusal.CodeOf(err) == refusal.LocalProfileNotPermissive {
+			file = a.ProfileFile
+		}
 		if tr != nil {
-			st := Step{Layer: LayerWorkspace, Check: CheckLocal, File: a.Workspace.LocalFetchPath(), Port: port, Said: fmt.Sprintf("admits port %d", port)}
+			st := Step{Layer: LayerWorkspace, Check: CheckLocal, File: file, Port: port, Said: fmt.Sprintf("admits port %d", port)}
 			if err != nil {
 				st.Refusal = asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused "+o.Target.String())
 				st.Said = "refuses: " + string(st.Refusal.Code)
@@ -230,7 +241,7 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 			*tr = append(*tr, st)
 		}
 		if err != nil {
-			return deny(d, LayerWorkspace, a.Workspace.LocalFetchPath(), "", audit.ByPolicy,
+			return deny(d, LayerWorkspace, file, "", audit.ByPolicy,
 				asRefusal(err, refusal.LocalAllowlistInvalid, "local mode refused "+o.Target.String()))
 		}
 		// Admitted by the workspace's own files — its ports, and its

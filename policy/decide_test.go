@@ -74,7 +74,7 @@ func TestDecide(t *testing.T) {
 		{"local admitted and allowed", policy.FrontFetchTool, risk.Permissive, "http://localhost:3000/", policy.Allow, policy.LayerWorkspace, audit.ByRule, "", "allow localhost:3000", ws.RulesPath(), 3000},
 		{"local admitted v6", policy.FrontProxy, risk.Permissive, "http://[::1]:3000/", policy.Allow, policy.LayerWorkspace, audit.ByRule, "", "allow [::1]:3000", ws.RulesPath(), 3000},
 		{"local admitted, no rule: ask", policy.FrontFetchTool, risk.Permissive, "https://127.0.0.1:3000/", policy.Ask, policy.LayerBuiltin, "", refusal.NotApproved, "", "", 3000},
-		{"local, not permissive", policy.FrontFetchTool, risk.Standard, "http://localhost:3000/", policy.Deny, policy.LayerWorkspace, audit.ByPolicy, refusal.LocalProfileNotPermissive, "", ws.LocalFetchPath(), 0},
+		{"local, not permissive", policy.FrontFetchTool, risk.Standard, "http://localhost:3000/", policy.Deny, policy.LayerWorkspace, audit.ByPolicy, refusal.LocalProfileNotPermissive, "", "", 0}, // the profile is the caller's (no ProfileFile): no file
 		{"local, port not listed", policy.FrontFetchTool, risk.Permissive, "http://localhost:8080/", policy.Deny, policy.LayerWorkspace, audit.ByPolicy, refusal.LocalPortNotAllowed, "", ws.LocalFetchPath(), 0},
 		{"local, no port", policy.FrontProxy, risk.Permissive, "http://localhost/", policy.Deny, policy.LayerWorkspace, audit.ByPolicy, refusal.LocalPortMissing, "", ws.LocalFetchPath(), 0},
 	}

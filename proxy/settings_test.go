@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
@@ -22,7 +25,10 @@ import (
 func TestProfileEditTakesEffectOnTheNextRequest(t *testing.T) {
 	for _, flag := range []string{"", "permissive"} {
 		t.Run("flag="+flag, func(t *testing.T) {
+			var mu sync.Mutex
+			var line string // the last refusal line
 			w := newWorld(t, worldOpts{tune: func(o *Options) {
+				o.Refused = func(r Refusal) { mu.Lock(); line = r.Line(); mu.Unlock() }
 				if _, err := risk.WriteProfile(context.Background(), o.Scope.Workspace, risk.Permissive); err != nil {
 					t.Fatal(err)
 				}
@@ -59,16 +65,38 @@ func TestProfileEditTakesEffectOnTheNextRequest(t *testing.T) {
 				return
 			}
 			get("lowered to standard", 403, refusal.LocalProfileNotPermissive)
+			// The line names the file the profile was read from, not
+			// local_fetch.json (whose ports were never read).
+			// The line is handed over when the exchange ends, after the
+			// client has its answer: wait for it, and take it once.
+			takeLine := func() string {
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+					mu.Lock()
+					l := line
+					line = ""
+					mu.Unlock()
+					if l != "" || time.Now().After(deadline) {
+						return l
+					}
+				}
+			}
+			if l := takeLine(); !strings.Contains(l, "local_profile_not_permissive (file "+w.ws.SettingsPath()+")") {
+				t.Errorf("refusal line %q; want it to name %s", l, w.ws.SettingsPath())
+			}
 			setProfile(risk.Permissive)
 			get("raised to permissive again", 200, "")
 			if err := os.WriteFile(w.ws.SettingsPath(), []byte(`{"schema_version": 1, "risk_profile": "loose"}`), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			get("malformed", 403, refusal.SettingsInvalid)
+			takeLine() // settings_invalid's
 			if err := os.Remove(w.ws.SettingsPath()); err != nil {
 				t.Fatal(err)
 			}
 			get("deleted: the default, standard", 403, refusal.LocalProfileNotPermissive)
+			if l := takeLine(); !strings.Contains(l, "local_profile_not_permissive") || strings.Contains(l, "(file ") {
+				t.Errorf("refusal line %q; want local_profile_not_permissive, with no file for the default profile", l)
+			}
 		})
 	}
 }

@@ -200,8 +200,12 @@ func (s *Scope) WorkspaceUpstream() string {
 
 // Args is the question to policy.Decide for origin o asked by front.
 func (s *Scope) Args(front policy.Front, o capability.Origin) policy.Args {
-	return policy.Args{Front: front, Origin: o, Workspace: s.Workspace, Profile: s.Profile,
+	a := policy.Args{Front: front, Origin: o, Workspace: s.Workspace, Profile: s.Profile,
 		ProfileExplicit: s.ProfileFrom == FromFlag, WorkspaceUpstream: s.WorkspaceUpstream(), Layers: s.Layers}
+	if s.ProfileFrom == FromSettings {
+		a.ProfileFile = s.Workspace.SettingsPath()
+	}
+	return a
 }
 
 // ArgsContext is [Scope.Args] for a call made now, within the call ctx
@@ -217,11 +221,14 @@ func (s *Scope) ArgsContext(ctx context.Context, front policy.Front, o capabilit
 	if s.ProfileFrom != FromSettings && s.ProfileFrom != FromDefault {
 		return a, nil
 	}
-	st, _, err := risk.ReadSettingsContext(ctx, s.Workspace)
+	st, found, err := risk.ReadSettingsContext(ctx, s.Workspace)
 	if err != nil {
 		return a, err
 	}
-	a.Profile = st.Profile
+	a.Profile, a.ProfileFile = st.Profile, ""
+	if found {
+		a.ProfileFile = s.Workspace.SettingsPath()
+	}
 	return a, nil
 }
 

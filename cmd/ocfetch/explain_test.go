@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -341,6 +342,47 @@ func TestExplainPrintsCLIHints(t *testing.T) {
 				if strings.Contains(r.stdout, not) {
 					t.Errorf("explain %s says %q:\n%s", tc.url, not, r.stdout)
 				}
+			}
+		})
+	}
+}
+
+// TestExplainLocalProfileNamesItsFile: local_profile_not_permissive is
+// decided by the profile, so explain names where the profile came from —
+// settings.json when it was read from there, no file for a --profile flag
+// or the default — never local_fetch.json, whose ports were not read.
+func TestExplainLocalProfileNamesItsFile(t *testing.T) {
+	root := explainWS(t)
+	ws := wsOf(t, root)
+	for _, tc := range []struct {
+		name     string
+		settings string // "" removes settings.json
+		flags    []string
+		file     string
+	}{
+		{"from settings.json", `{"schema_version": 1, "risk_profile": "standard"}`, nil, ws.SettingsPath()},
+		{"from --profile", `{"schema_version": 1, "risk_profile": "permissive"}`, []string{"--profile", "standard"}, ""},
+		{"the default", "", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.settings == "" {
+				os.Remove(ws.SettingsPath())
+			} else {
+				writeFile(t, ws.SettingsPath(), tc.settings)
+			}
+			args := append([]string{"--root", root}, tc.flags...)
+			r := ocfetch(t, cliOptions{}, append(args, "explain", "--json", "http://localhost:3000/")...)
+			var e explain.Explanation
+			decodeStrict(t, r.stdout, &e)
+			if e.Reason != refusal.LocalProfileNotPermissive || e.File != tc.file {
+				t.Errorf("explain: reason %q file %q; want local_profile_not_permissive, file %q", e.Reason, e.File, tc.file)
+			}
+			r = ocfetch(t, cliOptions{}, append(args, "explain", "http://localhost:3000/")...)
+			if strings.Contains(r.stdout, ws.LocalFetchPath()) {
+				t.Errorf("explain names %s for a profile refusal:\n%s", ws.LocalFetchPath(), r.stdout)
+			}
+			if tc.file != "" && !strings.Contains(r.stdout, "file:       "+tc.file) {
+				t.Errorf("explain does not name %s:\n%s", tc.file, r.stdout)
 			}
 		})
 	}
