@@ -88,6 +88,32 @@ func answerOf(res *mcp.ElicitResult) broker.Answer {
 	return broker.Deny
 }
 
+// fitApprovalAnswer reads the client's answer to an approval question
+// before the SDK checks it against the requested schema: an accepted
+// answer the schema does not admit would otherwise be an error in place
+// of the answer, which the broker can only take for nobody answering
+// ("nobody could be asked", and no second question). Read as answerOf
+// reads it, an accept without a decision ("content": {}) chose nothing:
+// its content is dropped, so that it is an empty accept ([isEmptyAccept]:
+// asked once more, then NoChoice); a decision that is not one of the
+// choices ("ONCE", a number) is a deny. Every elicitation this server
+// sends is the approval form ([elicitParams]).
+func fitApprovalAnswer(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.ElicitResult); ok && err == nil && r.Action == "accept" {
+			v, chose := r.Content[decisionField]
+			switch s, _ := v.(string); {
+			case !chose:
+				r.Content = nil
+			case s != choiceOnce && s != choiceSession && s != choiceAlways && s != choiceDeny:
+				r.Content = map[string]any{decisionField: choiceDeny}
+			}
+		}
+		return res, err
+	}
+}
+
 // isEmptyAccept: the client accepted the form but sent no decision.
 func isEmptyAccept(res *mcp.ElicitResult) bool {
 	if res == nil || res.Action != "accept" {

@@ -111,3 +111,80 @@ func TestRootsListFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestElicitationAnswersOutsideTheSchema: a client's answer that the
+// requested schema does not admit is not "nobody could be asked". An
+// accept with empty content chose nothing: the question is asked once
+// more, and a second empty accept is not_approved saying so. An accept
+// naming a value outside the choices ("ONCE") is a deny, as answerOf
+// says. Played by a raw client: the SDK's client never sends these.
+func TestElicitationAnswersOutsideTheSchema(t *testing.T) {
+	srv, port := pageServer(t)
+	target := fmt.Sprintf("127.0.0.1:%d", port)
+	tests := []struct {
+		name     string
+		answers  []string // the elicitation results, in order
+		wantText string   // prefix of the call's text
+	}{
+		{"empty content twice", []string{`{"action":"accept","content":{}}`, `{"action":"accept","content":{}}`},
+			"not_approved: " + target + " was not approved: the client accepted the question without choosing an answer"},
+		{"empty content, then once", []string{`{"action":"accept","content":{}}`, `{"action":"accept","content":{"decision":"once"}}`},
+			"HTTP 200 OK"},
+		{"a value outside the choices", []string{`{"action":"accept","content":{"decision":"ONCE"}}`},
+			"not_approved: " + target + " was denied by the user"},
+		{"a decision of the wrong type", []string{`{"action":"accept","content":{"decision":1}}`},
+			"not_approved: " + target + " was denied by the user"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := localWorkspace(t, port)
+			c2sR, c2sW := io.Pipe()
+			s2cR, s2cW := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				err := Serve(context.Background(), &Options{Root: ws.Root, Stdin: c2sR, Stdout: s2cW})
+				s2cW.Close()
+				done <- err
+			}()
+			c := &rawClient{t: t, in: c2sW, out: bufio.NewReader(s2cR)}
+			c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"0"}}}`)
+			c.await("1", nil)
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch","arguments":{"url":%q}}}`, srv.URL))
+			asked := 0
+			m := c.await("2", func(method string) string {
+				if method != "elicitation/create" {
+					t.Errorf("server asked %s; want elicitation/create only", method)
+					return `"error":{"code":-32601,"message":"Method not found"}`
+				}
+				asked++
+				if asked > len(tc.answers) {
+					t.Errorf("asked %d times; want %d", asked, len(tc.answers))
+					return `"result":{"action":"decline"}`
+				}
+				return `"result":` + tc.answers[asked-1]
+			})
+			if asked != len(tc.answers) {
+				t.Errorf("asked %d times; want %d", asked, len(tc.answers))
+			}
+			var res struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			}
+			if m.Error != nil {
+				t.Fatalf("protocol error %s; want a result", m.Error)
+			}
+			if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Content) == 0 {
+				t.Fatalf("result %s: %v", m.Result, err)
+			}
+			if got := res.Content[0].Text; !strings.HasPrefix(got, tc.wantText) {
+				t.Errorf("text = %.300q; want it to start with %q", got, tc.wantText)
+			}
+			c2sW.Close()
+			if err := <-done; err != nil {
+				t.Errorf("Serve = %v", err)
+			}
+		})
+	}
+}

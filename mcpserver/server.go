@@ -104,6 +104,7 @@ func (s *server) mcpServer() (*mcp.Server, error) {
 	}
 	// Last, so outermost: it sees each result as the SDK would encode it.
 	ms.AddReceivingMiddleware(encodeOnce)
+	ms.AddSendingMiddleware(fitApprovalAnswer)
 	return ms, nil
 }
 
