@@ -66,7 +66,9 @@ permissive, an explicit port, and that port in .oc_chat/local_fetch.json
 (ocfetch local allow PORT).
 
 Exit codes: 0 a response was delivered (any HTTP status), 2 usage error,
-3 refused by policy, 4 the request failed (network, TLS, timeout, size).`,
+3 refused by policy, 4 the request failed (network, TLS, timeout, size, a
+file -o could not write), 130 interrupted (Ctrl-C; under --json after the
+object, reason cancelled).`,
 		Example: `  ocfetch get https://example.com/
   ocfetch get --yes --format text https://example.com/
   ocfetch get --json https://example.com/ | jq -r .content
@@ -400,7 +402,16 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	bar.Finish()
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get done", "is_error", res.IsError, "reason", string(res.Reason), "status", res.Status, "bytes", res.Bytes)
 	if res.IsError && ctx.Err() != nil {
-		// SIGINT or SIGTERM: exit as a shell reports an interrupted command.
+		// SIGINT or SIGTERM: exit as a shell reports an interrupted
+		// command (130); under --json after the one object it promises,
+		// reason cancelled.
+		if f.json {
+			err := a.getFailed(f, refusal.New(refusal.Cancelled, "interrupted: the call was cancelled before it finished"))
+			if e, ok := err.(*exitError); ok {
+				e.code = exitInterrupted
+			}
+			return err
+		}
 		return &exitError{code: exitInterrupted, msg: "interrupted"}
 	}
 	if r := res.RuleNotSaved; r != nil {
@@ -420,9 +431,10 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	}
 	if sink != nil {
 		if err := sink.Commit(out.Bytes); err != nil {
-			// Exit 1 with the error's text, whatever it wraps: a file
-			// get could not write is never taken for a policy refusal.
-			return a.getFailed(f, internalErrorf("%v", err))
+			// Exit 4, internal_error, with the error's text, whatever it
+			// wraps: a file get could not write is a failure of the call
+			// (get has no exit 1), never taken for a policy refusal.
+			return a.getFailed(f, &exitError{code: exitFailed, reason: refusal.InternalError, msg: err.Error()})
 		}
 	}
 	if f.json {

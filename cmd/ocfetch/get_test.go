@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -788,4 +789,78 @@ func BenchmarkGetOutputFile(b *testing.B) {
 	start := testcpu.Now()
 	benchGet(b, exitOK, "--root", root, "--profile", "permissive", "get", "--format", "raw", "-o", file, s.url("/binary"))
 	b.ReportMetric(float64(testcpu.Now()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// TestGetOutputWriteFailure: a body get -o could not write is a failure
+// of the call, exit 4 as README's reason table says of internal_error
+// (get has no exit 1), and under --json the object says internal_error.
+func TestGetOutputWriteFailure(t *testing.T) {
+	for _, jsonMode := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", jsonMode), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				os.RemoveAll(dir) // the directory -o writes in goes away during the call
+				io.WriteString(w, "body")
+			}))
+			t.Cleanup(srv.Close)
+			s := &site{Server: srv, port: srv.Listener.Addr().(*net.TCPAddr).Port}
+			root := localRoot(t, s)
+			args := []string{"--root", root, "--profile", "permissive", "get", "-o", filepath.Join(dir, "body.bin"), s.url("/")}
+			if jsonMode {
+				args = append(args, "--json")
+			}
+			r := ocfetch(t, cliOptions{}, args...)
+			if !jsonMode {
+				r.want(t, exitFailed, nil, []string{"body.bin"})
+				return
+			}
+			r.want(t, exitFailed, nil, nil)
+			var out errorJSON
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.OK || out.Error.Reason != refusal.InternalError {
+				t.Errorf("stdout %q (%v); want the error object, reason internal_error", r.stdout, err)
+			}
+		})
+	}
+}
+
+// TestGetJSONInterrupted: Ctrl-C (the context cancelled) during get
+// --json still prints the one object --json promises, reason cancelled,
+// and exits 130 as a shell reports an interrupted command.
+func TestGetJSONInterrupted(t *testing.T) {
+	s := newSite(t)
+	root := localRoot(t, s)
+	var stdout, stderr testio.SyncBuffer
+	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	a.interactive = func() bool { return false }
+	a.layers = testLayers(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, a, []string{"--root", root, "--profile", "permissive", "get", "--json", s.url("/slow")})
+	}()
+	for deadline := time.Now().Add(5 * time.Second); len(s.requests()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the site")
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitInterrupted {
+			t.Errorf("exit %d; want 130", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("get did not end after the context was cancelled")
+	}
+	var out errorJSON
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil || out.OK || out.Error.Reason != refusal.Cancelled {
+		t.Errorf("stdout %q (%v); want one error object, reason cancelled", stdout.String(), err)
+	}
+	if stderr.String() != "" {
+		t.Errorf("stderr %q; want nothing under --json", stderr.String())
+	}
 }
