@@ -6,8 +6,8 @@ import (
 )
 
 // inputSchemaFormat is the input schema with the caps (timeout seconds,
-// max_bytes) and the default max_length to fill in: the Fetch's own
-// ([SchemaFor]).
+// max_bytes), the default max_length and the most of start_index
+// ([MaxStartIndex]) to fill in: the Fetch's own ([SchemaFor]).
 const inputSchemaFormat = `{
   "type": "object",
   "properties": {
@@ -17,7 +17,7 @@ const inputSchemaFormat = `{
     "body": {"type": "string", "maxLength": 65536, "description": "Request body, POST only, at most 64 KiB. No Content-Type is sent unless given in headers."},
     "format": {"type": "string", "enum": ["markdown", "text", "raw"], "default": "markdown", "description": "How to return the content."},
     "max_length": {"type": "integer", "minimum": 1, "maximum": 1000000, "default": %[3]d, "description": "Maximum number of characters of content to return."},
-    "start_index": {"type": "integer", "minimum": 0, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."},
+    "start_index": {"type": "integer", "minimum": 0, "maximum": %[4]d, "default": 0, "description": "Character index to start the content at, to read on after a truncated result."},
     "timeout": {"type": "integer", "minimum": 1, "maximum": %[1]d, "default": %[1]d, "description": "Seconds the whole call may take, redirects and body included; at most the server's cap (%[1]d)."},
     "max_bytes": {"type": "integer", "minimum": 1, "maximum": %[2]d, "default": %[2]d, "description": "Response body bytes to read at most (after decompression); a longer body is cut and reported; at most the server's cap (%[2]d)."}
   },
@@ -37,5 +37,5 @@ func Schema(timeoutSeconds, maxBytes int64) json.RawMessage {
 // content when they name no max_length: the schema's default is what a
 // call then gets.
 func SchemaFor(timeoutSeconds, maxBytes int64, maxLength int) json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(inputSchemaFormat, timeoutSeconds, maxBytes, maxLength))
+	return json.RawMessage(fmt.Sprintf(inputSchemaFormat, timeoutSeconds, maxBytes, maxLength, MaxStartIndex))
 }

@@ -1,9 +1,14 @@
 package mcpserver
 
 import (
+	"cmp"
 	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/respcache"
 )
 
 // Output is the structured content of a delivered fetch result, as
@@ -28,9 +33,41 @@ func outputFrom(v any) (structuredOutput, bool) {
 	return structuredOutput{Output: o}, ok
 }
 
-// outputSchema is the tool's declared output schema: the JSON Schema of
-// [Output]. A test checks real results against it.
-var outputSchema = json.RawMessage(`{
+// outputSchema is the tool's declared output schema of a server with the
+// default cache TTL: the JSON Schema of [Output]. A test checks real
+// results against it.
+var outputSchema = outputSchemaFor(0)
+
+// outputSchemaFor is the output schema of a server whose response cache
+// keeps a response for ttl (Options.CacheTTL: 0 the default, negative
+// off), which the description of cached says.
+func outputSchemaFor(ttl time.Duration) json.RawMessage {
+	age := "the cache is off: never set"
+	if ttl >= 0 {
+		age = "GET, up to " + durationWords(cmp.Or(ttl, respcache.DefaultTTL)) + " old"
+	}
+	return json.RawMessage(strings.Replace(outputSchemaText, "{{cache}}", age, 1))
+}
+
+// durationWords says d in words, "15 minutes", "90 seconds", "1 hour", in
+// the largest whole unit (else as time.Duration prints it).
+func durationWords(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}} {
+		if d%u.d == 0 {
+			n := int64(d / u.d)
+			if n == 1 {
+				return "1 " + u.name
+			}
+			return strconv.FormatInt(n, 10) + " " + u.name + "s"
+		}
+	}
+	return d.String()
+}
+
+const outputSchemaText = `{
   "type": "object",
   "properties": {
     "status": {"type": "integer", "minimum": 100, "maximum": 999, "description": "HTTP status code of the final response. A 4xx or 5xx status is a delivered result, not an error."},
@@ -42,7 +79,7 @@ var outputSchema = json.RawMessage(`{
     "bytes": {"type": "integer", "minimum": 0, "description": "Response body bytes read, after decompression."},
     "body_truncated": {"type": "boolean", "description": "True when the byte cap (max_bytes) cut the body, so the content is of its first bytes only; distinct from truncated, which is about the window."},
     "title": {"type": "string", "description": "The document's title, when it has one."},
-    "cached": {"type": "boolean", "description": "True when the response came from the server's response cache (GET, up to 15 minutes old by default); absent when fetched by this call."},
+    "cached": {"type": "boolean", "description": "True when the response came from the server's response cache ({{cache}}); absent when fetched by this call."},
     "fetched_at": {"type": "string", "format": "date-time", "description": "When a cached response was fetched (RFC 3339, UTC)."},
     "redirect_to": {"type": "string", "description": "Only on the error result of a refused off-target redirect (redirect_off_target): the full redirect Location, resolved against the request URL. Fetch it in a new call if you want it; that call is decided on its own. status, url and headers then describe the redirect response."},
     "media_type": {"type": "string", "description": "The response's media type as the converter read it."},
@@ -52,4 +89,4 @@ var outputSchema = json.RawMessage(`{
   },
   "required": ["status", "url", "headers", "format", "truncated", "next_start_index", "bytes"],
   "additionalProperties": false
-}`)
+}`

@@ -2,11 +2,15 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ocfetch/ocfetch/fetch"
+	"github.com/ocfetch/ocfetch/fetchargs"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
 // outputBefore is the structured content's type before the output shapes
@@ -115,5 +119,49 @@ func TestStructuredContentShape(t *testing.T) {
 			}
 			validateOutput(t, so)
 		})
+	}
+}
+
+// TestSchemaBoundsAndCacheTTL: the input schema states start_index's
+// maximum (the largest value PrepareCall accepts), and the output
+// schema's cached says the server's --cache-ttl, not always the default.
+func TestSchemaBoundsAndCacheTTL(t *testing.T) {
+	ws := trustedWS(t, testws.Spec{})
+	for _, tc := range []struct {
+		ttl  time.Duration
+		want string
+	}{
+		{0, "up to 15 minutes old"},
+		{90 * time.Second, "up to 90 seconds old"},
+		{2 * time.Hour, "up to 2 hours old"},
+		{time.Minute, "up to 1 minute old"},
+		{-1, "the cache is off"},
+	} {
+		cs := connect(t, &Options{Root: ws.Root, CacheTTL: tc.ttl}, clientSpec{})
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schemas struct {
+			In struct {
+				Properties map[string]struct {
+					Maximum *float64 `json:"maximum"`
+				} `json:"properties"`
+			} `json:"inputSchema"`
+		}
+		remarshal(t, res.Tools[0], &schemas)
+		if m := schemas.In.Properties["start_index"].Maximum; m == nil || *m != fetchargs.MaxStartIndex {
+			t.Errorf("start_index maximum = %v; want %d", m, fetchargs.MaxStartIndex)
+		}
+		var out struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		remarshal(t, res.Tools[0].OutputSchema, &out)
+		d := out.Properties["cached"].Description
+		if !strings.Contains(d, tc.want) || (tc.ttl != 0 && strings.Contains(d, "15 minutes")) {
+			t.Errorf("--cache-ttl %v: cached description %q; want it to say %q", tc.ttl, d, tc.want)
+		}
 	}
 }

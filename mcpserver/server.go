@@ -193,7 +193,7 @@ func (s *server) toolInfo() (*mcp.Tool, error) {
 		Title:        "Fetch a web page",
 		Description:  info.Description,
 		InputSchema:  info.InputSchema,
-		OutputSchema: outputSchema,
+		OutputSchema: outputSchemaFor(s.opts.CacheTTL),
 		Annotations: &mcp.ToolAnnotations{
 			Title:          "Fetch a web page",
 			ReadOnlyHint:   false, // POST is allowed
