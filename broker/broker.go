@@ -402,6 +402,7 @@ func (b *Broker) answered(ctx context.Context, log *slog.Logger, need capability
 			return decision{allowed: true, decidedBy: audit.ByOnce, notSaved: refusal.Newf(r.Code,
 				"approved once: the rule %q was not saved: %s", ruleText, r.Message).WithHints(r.Hint, r.ModelHint)}
 		}
+		diag.RuleSaved(ctx, b.Logger, string(rule.Decision), rule.Target.Host, rule.Target.Port, b.Scope.Workspace.RulesPath())
 		d := decision{allowed: true, decidedBy: audit.ByAlways, rule: ruleText}
 		if !trusted {
 			// Saved, but a rule of an untrusted workspace grants nothing:

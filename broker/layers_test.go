@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
@@ -23,11 +25,18 @@ func TestAlwaysInAFreshWorkspaceTrustsIt(t *testing.T) {
 	ws := testws.Bare(t)
 	l := testlayers.New(t) // nothing trusted yet
 	var asked []broker.ApprovalRequest
-	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: l.Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws)}
+	var diagnostics bytes.Buffer
+	b := &broker.Broker{Scope: &scope.Scope{Workspace: ws, Profile: risk.Standard, Layers: l.Layers}, Approver: answer(broker.Always, &asked), Audit: audit.Open(ws),
+		Logger: diag.NewPlain(&diagnostics, 1)}
 	ft := &fakeTool{}
 	res := b.Call(context.Background(), ft, `{"target":"docs.example"}`)
 	if res.IsError || res.RuleNotSaved != nil {
 		t.Fatalf("first call: %s (not saved: %v)", res.Content, res.RuleNotSaved)
+	}
+	// The rule saved is an L1 line (diag: "a rule saved"), domain RULES.
+	want := `level=L1 msg="rule saved" domain=RULES target=docs.example:443 decision=allow file=` + ws.RulesPath()
+	if !strings.Contains(diagnostics.String(), want) {
+		t.Errorf("diagnostics at -v:\n%s\nwant the line %q", diagnostics.String(), want)
 	}
 	if ok, err := l.Store.Trusted(ws.Root); !ok || err != nil {
 		t.Fatalf("the workspace ocfetch created is not trusted: %v, %v", ok, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 )
@@ -175,4 +176,18 @@ func clip(s string) string {
 		return s[:32] + "…"
 	}
 	return s
+}
+
+// RuleSaved writes the L1 line of a rule saved (the "a rule saved" of
+// the levels): domain RULES, the rule's target as host:port, its
+// decision (allow, deny) and the rules file; nothing else. Every writer
+// of a rule logs it so: `ocfetch rules`, and an approval answered
+// "always".
+func RuleSaved(ctx context.Context, l *slog.Logger, decision, host string, port uint16, file string) {
+	For(l, DomainRules).Log(ctx, L1, "rule saved", "target", net.JoinHostPort(host, strconv.Itoa(int(port))), "decision", decision, "file", file)
+}
+
+// RuleRemoved is [RuleSaved] for the rules of host:port removed from file.
+func RuleRemoved(ctx context.Context, l *slog.Logger, host string, port uint16, file string) {
+	For(l, DomainRules).Log(ctx, L1, "rule removed", "target", net.JoinHostPort(host, strconv.Itoa(int(port))), "file", file)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
@@ -140,6 +141,7 @@ func (s *Server) saveAlways(ctx context.Context, rule rules.Rule) (saved bool, w
 		}
 		return false, fmt.Sprintf("approved once: the rule %q was not saved: %s", rule.String(), msg)
 	}
+	diag.RuleSaved(ctx, s.decideLog, string(rule.Decision), rule.Target.Host, rule.Target.Port, s.scope.Workspace.RulesPath())
 	if !trusted || err != nil {
 		return true, fmt.Sprintf("the rule %q was saved in %s, but the workspace is not trusted, so it counts only once you trust it (ocfetch trust); approved for this run", rule.String(), s.scope.Workspace.RulesPath())
 	}

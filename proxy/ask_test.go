@@ -10,6 +10,8 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/broker"
+	"github.com/ocfetch/ocfetch/diag"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testlayers"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -68,10 +70,12 @@ func TestProxyAsks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ap := &scriptedApprover{answer: tc.answer}
 			var files *testlayers.Files
+			var diagnostics testio.SyncBuffer
 			w := newWorld(t, worldOpts{profile: tc.profile, tune: func(o *Options) {
 				files = testlayers.New(t, o.Scope.Workspace)
 				o.Scope.Layers = files.Layers
 				o.Ask = &AskOptions{Approver: ap, Command: "curl (ocfetch run)"}
+				o.Logger = diag.NewPlain(&diagnostics, 1)
 			}})
 			if tc.managed != "" {
 				files.WriteManaged(t, tc.managed)
@@ -124,6 +128,11 @@ func TestProxyAsks(t *testing.T) {
 			saved := set.Len() == 1 && set.Rules()[0].String() == "allow "+publicHost+":80"
 			if saved != (tc.answer == broker.Always && tc.questions > 0) {
 				t.Errorf("rules.json holds %v; want the rule saved only after always", set.Rules())
+			}
+			// A rule saved is an L1 line (diag: "a rule saved"), domain RULES.
+			line := `level=L1 msg="rule saved" domain=RULES target=` + publicHost + `:80 decision=allow file=` + w.ws.RulesPath()
+			if saved != strings.Contains(diagnostics.String(), line) {
+				t.Errorf("diagnostics at -v:\n%s\nwant the line %q only when the rule is saved", diagnostics.String(), line)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/diag"
 	"github.com/ocfetch/ocfetch/policy"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/rules"
@@ -311,14 +312,14 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 		if err := sandbox.CheckPolicyWritable(loc.Path()); err != nil {
 			return ruleStore{}, classify(err)
 		}
-		return ruleStore{
+		return a.loggedRuleStore(ruleStore{
 			path: loc.Path(),
 			load: func() (*rules.Set, error) { return rules.LoadAt(loc) },
 			add:  func(ctx context.Context, r rules.Rule) error { return rules.AddAt(ctx, loc, r) },
 			remove: func(ctx context.Context, h string, p uint16) (bool, error) {
 				return rules.RemoveAt(ctx, loc, h, p)
 			},
-		}, nil
+		}), nil
 	}
 	ws, err := a.workspace()
 	if err != nil {
@@ -333,12 +334,33 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 	if err := a.ensureWorkspace(ctx, ws, how); err != nil {
 		return ruleStore{}, err
 	}
-	return ruleStore{
+	return a.loggedRuleStore(ruleStore{
 		path:   ws.RulesPath(),
 		load:   func() (*rules.Set, error) { return rules.Load(ws) },
 		add:    func(ctx context.Context, r rules.Rule) error { return rules.Add(ctx, ws, r) },
 		remove: func(ctx context.Context, h string, p uint16) (bool, error) { return rules.Remove(ctx, ws, h, p) },
-	}, nil
+	}), nil
+}
+
+// loggedRuleStore is st whose every change is the L1 diagnostics line of
+// a rule saved or removed (diag.RuleSaved).
+func (a *app) loggedRuleStore(st ruleStore) ruleStore {
+	add, remove := st.add, st.remove
+	st.add = func(ctx context.Context, r rules.Rule) error {
+		err := add(ctx, r)
+		if err == nil {
+			diag.RuleSaved(ctx, a.log(), string(r.Decision), r.Target.Host, r.Target.Port, st.path)
+		}
+		return err
+	}
+	st.remove = func(ctx context.Context, h string, p uint16) (bool, error) {
+		removed, err := remove(ctx, h, p)
+		if removed && err == nil {
+			diag.RuleRemoved(ctx, a.log(), h, p, st.path)
+		}
+		return removed, err
+	}
+	return st
 }
 
 // runRulesSet saves a rule deciding d for target. rules.Add replaces a

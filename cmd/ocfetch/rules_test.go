@@ -183,3 +183,34 @@ func TestRulesAllowGuardedAddress(t *testing.T) {
 		ocfetch(t, cliOptions{}, "--root", root, "rules", "allow", arg).want(t, exitOK, []string{"added: allow"}, nil)
 	}
 }
+
+// TestRulesSavedLogsL1: a rule saved or removed is an L1 diagnostics line
+// (diag: "L1 errors and major events (startup, a rule saved …)"), domain
+// RULES, with the rule's host:port, its decision and the file — shown
+// at -v, the lowest verbosity.
+func TestRulesSavedLogsL1(t *testing.T) {
+	root := newRoot(t)
+	ws := wsOf(t, root)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"rules", "allow", "example.com"}, []string{"level=L1", "domain=RULES", `msg="rule saved"`, "target=example.com:443", "decision=allow", "file=" + ws.RulesPath()}},
+		{[]string{"rules", "deny", "example.com:8443"}, []string{"level=L1", "domain=RULES", `msg="rule saved"`, "target=example.com:8443", "decision=deny", "file=" + ws.RulesPath()}},
+		{[]string{"rules", "remove", "example.com"}, []string{"level=L1", "domain=RULES", `msg="rule removed"`, "target=example.com:443", "file=" + ws.RulesPath()}},
+	} {
+		r := ocfetch(t, cliOptions{}, append([]string{"-v", "--root", root}, tc.args...)...)
+		r.want(t, exitOK, nil, nil)
+		var line string
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if strings.Contains(l, "domain=RULES") {
+				line = l
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%v: the RULES line %q does not hold %q; stderr:\n%s", tc.args, line, w, r.stderr)
+			}
+		}
+	}
+}
