@@ -255,7 +255,7 @@ func runMCP(ctx context.Context, a *app, f mcpFlags, ef egressFlags) error {
 // credential (the shell reads it from the file in the Claude Code line).
 func mcpClientSnippet(url, path string) string {
 	q := safetext.ShellQuote(path)
-	return fmt.Sprintf(`ocfetch mcp: every request needs "Authorization: Bearer TOKEN"; TOKEN is in %[2]s (mode 0600)
+	return fmt.Sprintf(`ocfetch mcp: every request needs "Authorization: Bearer TOKEN"; TOKEN is in %[2]s (readable by you only)
   Claude Code: claude mcp add --transport http ocfetch %[1]s --header "Authorization: Bearer $(cat %[3]s)"
   VS Code (.vscode/mcp.json): {"servers": {"ocfetch": {"type": "http", "url": "%[1]s", "headers": {"Authorization": "Bearer TOKEN"}}}}
 `, url, path, q)

@@ -261,3 +261,38 @@ func TestMCPBadProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPHTTPTokenFileMode: the start line says who can read the token
+// file, true of the 0400 file a user made as of the 0600 one ocfetch
+// creates — never a mode the file does not have.
+func TestMCPHTTPTokenFileMode(t *testing.T) {
+	root := newRoot(t)
+	for _, mode := range []os.FileMode{0o400, 0o600} {
+		t.Run(mode.String(), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "mcp-token")
+			if err := os.WriteFile(file, []byte("0123456789abcdefghijklmnop\n"), mode); err != nil {
+				t.Fatal(err)
+			}
+			var stderr testio.SyncBuffer
+			a := newApp(strings.NewReader(""), io.Discard, &stderr)
+			a.layers = testLayers(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int, 1)
+			go func() {
+				done <- execute(ctx, a, []string{"--root", root, "mcp", "--http", "127.0.0.1:0", "--token-file", file})
+			}()
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "TOKEN is in"); time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					cancel()
+					t.Fatalf("no start line; stderr:\n%s", stderr.String())
+				}
+			}
+			cancel()
+			<-done
+			out := stderr.String()
+			if !strings.Contains(out, "TOKEN is in "+file+" (readable by you only)") || strings.Contains(out, "mode 0600") {
+				t.Errorf("start line for a %v token file:\n%s\nwant it to say the file is readable by you only, and no mode it may not have", mode, out)
+			}
+		})
+	}
+}
