@@ -153,6 +153,7 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 	x.req = p
 	if rerr != nil {
 		x.req.method = sanitizeMethod(req.Method)
+		x.req.host = namedHost(req)
 		x.refuse(rerr)
 		x.status = statusFor(rerr)
 		s.writeRefusal(cc, x.status, rerr)

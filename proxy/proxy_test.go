@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,20 +136,24 @@ func TestRefusals(t *testing.T) {
 		head       string
 		wantStatus int
 		wantReason refusal.Code
+		// summary is the audit line's summary: the host whenever the
+		// request named one that parses ("" for no audit line).
+		summary string
 	}{
-		{"local mode needs the permissive profile", connectHead("localhost:8080"), 403, refusal.LocalProfileNotPermissive},
-		{"CONNECT without a port", connectHead(publicHost), 400, refusal.InvalidArguments},
-		{"CONNECT with a path", "CONNECT example.test:443/x HTTP/1.1\r\nHost: x\r\n\r\n", 400, refusal.InvalidArguments},
-		{"CONNECT with a non-canonical IPv4 host", connectHead("127.1:443"), 403, refusal.InvalidHost},
-		{"CONNECT to a host with two trailing dots", connectHead("localhost..:8080"), 403, refusal.InvalidHost},
-		{"CONNECT to the IPv4-mapped loopback", connectHead("[::ffff:127.0.0.1]:8080"), 403, refusal.AddressNotPublic},
-		{"CONNECT to the metadata address", connectHead("169.254.169.254:80"), 403, refusal.AddressNotPublic},
-		{"origin-form request", "GET /secret?q=1 HTTP/1.1\r\nHost: example.test\r\n\r\n", 400, refusal.InvalidArguments},
-		{"https in absolute form", "GET https://example.test/secret HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed},
-		{"ftp in absolute form", "GET ftp://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed},
-		{"credentials in the URL", "GET http://u:p@example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.CredentialsInURL},
-		{"malformed head", "NOT A REQUEST\r\n\r\n", 400, refusal.InvalidArguments},
-		{"head too large", "GET http://example.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n", 431, refusal.RequestHeadersTooLarge},
+		{"local mode needs the permissive profile", connectHead("localhost:8080"), 403, refusal.LocalProfileNotPermissive, "CONNECT localhost"},
+		{"CONNECT without a port", connectHead(publicHost), 400, refusal.InvalidArguments, "CONNECT " + publicHost},
+		{"CONNECT with a path", "CONNECT example.test:443/x HTTP/1.1\r\nHost: x\r\n\r\n", 400, refusal.InvalidArguments, "CONNECT -"},
+		{"CONNECT with a non-canonical IPv4 host", connectHead("127.1:443"), 403, refusal.InvalidHost, "CONNECT -"},
+		{"CONNECT to a host with two trailing dots", connectHead("localhost..:8080"), 403, refusal.InvalidHost, "CONNECT -"},
+		{"CONNECT to the IPv4-mapped loopback", connectHead("[::ffff:127.0.0.1]:8080"), 403, refusal.AddressNotPublic, "CONNECT ::ffff:127.0.0.1"},
+		{"CONNECT to the metadata address", connectHead("169.254.169.254:80"), 403, refusal.AddressNotPublic, "CONNECT 169.254.169.254"},
+		{"origin-form request", "GET /secret?q=1 HTTP/1.1\r\nHost: example.test\r\n\r\n", 400, refusal.InvalidArguments, "GET -"},
+		{"https in absolute form", "GET https://example.test/secret HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed, "GET example.test"},
+		{"ftp in absolute form", "GET ftp://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.SchemeNotAllowed, "GET example.test"},
+		{"credentials in the URL", "GET http://u:p@example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", 403, refusal.CredentialsInURL, "GET example.test"},
+		{"malformed head", "NOT A REQUEST\r\n\r\n", 400, refusal.InvalidArguments, ""},
+		{"head too large", "GET http://example.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 16<<10) + "\r\n\r\n", 431, refusal.RequestHeadersTooLarge, ""},
+		{"white space before a header's colon", "GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nX-Bad : b\r\n\r\n", 400, refusal.InvalidArguments, "GET example.test"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,7 +178,24 @@ func TestRefusals(t *testing.T) {
 	if got := w.dials.List(); len(got) != 0 {
 		t.Errorf("refused requests dialled %v; want no dial", got)
 	}
-	for _, e := range w.waitAudit(len(tests) - 2) { // a malformed or oversized head has no audit line
+	var want []string
+	for _, tc := range tests {
+		if tc.summary != "" {
+			want = append(want, tc.summary)
+		}
+	}
+	var got []string
+	for _, e := range w.waitAudit(len(want)) {
+		got = append(got, e.Summary)
+	}
+	// A line is written when its exchange ends, after the client has its
+	// answer: the order is not the requests'.
+	slices.Sort(got)
+	slices.Sort(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit summaries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, e := range w.waitAudit(len(want)) { // a malformed or oversized head has no audit line
 		if strings.Contains(e.Summary, "secret") || strings.Contains(e.Summary, "/") {
 			t.Errorf("audit summary %q carries a path", e.Summary)
 		}

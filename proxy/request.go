@@ -69,15 +69,48 @@ type parsedRequest struct {
 	// audit line, which refuses anything else.
 	method string
 	target capability.Target
+	// host is the host a request refused before it had a target named
+	// (https in absolute form, credentials in the URL, a CONNECT without
+	// a port, a bad header field), normalised: for the audit summary
+	// only. "" when it named none that parses.
+	host string
 }
 
 // summary is the audit summary: "<METHOD> <host>", never a path or query.
-// A request whose target could not be parsed reads "GET -".
+// A request that named no host that parses reads "GET -".
 func (p parsedRequest) summary() string {
-	if p.target.Host() == "" {
-		return p.method + " -"
+	switch {
+	case p.target.Host() != "":
+		return p.method + " " + p.target.Host()
+	case p.host != "":
+		return p.method + " " + p.host
 	}
-	return p.method + " " + p.target.Host()
+	return p.method + " -"
+}
+
+// namedHost is the host req names (its CONNECT authority, or its URL's
+// host), normalised, or "" when it names none that parses: the audit
+// summary of a request refused before it had a target.
+func namedHost(req *http.Request) string {
+	hostport := ""
+	switch {
+	case req.Method == http.MethodConnect:
+		if !strings.ContainsAny(req.RequestURI, "/@?#") {
+			hostport = req.RequestURI
+		}
+	case req.URL != nil && req.URL.IsAbs():
+		hostport = req.URL.Host
+	}
+	if hostport == "" {
+		return ""
+	}
+	// Any default port: only the host is wanted (a CONNECT without a
+	// port names its host all the same).
+	t, err := parseTarget(hostport, 1)
+	if err != nil {
+		return ""
+	}
+	return t.Host()
 }
 
 // parseRequest validates a request head read by the proxy and returns its

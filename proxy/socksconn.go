@@ -21,7 +21,8 @@ import (
 // buffered): the greeting, the RFC 1929 sub-negotiation when the server
 // has credentials, then one CONNECT. The target goes through the same
 // admission step, the same guard dial and the same relay as an HTTP
-// CONNECT, and gets the same audit line ("CONNECT example.com"). Every
+// CONNECT, and gets the same audit line ("CONNECT example.com"; a refusal
+// records no status, SOCKS5 having reply codes, not HTTP statuses). Every
 // refusal after the greeting is answered in the protocol (a reply code, or
 // the auth failure status) before the connection is closed. A connection
 // that is not SOCKS5 after all is closed without an audit line, as a
@@ -86,21 +87,18 @@ func (s *Server) serveSocks(cc *clientConn) {
 		if req.Cmd != socks5.CmdConnect {
 			x.req.method = "SOCKS-" + sanitizeMethod(strings.ReplaceAll(socks5.CommandName(req.Cmd), " ", "-"))
 		}
-		x.refuse(se.Err)
-		x.status = statusFor(se.Err)
+		x.refuse(se.Err) // no status: SOCKS5 has none (its reply code)
 		s.socksWrite(cc, socks5.Reply(se.Rep))
 		return
 	}
 	x.req.target = t
 	cc.c.SetReadDeadline(time.Time{})
 	if !s.admitTarget(s.base, x) {
-		x.status = statusFor(x.v.err)
 		s.socksWrite(cc, socks5.Reply(socks5.ReplyFor(x.v.err)))
 		return
 	}
 	up, r := s.dialUpstream(cc, x)
 	if r != nil {
-		x.status = statusFor(r)
 		s.socksWrite(cc, socks5.Reply(socks5.ReplyFor(r)))
 		return
 	}
@@ -147,10 +145,10 @@ func socksTarget(q socks5.Request) (capability.Target, *socks5.Error) {
 }
 
 // socksRefuse answers a request that could not be judged with rep and
-// audits it.
+// audits it. A SOCKS5 refusal's audit line has no status: the protocol
+// answers with a reply code, not an HTTP status.
 func (s *Server) socksRefuse(cc *clientConn, x *exchange, rep byte, r *refusal.Error) {
 	x.refuse(r)
-	x.status = statusFor(r)
 	s.socksWrite(cc, socks5.Reply(rep))
 	s.record(x)
 }

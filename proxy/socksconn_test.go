@@ -246,6 +246,9 @@ func TestSocksThroughProxy(t *testing.T) {
 		if e.Outcome == "ok" {
 			t.Errorf("audit line %+v: ok; want only the refusals before the tunnels close", e)
 		}
+		if e.Status != 0 {
+			t.Errorf("audit line %+v: status %d; a SOCKS5 refusal has no HTTP status, and records none", e, e.Status)
+		}
 		codes = append(codes, e.Outcome)
 	}
 	for _, tc := range refused {
