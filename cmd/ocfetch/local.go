@@ -131,6 +131,7 @@ func runLocalAllow(ctx context.Context, a *app, arg string) error {
 		verb = "unchanged"
 	}
 	fmt.Fprintf(a.stdout, "%s: port %d in %s (ports: %s)\n", verb, e.port, localfetch.AllowlistPath(e.ws), e.ports)
+	a.noteUntrusted(e.ws, "this port")
 	if sc, err := a.scope("", false); err == nil && sc.Profile != localfetch.Profile {
 		p := sc.Profile
 		fmt.Fprintf(a.stdout, "note: profile %s does not admit local mode; it needs %s (--profile %s, or \"risk_profile\" in %s)\n",

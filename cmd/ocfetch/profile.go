@@ -139,9 +139,7 @@ func runProfileSet(ctx context.Context, a *app, name string) error {
 	}
 	fmt.Fprintf(a.stdout, "%s: profile %s in %s\n", verb, p, safetext.Line(ws.SettingsPath()))
 	if p == risk.Permissive {
-		if ok, err := a.workspaceTrusted(ws); err == nil && !ok {
-			fmt.Fprintf(a.stdout, "note: the workspace is not trusted, so this profile is ignored until `%s`\n", trust.Command(ws.Root))
-		}
+		a.noteUntrusted(ws, "this profile")
 	}
 	if m, err := a.managedPolicy(); err == nil && m.Present() && !m.Allows(p) {
 		fmt.Fprintf(a.stdout, "note: the managed policy %s caps the profile at %s\n", safetext.Line(m.File), m.MaxProfile)

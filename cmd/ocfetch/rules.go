@@ -251,6 +251,7 @@ func runRulesFromRun(ctx context.Context, a *app, runID string, user bool) error
 		}
 		fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
 	}
+	st.noteUntrusted(a, "these rules")
 	return nil
 }
 
@@ -283,6 +284,7 @@ func runRulesPublic(ctx context.Context, a *app, user bool) error {
 		return classify(err)
 	}
 	fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
+	st.noteUntrusted(a, "this rule")
 	fmt.Fprintln(a.stdout, "every public host over https is now reached without asking; deny rules still win, and private, loopback and special-purpose addresses stay refused at dial time")
 	undo := "ocfetch rules remove --public-https"
 	if user {
@@ -294,6 +296,8 @@ func runRulesPublic(ctx context.Context, a *app, user bool) error {
 
 // ruleStore is one layer's rules file as the writing commands use it.
 type ruleStore struct {
+	// ws is the workspace whose rules file it is; nil for the user's.
+	ws     *workspace.Workspace
 	path   string
 	load   func() (*rules.Set, error)
 	add    func(context.Context, rules.Rule) error
@@ -335,11 +339,21 @@ func (a *app) ruleStore(ctx context.Context, user bool, how string) (ruleStore, 
 		return ruleStore{}, err
 	}
 	return a.loggedRuleStore(ruleStore{
+		ws:     &ws,
 		path:   ws.RulesPath(),
 		load:   func() (*rules.Set, error) { return rules.Load(ws) },
 		add:    func(ctx context.Context, r rules.Rule) error { return rules.Add(ctx, ws, r) },
 		remove: func(ctx context.Context, h string, p uint16) (bool, error) { return rules.Remove(ctx, ws, h, p) },
 	}), nil
+}
+
+// noteUntrusted says, for the workspace's rules file, that an allow rule
+// (grant) just written is ignored while the workspace is not trusted
+// (app.noteUntrusted); the user's rules need no trust.
+func (st ruleStore) noteUntrusted(a *app, grant string) {
+	if st.ws != nil {
+		a.noteUntrusted(*st.ws, grant)
+	}
 }
 
 // loggedRuleStore is st whose every change is the L1 diagnostics line of
@@ -390,18 +404,22 @@ func runRulesSet(ctx context.Context, a *app, d rules.Decision, target string, u
 	}
 	rule := rules.NewRule(d, pattern, port)
 	previous, saved := set.Saved(rule)
-	if saved && previous.Decision == d {
+	switch {
+	case saved && previous.Decision == d:
 		fmt.Fprintf(a.stdout, "unchanged: %s is already in %s\n", rule, st.path)
-		return nil
+	default:
+		if err := st.add(ctx, rule); err != nil {
+			return classify(err)
+		}
+		if saved {
+			fmt.Fprintf(a.stdout, "replaced: %s with %s in %s\n", previous, rule, st.path)
+		} else {
+			fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
+		}
 	}
-	if err := st.add(ctx, rule); err != nil {
-		return classify(err)
+	if d == rules.Allow {
+		st.noteUntrusted(a, "this rule")
 	}
-	if saved {
-		fmt.Fprintf(a.stdout, "replaced: %s with %s in %s\n", previous, rule, st.path)
-		return nil
-	}
-	fmt.Fprintf(a.stdout, "added: %s to %s\n", rule, st.path)
 	return nil
 }
 

@@ -102,6 +102,16 @@ func (a *app) ensureWorkspace(ctx context.Context, ws workspace.Workspace, how s
 
 // workspaceTrusted reports whether the workspace is trusted; a malformed
 // store is a refusal naming it.
+// noteUntrusted is the one sentence every command that writes a grant
+// (grant: "this rule", "this port", "this profile") into the workspace ws
+// prints when ws is not trusted: the grant counts for nothing until it is.
+// Nothing when ws is trusted, or the trust store cannot say.
+func (a *app) noteUntrusted(ws workspace.Workspace, grant string) {
+	if ok, err := a.workspaceTrusted(ws); err == nil && !ok {
+		fmt.Fprintf(a.stdout, "note: the workspace is not trusted, so %s is ignored until `%s`\n", grant, trust.Command(ws.Root))
+	}
+}
+
 func (a *app) workspaceTrusted(ws workspace.Workspace) (bool, error) {
 	s, err := a.trustStore()
 	if err != nil {

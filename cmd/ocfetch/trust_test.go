@@ -450,6 +450,9 @@ func TestTrustOutdatedEntry(t *testing.T) {
 // sandboxed run or an earlier call leaves) is trusted with a note that
 // says that instead; a trusted workspace gets no note.
 func TestCreatedNoteOnlyWhenCreated(t *testing.T) {
+	// The trust store is the test's, not its first subtest's: the second
+	// finds the workspace the first trusted.
+	testLayers(t)
 	fresh := newUntrustedRoot(t)
 	existing := newUntrustedRoot(t)
 	writeFile(t, filepath.Join(existing, ".oc_chat", "audit.jsonl"), "")
@@ -471,5 +474,42 @@ func TestCreatedNoteOnlyWhenCreated(t *testing.T) {
 				t.Errorf("stdout before the rule: %q; want %q\nwhole stdout:\n%s", note, tc.want, r.stdout)
 			}
 		})
+	}
+}
+
+// TestGrantInUntrustedWorkspaceSaysSo: every command that writes a grant
+// into an untrusted workspace — rules allow, local allow, profile set
+// permissive — says, in the one sentence, that it is ignored until the
+// workspace is trusted. A deny rule (a restriction) always applies.
+func TestGrantInUntrustedWorkspaceSaysSo(t *testing.T) {
+	root := newUntrustedRoot(t)
+	ws := wsOf(t, root)
+	if err := ws.EnsureDir(); err != nil {
+		t.Fatal(err)
+	}
+	// It came with its .oc_chat/ and a file of its own: not trusted.
+	writeFile(t, ws.SettingsPath(), `{"schema_version": 1, "risk_profile": "standard"}`)
+	note := func(grant string) string {
+		return "note: the workspace is not trusted, so " + grant + " is ignored until `" + trust.Command(root) + "`\n"
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // "" for no note
+	}{
+		{[]string{"rules", "allow", "example.com"}, note("this rule")},
+		{[]string{"rules", "allow", "example.com"}, note("this rule")}, // unchanged, still ignored
+		{[]string{"local", "allow", "3000"}, note("this port")},
+		{[]string{"profile", "set", "permissive"}, note("this profile")},
+		{[]string{"rules", "deny", "denied.example"}, ""},
+		{[]string{"rules", "allow", "--user", "user.example"}, ""},
+	} {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+		r.want(t, exitOK, nil, nil)
+		if tc.want != "" && !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("%v: stdout\n%s\nwant the note %q", tc.args, r.stdout, tc.want)
+		}
+		if tc.want == "" && strings.Contains(r.stdout, "not trusted") {
+			t.Errorf("%v: stdout\n%s\nwant no note: it is no workspace grant", tc.args, r.stdout)
+		}
 	}
 }
