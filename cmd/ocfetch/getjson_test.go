@@ -127,3 +127,24 @@ func TestJSONUsageErrorFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONFlagErrorsStayText: the exceptions README's --json states — a
+// flag cobra does not know, and a flag value it cannot parse at all — are
+// found before --json is known: text on stderr, exit 2, nothing on
+// stdout.
+func TestJSONFlagErrorsStayText(t *testing.T) {
+	root := newRoot(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "--json", "--frobnicate", "https://example.com/"}, "unknown flag: --frobnicate"},
+		{[]string{"get", "--json", "--timeout", "abc", "https://example.com/"}, `invalid argument "abc"`},
+	} {
+		r := ocfetch(t, cliOptions{}, append([]string{"--root", root}, tc.args...)...)
+		r.want(t, exitUsage, nil, []string{tc.want})
+		if r.stdout != "" {
+			t.Errorf("%v: stdout %q; want nothing (the error is text on stderr)", tc.args, r.stdout)
+		}
+	}
+}
