@@ -104,6 +104,11 @@ func TestRootsListFailures(t *testing.T) {
 			if got := res.Content[0].Text; !strings.HasPrefix(got, tc.wantText) {
 				t.Errorf("text = %.200q; want it to start with %q", got, tc.wantText)
 			}
+			// A hint naming an ocfetch command asks the user (the model
+			// reads it).
+			if got := res.Content[0].Text; strings.HasPrefix(tc.wantText, "workspace_invalid") && !strings.Contains(got, "\nhint: ask the user to start ocfetch mcp with --root DIR") {
+				t.Errorf("text = %.300q; want the hint to ask the user to start ocfetch mcp with --root", got)
+			}
 			c2sW.Close()
 			if err := <-done; err != nil {
 				t.Errorf("Serve = %v", err)

@@ -103,7 +103,7 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 		lr, ok := r.(*mcp.ListRootsResult)
 		if !ok {
 			return ws, false, refusal.New(refusal.WorkspaceInvalid, "the client answered the roots request with something else").
-				WithHint("start ocfetch mcp with --root DIR")
+				WithHint("ask the user to start ocfetch mcp with --root DIR")
 		}
 		roots = lr.Roots
 	} else {
@@ -119,7 +119,7 @@ func (s *server) workspaceFor(ctx context.Context, c *call) (ws workspace.Worksp
 		case err != nil:
 			s.log.Warn("client roots not listed", "err", err)
 			return ws, false, refusal.New(refusal.WorkspaceInvalid, "the client declares roots but did not list them").
-				WithHint("start ocfetch mcp with --root DIR").Wrap(err)
+				WithHint("ask the user to start ocfetch mcp with --root DIR").Wrap(err)
 		}
 		roots = lr.Roots
 	}
@@ -145,7 +145,7 @@ func (s *server) pickRoot(roots []*mcp.Root) (workspace.Workspace, error) {
 		}
 		if err != nil {
 			return workspace.Workspace{}, refusal.Newf(refusal.WorkspaceInvalid, "the client's first file:// root cannot be used: %v", err).
-				WithHint("open a local folder in the client, or start ocfetch mcp with --root DIR")
+				WithHint("ask the user to open a local folder in the client, or to start ocfetch mcp with --root DIR")
 		}
 		ws, err := workspace.Resolve(p)
 		if err != nil {
@@ -158,7 +158,7 @@ func (s *server) pickRoot(roots []*mcp.Root) (workspace.Workspace, error) {
 
 func rootError(root string, err error) error {
 	return refusal.Newf(refusal.WorkspaceInvalid, "workspace root %s (the client's first file:// root) is not a usable directory", root).
-		WithHint("open an existing folder in the client, or start ocfetch mcp with --root DIR").Wrap(err)
+		WithHint("ask the user to open an existing folder in the client, or to start ocfetch mcp with --root DIR").Wrap(err)
 }
 
 var errNotFileURL = errors.New("not a file:// URL")
