@@ -70,7 +70,8 @@ func checkProfile(ws workspace.Workspace, profile risk.Profile) error {
 	}
 	return refusal.Newf(refusal.LocalProfileNotPermissive,
 		"local fetch needs risk profile %s; the active profile is %s", Profile, profileName(profile)).
-		WithHint(fmt.Sprintf(`set "risk_profile": "permissive" in %s, or pass --profile permissive`, ws.SettingsPath()))
+		WithHints(fmt.Sprintf(`set "risk_profile": "permissive" in %s, or pass --profile permissive`, ws.SettingsPath()),
+			refusal.AskUserToRun("ocfetch profile set permissive")+" (it writes "+ws.SettingsPath()+"), or to start ocfetch with --profile permissive")
 }
 
 func notLocal(host, raw string) error {

@@ -90,6 +90,12 @@ func TestHintsForModel(t *testing.T) {
 			model:  "ask the user to run: ocfetch trust --root DIR once they have fixed or deleted {trust} (deleting it untrusts every workspace)",
 		},
 		{
+			name: "local mode under profile standard", spec: testws.Spec{LocalPorts: []uint16{3000}}, url: "http://127.0.0.1:3000/",
+			code:   refusal.LocalProfileNotPermissive,
+			person: `set "risk_profile": "permissive" in {settings}, or pass --profile permissive`,
+			model:  "ask the user to run: ocfetch profile set permissive (it writes {settings}), or to start ocfetch with --profile permissive",
+		},
+		{
 			name: "managed policy caps local mode", spec: testws.Spec{LocalPorts: []uint16{3000}}, url: "http://127.0.0.1:3000/",
 			setup: func(t *testing.T, f *testlayers.Files, _ workspace.Workspace) {
 				f.WriteManaged(t, `{"schema_version": 1, "max_profile": "standard"}`)
@@ -112,9 +118,12 @@ func TestHintsForModel(t *testing.T) {
 				profile = risk.Permissive
 			}
 			expand := func(s string) string {
-				return regexp.MustCompile(`\{rules\}|\{trust\}`).ReplaceAllStringFunc(s, func(m string) string {
-					if m == "{rules}" {
+				return regexp.MustCompile(`\{rules\}|\{trust\}|\{settings\}`).ReplaceAllStringFunc(s, func(m string) string {
+					switch m {
+					case "{rules}":
 						return ws.RulesPath()
+					case "{settings}":
+						return ws.SettingsPath()
 					}
 					return f.Store.Path()
 				})
