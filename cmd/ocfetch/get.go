@@ -402,17 +402,7 @@ func runGet(ctx context.Context, a *app, cmd *cobra.Command, rawURL string, f ge
 	bar.Finish()
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "get done", "is_error", res.IsError, "reason", string(res.Reason), "status", res.Status, "bytes", res.Bytes)
 	if res.IsError && ctx.Err() != nil {
-		// SIGINT or SIGTERM: exit as a shell reports an interrupted
-		// command (130); under --json after the one object it promises,
-		// reason cancelled.
-		if f.json {
-			err := a.getFailed(f, refusal.New(refusal.Cancelled, "interrupted: the call was cancelled before it finished"))
-			if e, ok := err.(*exitError); ok {
-				e.code = exitInterrupted
-			}
-			return err
-		}
-		return &exitError{code: exitInterrupted, msg: "interrupted"}
+		return interrupted(f.json, func(err error) error { return a.getFailed(f, err) })
 	}
 	if r := res.RuleNotSaved; r != nil {
 		// "always" was answered, but the rule was not saved (or does not

@@ -26,9 +26,25 @@ const (
 	exitRefused  = 3
 	exitFailed   = 4
 	// exitInterrupted is what a shell reports for a command ended by
-	// SIGINT (128+2); get uses it when the call was cancelled.
+	// SIGINT (128+2); get and search use it when the call was cancelled
+	// ([interrupted]).
 	exitInterrupted = 130
 )
+
+// interrupted is the error of a call the user interrupted (SIGINT or
+// SIGTERM): exit 130, as a shell reports an interrupted command; under
+// --json (asJSON) after the one object --json promises, reason
+// cancelled, which report (the command's own error reporter) writes.
+func interrupted(asJSON bool, report func(error) error) error {
+	if !asJSON {
+		return &exitError{code: exitInterrupted, msg: "interrupted"}
+	}
+	err := report(refusal.New(refusal.Cancelled, "interrupted: the call was cancelled before it finished"))
+	if e, ok := err.(*exitError); ok {
+		e.code = exitInterrupted
+	}
+	return err
+}
 
 func main() {
 	reexec.Init() // a child part of ocfetch (the sandbox's first process, the PDF extractor) runs instead, and exits

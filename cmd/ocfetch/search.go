@@ -48,7 +48,8 @@ The query goes to the backend only: never to the audit log, which records
 
 Exit codes: 0 results delivered (maybe none), 2 usage error, 3 refused by
 policy or not configured, 4 the backend failed (error status, rate limit,
-malformed answer, network, timeout).`,
+malformed answer, network, timeout), 130 interrupted (Ctrl-C; under --json
+after the object, reason cancelled).`,
 		Example: `  ocfetch search 'go generics tutorial'
   ocfetch search --count 5 --json 'rfc 9110 retry-after' | jq -r '.results[].url'
   ocfetch search --backend searxng --backend-url http://127.0.0.1:8888 --profile permissive golang   # after: ocfetch local allow 8888
@@ -129,7 +130,7 @@ func runSearch(ctx context.Context, a *app, query string, f searchFlags) error {
 	diag.For(log, diag.DomainCLI).Log(ctx, diag.L2, "search", "root", ws.Root, "backend", backend.Name(), "count", f.count)
 	res := b.Call(ctx, t, string(args))
 	if res.IsError && ctx.Err() != nil {
-		return &exitError{code: exitInterrupted, msg: "interrupted"}
+		return interrupted(f.json, fail)
 	}
 	if r := res.RuleNotSaved; r != nil {
 		fmt.Fprintf(a.stderr, "ocfetch: warning: %s: %s\n", r.Code, r.Message)

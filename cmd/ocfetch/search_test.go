@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
+	"github.com/ocfetch/ocfetch/refusal"
 )
 
 // writeSearchConfig writes search.json (and a 0600 key file) in the
@@ -137,5 +142,51 @@ func TestSearchBadProfile(t *testing.T) {
 	var got errorJSON
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Error.Reason != "invalid_arguments" || r.code != exitUsage {
 		t.Errorf("code %d, stdout %s; want invalid_arguments (exit 2)", r.code, r.stdout)
+	}
+}
+
+// TestSearchJSONInterrupted: Ctrl-C (the context cancelled) during search
+// --json exits 130, as get --json does, after the one object --json
+// promises: reason cancelled, nothing on stderr.
+func TestSearchJSONInterrupted(t *testing.T) {
+	reached := make(chan struct{}, 1)
+	_, egressOpts := publicSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reached <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done() // a backend that never answers
+	}))
+	writeSearchConfig(t, `{"schema_version": 1, "backend": "brave", "url": "https://example.com/res/v1/web/search"}`, "BSA-cli-key")
+	root := newRoot(t)
+	var stdout, stderr testio.SyncBuffer
+	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	a.interactive = func() bool { return false }
+	a.egressOptions = egressOpts
+	a.layers = testLayers(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- execute(ctx, a, []string{"--root", root, "search", "--yes", "--json", "golang"}) }()
+	select {
+	case <-reached:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the search never reached the backend")
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitInterrupted {
+			t.Errorf("exit %d; want 130", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("search did not end after the context was cancelled")
+	}
+	var out errorJSON
+	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil || out.OK || out.Error.Reason != refusal.Cancelled {
+		t.Errorf("stdout %q (%v); want one error object, reason cancelled", stdout.String(), err)
+	}
+	if stderr.String() != "" {
+		t.Errorf("stderr %q; want nothing under --json", stderr.String())
 	}
 }
