@@ -13,6 +13,7 @@ import (
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
+	"github.com/ocfetch/ocfetch/trust"
 	"github.com/ocfetch/ocfetch/workspace"
 )
 
@@ -90,6 +91,15 @@ func TestHintsForModel(t *testing.T) {
 			model:  "ask the user to run: ocfetch trust --root DIR once they have fixed or deleted {trust} (deleting it untrusts every workspace)",
 		},
 		{
+			name: "workspace untrusted", spec: testws.Spec{Allow: []string{"example.com:443"}}, url: "https://example.com/",
+			setup: func(t *testing.T, f *testlayers.Files, ws workspace.Workspace) {
+				f.Revoke(t, ws)
+			},
+			code:   refusal.WorkspaceUntrusted,
+			person: "if you trust this workspace's files, run `{trustcmd}` (an AI agent should ask the user to run it)",
+			model:  "ask the user to run: {trustcmd} if they trust this workspace's files",
+		},
+		{
 			name: "local mode under profile standard", spec: testws.Spec{LocalPorts: []uint16{3000}}, url: "http://127.0.0.1:3000/",
 			code:   refusal.LocalProfileNotPermissive,
 			person: `set "risk_profile": "permissive" in {settings}, or pass --profile permissive`,
@@ -118,8 +128,10 @@ func TestHintsForModel(t *testing.T) {
 				profile = risk.Permissive
 			}
 			expand := func(s string) string {
-				return regexp.MustCompile(`\{rules\}|\{trust\}|\{settings\}`).ReplaceAllStringFunc(s, func(m string) string {
+				return regexp.MustCompile(`\{rules\}|\{trust\}|\{settings\}|\{trustcmd\}`).ReplaceAllStringFunc(s, func(m string) string {
 					switch m {
+					case "{trustcmd}":
+						return trust.Command(ws.Root)
 					case "{rules}":
 						return ws.RulesPath()
 					case "{settings}":

@@ -17,15 +17,17 @@ func Command(root string) string {
 // a grant the workspace at root gives in file, ignored because the
 // workspace is not trusted. grant says what was ignored, in the words of
 // the file: "allow 127.0.0.1:6379", "profile permissive", "port 6379".
-// The hint is the command that trusts the workspace, for the user to run
-// (a model is told to ask for it). Every front end refuses with this one
+// The hint is the command that trusts the workspace, for the user to run;
+// its ModelHint (refusal.Error.ForModel) asks a model to ask the user to
+// run it. Every front end refuses with this one
 // value, so the CLI, the MCP server and the proxy word it alike. Neither
 // message nor hint carries anything of the request but what grant holds.
 func Untrusted(root, file, grant string) *refusal.Error {
 	return refusal.Newf(refusal.WorkspaceUntrusted,
 		"workspace %s is not trusted, so %q in %s was ignored", safetext.Line(root), safetext.Short(grant), safetext.Line(file)).
-		WithHint("if you trust this workspace's files, run `" + Command(root) +
-			"` (an AI agent should ask the user to run it)")
+		WithHints("if you trust this workspace's files, run `"+Command(root)+
+			"` (an AI agent should ask the user to run it)",
+			refusal.AskUserToRun(Command(root))+" if they trust this workspace's files")
 }
 
 // Refusal is the workspace_untrusted refusal for a call that needed a
@@ -44,12 +46,14 @@ func (st Status) Refusal(root, file, grant string) *refusal.Error {
 		return refusal.Newf(refusal.WorkspaceUntrusted,
 			"workspace %s was replaced since it was trusted on %s (the directory at that path now is another one), so %q in %s was ignored",
 			safetext.Line(root), st.Entry.TrustedAt.UTC().Format(time.DateOnly), safetext.Short(grant), safetext.Line(file)).
-			WithHint("if you trust the new directory's files, run " + cmd + " (an AI agent should ask the user to run it)")
+			WithHints("if you trust the new directory's files, run "+cmd+" (an AI agent should ask the user to run it)",
+				refusal.AskUserToRun(Command(root))+" if they trust the new directory's files")
 	case st.State == Present && st.Entry.Outdated():
 		return refusal.Newf(refusal.WorkspaceUntrusted,
 			"workspace %s was trusted by an older ocfetch, which did not record which directory it was, so %q in %s was ignored",
 			safetext.Line(root), safetext.Short(grant), safetext.Line(file)).
-			WithHint("if you still trust this workspace's files, run " + cmd + " again (an AI agent should ask the user to run it)")
+			WithHints("if you still trust this workspace's files, run "+cmd+" again (an AI agent should ask the user to run it)",
+				refusal.AskUserToRun(Command(root))+" again if they still trust this workspace's files")
 	}
 	return Untrusted(root, file, grant)
 }

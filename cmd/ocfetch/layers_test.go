@@ -156,8 +156,8 @@ func TestMaliciousClone(t *testing.T) {
 			})
 		}
 		isErr, text, instr := mcpFetch(t, root, s.url("/"))
-		if !isErr || !strings.HasPrefix(text, "workspace_untrusted: workspace "+root) || !strings.Contains(text, "an AI agent should ask the user to run it") {
-			t.Errorf("%s: MCP fetch = error %v, %q; want workspace_untrusted naming the workspace", when, isErr, text)
+		if !isErr || !strings.HasPrefix(text, "workspace_untrusted: workspace "+root) || !strings.Contains(text, "hint: ask the user to run: ocfetch trust --root "+root+" if they trust this workspace's files") {
+			t.Errorf("%s: MCP fetch = error %v, %q; want workspace_untrusted naming the workspace, asking the user to run the trust command", when, isErr, text)
 		}
 		if !strings.Contains(instr, "workspace_untrusted") {
 			t.Errorf("%s: MCP instructions do not say how an untrusted workspace is refused: %q", when, instr)
