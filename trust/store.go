@@ -61,6 +61,17 @@ type Store struct {
 	// pin is the root the operator trusts for this process ([Store.Pin]),
 	// nil when none.
 	pin *pin
+	// same compares entry keys; nil is the platform's samePath (a test
+	// stands in macOS's or Windows's comparison on Linux).
+	same func(a, b string) bool
+}
+
+// samePathFn is the comparison of entry keys ([Store.same]).
+func (s *Store) samePathFn() func(a, b string) bool {
+	if s.same != nil {
+		return s.same
+	}
+	return samePath
 }
 
 // Open returns the store in opts.Dir (default os.UserConfigDir()/ocfetch).
@@ -251,7 +262,7 @@ func (s *Store) status(call *securefile.Call, root string) (Status, error) {
 	if err != nil {
 		return Status{}, nil
 	}
-	if e, ok := entryFor(entries, key, samePath); ok {
+	if e, ok := entryFor(entries, key, s.samePathFn()); ok {
 		return Status{Found: true, Entry: e, State: e.stateOf(key, now, idErr)}, nil
 	}
 	return Status{}, nil
@@ -275,6 +286,28 @@ func entryFor(entries []Entry, key string, same func(a, b string) bool) (Entry, 
 	return Entry{}, false
 }
 
+// sameDirectory reports whether the entry for the path p stands for the
+// directory at key, whose identity is keyID (keyErr: none, nothing is
+// there): p is key, or another spelling of it (same) that does not name
+// another directory now. On a file system that ignores case every
+// spelling reaches key's directory; on a case-sensitive one (a Mac's
+// case-sensitive APFS volume) "Proj" beside "proj" is another directory,
+// whose entry trusting or revoking "proj" must leave alone. A spelling
+// that reaches nothing now stands for key.
+func sameDirectory(p, key string, same func(a, b string) bool, keyID ident, keyErr error) bool {
+	if p == key {
+		return true
+	}
+	if !same(p, key) {
+		return false
+	}
+	pid, err := identify(p)
+	if err != nil {
+		return true
+	}
+	return keyErr == nil && pid.id == keyID.id
+}
+
 // Lookup returns the entry trusting root, if root is trusted: an entry
 // for its real path whose directory identity and incarnation match. A
 // root that does not exist is not trusted.
@@ -296,7 +329,8 @@ func (s *Store) Trusted(root string) (bool, error) {
 }
 
 // Trust records root (which must be an existing directory) as trusted,
-// replacing an entry for the same real path. The entry records the
+// replacing an entry for the same real path, in any spelling of it
+// ([sameDirectory]). The entry records the
 // directory's incarnation: its birth time where the file system has one,
 // else a fresh marker written into root's .oc_chat/ (created if missing,
 // never through a symlink) under the store's lock. The cycle is locked and
@@ -337,14 +371,17 @@ func (s *Store) Trust(ctx context.Context, root string, d Details) error {
 				return nil, fmt.Errorf("workspace %s: write its trust marker: %w", key, err)
 			}
 		}
-		entries = slices.DeleteFunc(entries, func(x Entry) bool { return samePath(x.Path, key) })
+		same := s.samePathFn()
+		entries = slices.DeleteFunc(entries, func(x Entry) bool { return sameDirectory(x.Path, key, same, id, nil) })
 		return append(entries, e), nil
 	})
 }
 
-// Revoke removes the entry for root and reports whether there was one.
-// root need not exist any more: a deleted workspace's entry is found by
-// its absolute path (resolved through symlinks as far as they exist).
+// Revoke removes the entry for root and reports whether there was one:
+// the entry in any spelling of root's path ([sameDirectory]), never that
+// of another directory a looser comparison matches. root need not exist
+// any more: a deleted workspace's entry is found by its absolute path
+// (resolved through symlinks as far as they exist).
 func (s *Store) Revoke(ctx context.Context, root string) (bool, error) {
 	key, err := Key(root)
 	if err != nil {
@@ -357,7 +394,9 @@ func (s *Store) Revoke(ctx context.Context, root string) (bool, error) {
 	removed := false
 	err = s.update(ctx, func(entries []Entry) ([]Entry, error) {
 		n := len(entries)
-		entries = slices.DeleteFunc(entries, func(x Entry) bool { return samePath(x.Path, key) })
+		same := s.samePathFn()
+		id, idErr := identify(key)
+		entries = slices.DeleteFunc(entries, func(x Entry) bool { return sameDirectory(x.Path, key, same, id, idErr) })
 		removed = len(entries) != n
 		return entries, nil
 	})
