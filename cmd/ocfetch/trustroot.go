@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,8 @@ func addTrustRootFlag(cmd *cobra.Command, dir *string) {
 // workspaces is unchanged. The root must be exactly the workspace's
 // (--root, else the current directory) after cleaning — compared as the
 // platform's file systems compare names (trust.SamePath: case-insensitive
-// on Windows and macOS) — absolute, with no symlink on the way; a managed policy's "allow_trust_flag": false refuses
+// on Windows and macOS), another spelling only where it reaches the very
+// directory (sameDirectory) — absolute, with no symlink on the way; a managed policy's "allow_trust_flag": false refuses
 // it. It says on stderr what it trusts.
 func (a *app) applyTrustRoot(name, flag string) error {
 	dir, from := flag, trustRootFlag
@@ -61,7 +63,7 @@ func (a *app) applyTrustRoot(name, flag string) error {
 	if !filepath.IsAbs(dir) {
 		return usageErrorf(hint, "%s %s is not an absolute path", from, safetext.ShellQuote(dir))
 	}
-	if clean := filepath.Clean(dir); !trust.SamePath(clean, ws.Root) {
+	if clean := filepath.Clean(dir); !samePath(clean, ws.Root) || !sameDirectory(clean, ws.Root) {
 		return usageErrorf(hint, "%s %s is not the workspace root %s; it trusts that root only", from, safetext.ShellQuote(clean), safetext.Line(ws.Root))
 	}
 	s, err := a.trustStore()
@@ -76,4 +78,25 @@ func (a *app) applyTrustRoot(name, flag string) error {
 	fmt.Fprintf(a.stderr, "ocfetch %s: trusting the workspace %s for this process (%s), without the trust store: its .oc_chat/ files' grants count\n",
 		name, safetext.Line(ws.Root), from)
 	return nil
+}
+
+// samePath compares the root --trust-root names with the workspace's
+// (trust.SamePath; a test stands in another platform's comparison).
+var samePath = trust.SamePath
+
+// sameDirectory reports whether named, a spelling of root that samePath
+// accepts, is root's directory itself: root as written, or (where names
+// ignore case) a spelling that reaches the very directory, not a symlink
+// to it. On a case-sensitive volume of a Mac, or a Windows directory made
+// case-sensitive, "PROJ" beside "proj" is another directory, or none.
+func sameDirectory(named, root string) bool {
+	if named == root {
+		return true
+	}
+	a, err := os.Lstat(named)
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(root)
+	return err == nil && os.SameFile(a, b)
 }
