@@ -115,3 +115,27 @@ func TestTrustAndRevokeEverySpelling(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusOfAnotherDirectory: the entry of "Proj" is not the entry of
+// "proj", another directory beside it that the looser comparison
+// matches: "proj" has no entry (not trusted, and not "replaced since it
+// was trusted", which it never was), and "Proj" keeps its trust.
+func TestStatusOfAnotherDirectory(t *testing.T) {
+	d := t.TempDir()
+	upper, lower := filepath.Join(d, "Proj"), filepath.Join(d, "proj")
+	mkdirs(t, upper, lower)
+	s := newFoldingStore(t)
+	if err := s.Trust(context.Background(), upper, Details{How: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Status(lower)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Found || st.Trusted() {
+		t.Errorf("Status(%s) = %+v; want no entry (the entry is %s's)", lower, st, upper)
+	}
+	if !trusted(t, s, upper) {
+		t.Errorf("%s is not trusted", upper)
+	}
+}

@@ -262,7 +262,10 @@ func (s *Store) status(call *securefile.Call, root string) (Status, error) {
 	if err != nil {
 		return Status{}, nil
 	}
-	if e, ok := entryFor(entries, key, s.samePathFn()); ok {
+	// Another spelling's entry is key's only where it reaches key's
+	// directory (sameDirectory): not another directory's beside it.
+	same := s.samePathFn()
+	if e, ok := entryFor(entries, key, func(p, key string) bool { return sameDirectory(p, key, same, now, idErr) }); ok {
 		return Status{Found: true, Entry: e, State: e.stateOf(key, now, idErr)}, nil
 	}
 	return Status{}, nil
