@@ -217,13 +217,18 @@ func (f *httpFront) initialized(sid string) {
 // twice for that moment: the cap errs on the side of holding.) It also
 // forgets the use of sessions that have ended.
 func (f *httpFront) makeRoom() bool {
+	// A session touched after the list is taken (its initialize ended
+	// meanwhile) is not in it, but has not ended: its use is kept.
+	f.mu.Lock()
+	listed := f.clock
+	f.mu.Unlock()
 	open := map[string]*mcp.ServerSession{}
 	for ss := range f.sessions() {
 		open[ss.ID()] = ss
 	}
 	f.mu.Lock()
-	for id := range f.activity {
-		if _, ok := open[id]; !ok {
+	for id, u := range f.activity {
+		if _, ok := open[id]; !ok && u.last <= listed {
 			delete(f.activity, id)
 		}
 	}

@@ -76,3 +76,29 @@ func TestConcurrentInitializesKeepTheCap(t *testing.T) {
 		t.Errorf("after every initialize ended: %d places still held; want 0", pending)
 	}
 }
+
+// TestMakeRoomKeepsASessionOpenedMeanwhile: a session whose initialize
+// ends while makeRoom lists the open sessions (the list taken before it
+// existed) keeps its use: were it forgotten, it could never be closed as
+// idle, and would hold a place under --max-sessions until it timed out.
+func TestMakeRoomKeepsASessionOpenedMeanwhile(t *testing.T) {
+	f := &httpFront{token: testToken, maxSessions: 4,
+		posts: map[string]*postEntry{}, activity: map[string]*sessionUse{}}
+	f.initializing = 1 // the initialize that opens "s1", in flight
+	f.sessions = func() iter.Seq[*mcp.ServerSession] {
+		return func(func(*mcp.ServerSession) bool) {
+			// The list is taken; meanwhile the initialize ends and its
+			// session is tracked.
+			f.initialized("s1")
+		}
+	}
+	if !f.makeRoom() {
+		t.Fatal("makeRoom refused a place below the cap")
+	}
+	f.mu.Lock()
+	_, tracked := f.activity["s1"]
+	f.mu.Unlock()
+	if !tracked {
+		t.Error("the session opened while makeRoom listed the sessions is no longer tracked")
+	}
+}
