@@ -26,7 +26,8 @@
 // byte for byte on Linux and the BSDs, ignoring case and Unicode
 // normalisation on macOS, ignoring case and a \\?\ prefix on Windows, so
 // that one directory has one entry whichever spelling trusted it, and a
-// revocation in any spelling removes it — and records the directory's
+// revocation in any spelling removes it (another directory a spelling
+// names on a case-sensitive volume keeps its own) — and records the directory's
 // identity (device and inode on Unix, volume serial and file index on
 // Windows) and its incarnation, which tells it from a directory made
 // later at the same path that the file system hands the same inode

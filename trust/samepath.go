@@ -17,7 +17,9 @@ import (
 // that a directory gets one entry, whichever spelling trusted it, and a
 // revocation in any spelling removes it. A different directory that a
 // looser comparison matches (a case-sensitive volume's "Proj" beside
-// "proj") gains nothing: its identity is not the entry's (Replaced).
+// "proj") neither gains nor loses anything: an entry in another spelling
+// counts only where that spelling reaches the same directory
+// (sameDirectory), and its identity is checked as any entry's.
 
 // SamePath reports whether two real paths name one directory as this
 // platform's file systems compare names (samePath): byte for byte on
