@@ -100,8 +100,6 @@ func (a *app) ensureWorkspace(ctx context.Context, ws workspace.Workspace, how s
 	return nil
 }
 
-// workspaceTrusted reports whether the workspace is trusted; a malformed
-// store is a refusal naming it.
 // noteUntrusted is the one sentence every command that writes a grant
 // (grant: "this rule", "this port", "this profile") into the workspace ws
 // prints when ws is not trusted: the grant counts for nothing until it is.
@@ -112,6 +110,8 @@ func (a *app) noteUntrusted(ws workspace.Workspace, grant string) {
 	}
 }
 
+// workspaceTrusted reports whether the workspace is trusted; a malformed
+// store is a refusal naming it.
 func (a *app) workspaceTrusted(ws workspace.Workspace) (bool, error) {
 	s, err := a.trustStore()
 	if err != nil {
