@@ -68,7 +68,9 @@ func ExplainFailure(r *refusal.Error, local bool, port uint16) *refusal.Error {
 	p := strconv.Itoa(int(port))
 	out := r
 	if cause != "" && !containsCause(r.Message) {
-		out = &refusal.Error{Code: r.Code, Message: r.Message + ": " + string(cause), Hint: r.Hint, Err: r.Err}
+		c := *r // every field kept (a model's hint too), the message extended
+		c.Message = r.Message + ": " + string(cause)
+		out = &c
 	}
 	if out.Hint != "" {
 		return out

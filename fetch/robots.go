@@ -31,6 +31,9 @@ func (f *Fetch) checkRobots(ctx context.Context, p *prepared, again tool.Redecid
 	}, u)
 }
 
+// robotsUnreadableHint is what to change when robots.txt could not be read.
+const robotsUnreadableHint = "ocfetch respects robots.txt (--respect-robots) and could not read it; try again later, or fetch without --respect-robots"
+
 // robotsFailure maps a failure to read robots.txt: a refusal by policy
 // (the guard, a redirect hop's decision) as it is, since the page would
 // get the same; anything else as the page's failure would be (timeout,
@@ -42,7 +45,7 @@ func (f *Fetch) robotsFailure(ctx context.Context, p *prepared, timeout time.Dur
 	origin := p.scheme + "://" + p.target.String()
 	if isTimeout(ctx, err) && !errors.Is(err, context.Canceled) {
 		return refusal.Newf(refusal.Timeout, "robots.txt of %s: no complete answer in time (at most %s); the page was not fetched", origin, timeout).
-			WithHint("ocfetch respects robots.txt (--respect-robots) and could not read it; try again later, or fetch without --respect-robots").Wrap(err)
+			WithHint(robotsUnreadableHint).Wrap(err)
 	}
 	r := f.requestError(ctx, p, err)
 	if r.Code.Policy() {
@@ -51,7 +54,7 @@ func (f *Fetch) robotsFailure(ctx context.Context, p *prepared, timeout time.Dur
 	c := *r
 	c.Message = "robots.txt: " + r.Message + "; the page was not fetched"
 	if c.Hint == "" {
-		c.Hint = "ocfetch respects robots.txt (--respect-robots) and could not read it; try again later, or fetch without --respect-robots"
+		c.Hint = robotsUnreadableHint
 	}
 	return &c
 }
