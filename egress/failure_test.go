@@ -5,23 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
-// refusedPort returns a loopback port nothing listens on.
+// refusedPort returns a loopback address nothing listens on, nor can
+// until the test ends.
 func refusedPort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	return "127.0.0.1:" + strconv.Itoa(int(testnet.RefusedPort(t)))
 }
 
 func TestFailureCause(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -392,9 +393,8 @@ func TestLoopbackFallsBackToIPv6(t *testing.T) {
 	}()
 	defer func() { ln.Close(); <-done }()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	if l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port)))); err == nil {
-		l4.Close() // the port is free on 127.0.0.1, as the test needs
-	} else {
+	// The port must refuse on 127.0.0.1, as the test needs, until it ends.
+	if !testnet.HoldRefused(t, netip.AddrPortFrom(loopback4, port)) {
 		t.Skipf("port %d is taken on 127.0.0.1", port)
 	}
 	var got []string
@@ -734,9 +734,7 @@ func TestLoopbackOtherFamilyNeverReached(t *testing.T) {
 	}
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	if l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port)))); err == nil {
-		l4.Close()
-	} else {
+	if !testnet.HoldRefused(t, netip.AddrPortFrom(loopback4, port)) {
 		t.Skipf("port %d is taken on 127.0.0.1", port)
 	}
 	g := NewGuard(&Options{Resolver: failResolver{t}})

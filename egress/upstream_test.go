@@ -144,13 +144,8 @@ func TestUpstreamProxyFailures(t *testing.T) {
 	forbidding := testnet.StartConnectProxy(t, pub.Server.Listener.Addr().String())
 	forbidding.Status = http.StatusForbidden
 
-	// A port nothing listens on: a listener closed at once.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	// A port nothing listens on, nor can while the test runs.
+	closed := refusedPort(t)
 
 	for _, tc := range []struct {
 		name  string
