@@ -4,9 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/audit"
 	"github.com/ocfetch/ocfetch/capability"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
@@ -171,12 +172,7 @@ func TestRecordsArriveWithTheAuditFields(t *testing.T) {
 // the file has every line, and the records are counted as failed or
 // dropped — nothing blocks.
 func TestCollectorDownCallsUnaffected(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://127.0.0.1:" + strconv.Itoa(int(testnet.RefusedPort(t)))
 	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
 	defer refusing.Close()
 

@@ -2,10 +2,10 @@ package fetch
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 )
 
@@ -13,12 +13,7 @@ import (
 // at the fix — for local mode's port, whether a server listens there.
 func TestConnectionFailedSaysWhy(t *testing.T) {
 	h := newHarness(t, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close() // nothing listens on port now
+	port := testnet.RefusedPort(t) // nothing listens on port, nor can
 	h.ports = append(h.ports, port)
 	writeAllowlist(t, h.ws, h.ports...)
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/internal/testsupport/hostile"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/risk"
 )
 
@@ -70,13 +70,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	})
 	base, port := h.serve(mux)
-	// An allowlisted port nobody listens on: connection refused.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadPort := uint16(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
+	// An allowlisted port nobody listens on, nor can while the test runs:
+	// connection refused.
+	deadPort := testnet.RefusedPort(t)
 	h.ports = append(h.ports, deadPort)
 	writeAllowlist(t, h.ws, h.ports...)
 	dead := "http://127.0.0.1:" + portString(deadPort)

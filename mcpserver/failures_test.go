@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 )
 
@@ -22,12 +23,7 @@ func TestFailuresThroughMCP(t *testing.T) {
 	defer redirect.Close()
 	redirectPort := portOf(t, redirect.URL)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedPort := uint16(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close() // nothing listens there any more
+	closedPort := testnet.RefusedPort(t) // nothing listens there, nor can
 
 	tests := []struct {
 		name     string

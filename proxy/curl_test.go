@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
 	"github.com/ocfetch/ocfetch/rules"
@@ -50,9 +51,7 @@ func TestCurl(t *testing.T) {
 	tlsSite := httptest.NewTLSServer(http.HandlerFunc(echoHandler))
 	defer tlsSite.Close()
 	sitePort, tlsPort := localPort(t, site), localPort(t, tlsSite)
-	closed := httptest.NewServer(http.HandlerFunc(echoHandler))
-	closedPort := localPort(t, closed)
-	closed.Close()
+	closedPort := int(testnet.RefusedPort(t)) // refused on 127.0.0.1 and ::1
 
 	w.allowLocal(uint16(sitePort), uint16(tlsPort), uint16(closedPort))
 	w.rule(rules.Allow, "localhost", sitePort)

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/refusal"
 	"github.com/ocfetch/ocfetch/risk"
+	"github.com/ocfetch/ocfetch/rules"
 )
 
 // TestConnectionFailedSaysWhy: a tunnel to local mode's port where no
@@ -15,8 +17,10 @@ import (
 // asking whether a server listens on that port.
 func TestConnectionFailedSaysWhy(t *testing.T) {
 	w := newWorld(t, worldOpts{profile: risk.Permissive})
-	ln, port := w.upstream("127.0.0.1")
-	ln.Close() // admitted, but nothing listens any more
+	// Admitted, but nothing listens there, nor can while the test runs.
+	port := int(testnet.RefusedPort(t))
+	w.allowLocal(uint16(port))
+	w.rule(rules.Allow, "127.0.0.1", port)
 	target := "127.0.0.1:" + strconv.Itoa(port)
 
 	resp, body := w.raw(connectHead(target))

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +15,8 @@ import (
 	collogsv1 "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 )
 
 // TestAuditExportFromUserConfig: with audit_export.json naming a loopback
@@ -72,12 +74,7 @@ func TestAuditExportFromUserConfig(t *testing.T) {
 		t.Errorf("a record holds the URL's path or query: %s", got)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://127.0.0.1:" + strconv.Itoa(int(testnet.RefusedPort(t)))
 	writeExport(down)
 	ocfetch(t, cliOptions{egress: egressOpts}, "--root", root, "get", "--yes", "https://example.com/").want(t, exitOK, []string{"hello"},
 		[]string{"audit export: 1 of 1 records did not reach the collector"})

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"github.com/ocfetch/ocfetch/fetchargs"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testcpu"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testio"
+	"github.com/ocfetch/ocfetch/internal/testsupport/testnet"
 	"github.com/ocfetch/ocfetch/internal/testsupport/testws"
 	"github.com/ocfetch/ocfetch/refusal"
 )
@@ -191,12 +191,7 @@ func TestGetJSONUsageError(t *testing.T) {
 
 func TestGetRefusals(t *testing.T) {
 	s := newSite(t)
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedPort := closed.Addr().(*net.TCPAddr).Port
-	closed.Close()
+	closedPort := int(testnet.RefusedPort(t))
 
 	tests := []struct {
 		name   string
