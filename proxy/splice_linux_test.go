@@ -24,6 +24,16 @@ func TestSplicerKeepsBytesAcrossDeadlines(t *testing.T) {
 	rand.Read(want)
 	go func() { in.Write(want); in.CloseWrite() }()
 
+	// Small fixed socket buffers, which turn the kernel's autotuning off:
+	// with it, dst's send buffer may grow to tcp_wmem's maximum (4 MiB by
+	// default) and all of want fit in the buffers before the deadline,
+	// which this test needs to expire part-way.
+	if err := dst.SetWriteBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.SetReadBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
 	sp := newSplicer()
 	// Nobody reads out yet: the write deadline expires mid-transfer.
 	dst.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
