@@ -204,7 +204,9 @@ func (w *world) client() *http.Client {
 }
 
 // raw sends head (a full request head and any body) on a new connection to
-// the proxy and returns the response.
+// the proxy and returns the response and its body. The body of a 2xx
+// answer to CONNECT is "": what follows it is the tunnel's, not content
+// (read to its end it would last until the connection's deadline).
 func (w *world) raw(head string) (*http.Response, string) {
 	w.t.Helper()
 	c, err := net.DialTimeout("tcp", w.addr, 5*time.Second)
@@ -219,6 +221,9 @@ func (w *world) raw(head string) (*http.Response, string) {
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		w.t.Fatalf("reading the proxy's response to %q: %v", firstLine(head), err)
+	}
+	if strings.HasPrefix(head, "CONNECT ") && resp.StatusCode/100 == 2 {
+		return resp, ""
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
