@@ -15,7 +15,15 @@ const AuditTool = "proxy"
 // record writes the audit line of one tunnel or request and logs the one
 // canonical diagnostic line of its decision. The summary is
 // "CONNECT example.com" or "GET example.com": never a path or query.
+//
+// It runs once per exchange: a refusal records its exchange before the
+// answer goes out ([Server.refuseHTTP]), and the record deferred for
+// every exchange then does nothing.
 func (s *Server) record(x *exchange) {
+	if x.recorded {
+		return
+	}
+	x.recorded = true
 	outcome := audit.OutcomeOK
 	if x.outcome != "" {
 		outcome = string(x.outcome)

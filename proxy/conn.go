@@ -136,11 +136,26 @@ type exchange struct {
 	admitted bool
 	// refused is the refusal the client was answered with, if any.
 	refused *refusal.Error
+	// recorded: the exchange's audit line is written ([Server.record]
+	// writes it once).
+	recorded bool
 }
 
 // refuse records r as the exchange's outcome (the status is the caller's).
 func (x *exchange) refuse(r *refusal.Error) {
 	x.refused, x.outcome = r, r.Code
+}
+
+// refuseHTTP answers x, an HTTP request or CONNECT, with the refusal r
+// and its status. The exchange is recorded first — its audit line
+// written and, for a refusal by policy, Options.Refused told — and only
+// then answered, so that the line `ocfetch run` prints comes before
+// anything the client prints about the answer.
+func (s *Server) refuseHTTP(cc *clientConn, x *exchange, r *refusal.Error) {
+	x.refuse(r)
+	x.status = statusFor(r)
+	s.record(x)
+	s.writeRefusal(cc, x.status, r)
 }
 
 // serveRequest serves one request head and reports whether the connection
@@ -154,9 +169,7 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 	if rerr != nil {
 		x.req.method = sanitizeMethod(req.Method)
 		x.req.host = namedHost(req)
-		x.refuse(rerr)
-		x.status = statusFor(rerr)
-		s.writeRefusal(cc, x.status, rerr)
+		s.refuseHTTP(cc, x, rerr)
 		return false
 	}
 	if !s.authorized(req.Header) {
@@ -170,8 +183,7 @@ func (s *Server) serveRequest(cc *clientConn, req *http.Request) (keepAlive bool
 		return false // evicted while its head was read: it is gone
 	}
 	if !s.admitTarget(s.base, x) {
-		x.status = statusFor(x.v.err)
-		s.writeRefusal(cc, x.status, x.v.err)
+		s.refuseHTTP(cc, x, x.v.err)
 		return false
 	}
 	if p.kind == kindConnect {

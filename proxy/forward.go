@@ -98,9 +98,7 @@ func (s *Server) forward(cc *clientConn, req *http.Request, x *exchange) bool {
 		if ctx.Err() != nil && s.base.Err() == nil {
 			r = refusal.Newf(refusal.Timeout, "no response head from %s within %s", x.req.target, s.idle).Wrap(err)
 		}
-		x.refuse(r)
-		x.status = statusFor(r)
-		s.writeRefusal(cc, x.status, r)
+		s.refuseHTTP(cc, x, r)
 		s.log.Log(context.Background(), diag.L2, "forward failed", "target", x.req.target.String(), "reason", string(r.Code))
 		return false
 	}

@@ -85,9 +85,10 @@ type Options struct {
 	Auth *Credentials
 
 	// Refused, if set, is called once for every refusal by policy
-	// (refusal.Code.Policy) after its audit line is written, on the
-	// connection's goroutine: ocfetch run prints [Refusal.Line] on
-	// stderr. It must not block.
+	// (refusal.Code.Policy) after its audit line is written and before
+	// the client is answered, on the connection's goroutine: ocfetch run
+	// prints [Refusal.Line] on stderr, and the line comes before anything
+	// the client prints about the refusal. It must not block.
 	Refused func(Refusal)
 
 	// Ask, when set, puts a target no rule covers to the user instead of

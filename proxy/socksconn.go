@@ -87,19 +87,18 @@ func (s *Server) serveSocks(cc *clientConn) {
 		if req.Cmd != socks5.CmdConnect {
 			x.req.method = "SOCKS-" + sanitizeMethod(strings.ReplaceAll(socks5.CommandName(req.Cmd), " ", "-"))
 		}
-		x.refuse(se.Err) // no status: SOCKS5 has none (its reply code)
-		s.socksWrite(cc, socks5.Reply(se.Rep))
+		s.socksRefuse(cc, x, se.Rep, se.Err)
 		return
 	}
 	x.req.target = t
 	cc.c.SetReadDeadline(time.Time{})
 	if !s.admitTarget(s.base, x) {
-		s.socksWrite(cc, socks5.Reply(socks5.ReplyFor(x.v.err)))
+		s.socksRefuse(cc, x, socks5.ReplyFor(x.v.err), x.v.err)
 		return
 	}
 	up, r := s.dialUpstream(cc, x)
 	if r != nil {
-		s.socksWrite(cc, socks5.Reply(socks5.ReplyFor(r)))
+		s.socksRefuse(cc, x, socks5.ReplyFor(r), r)
 		return
 	}
 	if up == nil {
@@ -144,13 +143,15 @@ func socksTarget(q socks5.Request) (capability.Target, *socks5.Error) {
 	return t, nil
 }
 
-// socksRefuse answers a request that could not be judged with rep and
-// audits it. A SOCKS5 refusal's audit line has no status: the protocol
-// answers with a reply code, not an HTTP status.
+// socksRefuse audits a refused SOCKS5 request and then answers it with
+// rep: recorded first, as [Server.refuseHTTP] does, so that the line
+// `ocfetch run` prints about a refusal by policy comes before anything
+// the client prints. A SOCKS5 refusal's audit line has no status: the
+// protocol answers with a reply code, not an HTTP status.
 func (s *Server) socksRefuse(cc *clientConn, x *exchange, rep byte, r *refusal.Error) {
 	x.refuse(r)
-	s.socksWrite(cc, socks5.Reply(rep))
 	s.record(x)
+	s.socksWrite(cc, socks5.Reply(rep))
 }
 
 // socksWrite writes one handshake message (cc.bw bounds it with a

@@ -53,8 +53,7 @@ func putBuffer(bp *[]byte) {
 func (s *Server) tunnel(cc *clientConn, x *exchange) {
 	up, r := s.dialUpstream(cc, x)
 	if r != nil {
-		x.status = statusFor(r)
-		s.writeRefusal(cc, x.status, r)
+		s.refuseHTTP(cc, x, r)
 		return
 	}
 	if up == nil {
