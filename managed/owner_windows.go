@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/winacl"
 )
 
 // DefaultPath is %ProgramData%\ocfetch\policy.json, ProgramData taken from
@@ -54,7 +54,7 @@ const dirWriteRights = 0x40 | windows.DELETE | windows.WRITE_DAC | windows.WRITE
 
 // checkOwner refuses a file or directory whose owner is not an
 // administrator, or whose DACL has an allow entry (not inherit-only;
-// plain, callback or object-specific: [writerOf]) granting a right that
+// plain, callback or object-specific: [winacl.Grantee]) granting a right that
 // could change the file ([fileWriteRights], [dirWriteRights]) to a
 // trustee who is not one. CREATOR OWNER entries are
 // inherit-only on a folder and so are skipped. A missing DACL
@@ -85,18 +85,12 @@ func writableOnlyByAdmin(name, label string, writeRights uint32, admin func(stri
 	if err != nil || dacl == nil {
 		return fmt.Errorf("%s has no DACL: everyone may write it", label)
 	}
-	for i := uint32(0); i < uint32(dacl.AceCount); i++ {
-		var ace *windows.ACCESS_ALLOWED_ACE
-		if err := windows.GetAce(dacl, i, &ace); err != nil {
-			return fmt.Errorf("%s: cannot read its DACL: %w", name, err)
-		}
-		e := aclEntry{Type: ace.Header.AceType, Flags: ace.Header.AceFlags, Mask: uint32(ace.Mask)}
-		if e.Type == aceAccessAllowed || e.Type == aceAccessAllowedCallback {
-			e.SID = (*windows.SID)(unsafe.Pointer(&ace.SidStart)).String()
-		}
-		if who := writerOf(e, writeRights, admin); who != "" {
-			return fmt.Errorf("%s can be written by %s, who is not an administrator", label, who)
-		}
+	entries, err := winacl.Entries(dacl)
+	if err != nil {
+		return fmt.Errorf("%s: cannot read its DACL: %w", name, err)
+	}
+	if who := winacl.Grantee(entries, writeRights, admin); who != "" {
+		return fmt.Errorf("%s can be written by %s, who is not an administrator", label, who)
 	}
 	return nil
 }

@@ -1,31 +1,15 @@
 package secretfile
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ocfetch/ocfetch/internal/winacl"
+)
 
 // On Windows a file's mode bits say only whether it is read-only; who may
-// read it is its DACL's to say. The judgement of a DACL is here, apart
-// from the system calls that read it (mode_windows.go), so that it is
-// tested everywhere.
-
-// aclEntry is one access control entry of a file's DACL.
-type aclEntry struct {
-	Type  uint8 // ACE_HEADER.AceType
-	Flags uint8 // ACE_HEADER.AceFlags
-	Mask  uint32
-	// SID is the trustee's, in string form; "" for an entry whose layout
-	// holds no SID where ocfetch reads one (the object-specific types).
-	SID string
-}
-
-// The ACE types and flags exposedTo tells apart (winnt.h).
-const (
-	aceAccessAllowed               = 0x0
-	aceAccessDenied                = 0x1
-	aceAccessAllowedObject         = 0x5
-	aceAccessAllowedCallback       = 0x9
-	aceAccessAllowedCallbackObject = 0xb
-	aceInheritOnly                 = 0x8
-)
+// read it is its DACL's to say (package winacl judges one). What a secret
+// file's DACL may grant, and to whom, is here, apart from the system
+// calls that read it (mode_windows.go), so that it is tested everywhere.
 
 // secretRights are the rights that let a trustee read the secret, change
 // it, or give itself either: FILE_READ_DATA, FILE_WRITE_DATA,
@@ -41,24 +25,11 @@ const secretRights = 0x1 | 0x2 | 0x4 | 0x40000 | 0x80000 | 0x80000000 | 0x400000
 // file without a DACL; "" when nobody. Deny entries are not weighed: they
 // take rights away, and a grant they override is still refused (fail
 // closed; the fix replaces the whole list).
-func exposedTo(dacl []aclEntry, nullDACL bool, mine func(sid string) bool) string {
+func exposedTo(dacl []winacl.Entry, nullDACL bool, mine func(sid string) bool) string {
 	if nullDACL {
 		return "Everyone (the file has no access control list)"
 	}
-	for _, e := range dacl {
-		if e.Flags&aceInheritOnly != 0 || e.Mask&secretRights == 0 {
-			continue
-		}
-		switch e.Type {
-		case aceAccessAllowed, aceAccessAllowedCallback:
-			if !mine(e.SID) {
-				return e.SID
-			}
-		case aceAccessAllowedObject, aceAccessAllowedCallbackObject:
-			return "an object-specific access entry"
-		}
-	}
-	return ""
+	return winacl.Grantee(dacl, secretRights, mine)
 }
 
 // administrator reports whether sid is the system's or an administrator's,

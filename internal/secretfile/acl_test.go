@@ -1,6 +1,10 @@
 package secretfile
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ocfetch/ocfetch/internal/winacl"
+)
 
 // The SIDs of a file under %AppData%: its owner (the user), SYSTEM and
 // the Administrators group, inherited; and of the groups that make a
@@ -23,32 +27,34 @@ const (
 func TestExposedTo(t *testing.T) {
 	mine := func(sid string) bool { return sid == sidUser || administrator(sid) }
 	full := uint32(0x1f01ff) // FILE_ALL_ACCESS
-	profile := []aclEntry{
-		{Type: aceAccessAllowed, Mask: full, SID: "S-1-5-18"},
-		{Type: aceAccessAllowed, Mask: full, SID: "S-1-5-32-544"},
-		{Type: aceAccessAllowed, Mask: full, SID: sidUser},
+	profile := []winacl.Entry{
+		{Type: winacl.AccessAllowed, Mask: full, SID: "S-1-5-18"},
+		{Type: winacl.AccessAllowed, Mask: full, SID: "S-1-5-32-544"},
+		{Type: winacl.AccessAllowed, Mask: full, SID: sidUser},
 	}
-	with := func(extra ...aclEntry) []aclEntry { return append(append([]aclEntry{}, profile...), extra...) }
+	with := func(extra ...winacl.Entry) []winacl.Entry {
+		return append(append([]winacl.Entry{}, profile...), extra...)
+	}
 	for _, tc := range []struct {
 		name string
-		dacl []aclEntry
+		dacl []winacl.Entry
 		null bool
 		want string
 	}{
 		{"the user's profile", profile, false, ""},
-		{"Domain Admins too", with(aclEntry{Type: aceAccessAllowed, Mask: full, SID: sidDomainAdmins}), false, ""},
-		{"Users may read", with(aclEntry{Type: aceAccessAllowed, Mask: 0x1200a9, SID: sidUsers}), false, sidUsers},
-		{"Everyone generic read", with(aclEntry{Type: aceAccessAllowed, Mask: 0x80000000, SID: sidEveryone}), false, sidEveryone},
-		{"Authenticated Users may modify", with(aclEntry{Type: aceAccessAllowed, Mask: 0x1301bf, SID: sidAuthenticated}), false, sidAuthenticated},
-		{"another user may append", with(aclEntry{Type: aceAccessAllowed, Mask: 0x4, SID: sidOtherUser}), false, sidOtherUser},
-		{"another user may rewrite the DACL", with(aclEntry{Type: aceAccessAllowed, Mask: 0x40000, SID: sidOtherUser}), false, sidOtherUser},
-		{"a callback entry", with(aclEntry{Type: aceAccessAllowedCallback, Mask: 0x1, SID: sidUsers}), false, sidUsers},
-		{"an object entry", with(aclEntry{Type: aceAccessAllowedObject, Mask: 0x1}), false, "an object-specific access entry"},
-		{"attributes only", with(aclEntry{Type: aceAccessAllowed, Mask: 0x100080 /* SYNCHRONIZE|FILE_READ_ATTRIBUTES */, SID: sidEveryone}), false, ""},
-		{"inherit-only", with(aclEntry{Type: aceAccessAllowed, Flags: aceInheritOnly, Mask: full, SID: sidUsers}), false, ""},
-		{"a deny entry", with(aclEntry{Type: aceAccessDenied, Mask: full, SID: sidUsers}), false, ""},
+		{"Domain Admins too", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: full, SID: sidDomainAdmins}), false, ""},
+		{"Users may read", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: 0x1200a9, SID: sidUsers}), false, sidUsers},
+		{"Everyone generic read", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: 0x80000000, SID: sidEveryone}), false, sidEveryone},
+		{"Authenticated Users may modify", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: 0x1301bf, SID: sidAuthenticated}), false, sidAuthenticated},
+		{"another user may append", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: 0x4, SID: sidOtherUser}), false, sidOtherUser},
+		{"another user may rewrite the DACL", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: 0x40000, SID: sidOtherUser}), false, sidOtherUser},
+		{"a callback entry", with(winacl.Entry{Type: winacl.AccessAllowedCallback, Mask: 0x1, SID: sidUsers}), false, sidUsers},
+		{"an object entry", with(winacl.Entry{Type: winacl.AccessAllowedObject, Mask: 0x1}), false, "an object-specific access entry"},
+		{"attributes only", with(winacl.Entry{Type: winacl.AccessAllowed, Mask: 0x100080 /* SYNCHRONIZE|FILE_READ_ATTRIBUTES */, SID: sidEveryone}), false, ""},
+		{"inherit-only", with(winacl.Entry{Type: winacl.AccessAllowed, Flags: winacl.InheritOnly, Mask: full, SID: sidUsers}), false, ""},
+		{"a deny entry", with(winacl.Entry{Type: winacl.AccessDenied, Mask: full, SID: sidUsers}), false, ""},
 		{"no DACL", nil, true, "Everyone (the file has no access control list)"},
-		{"an empty DACL", []aclEntry{}, false, ""},
+		{"an empty DACL", []winacl.Entry{}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := exposedTo(tc.dacl, tc.null, mine); got != tc.want {

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/ocfetch/ocfetch/internal/winacl"
 )
 
 // checkPrivate refuses a secret file whose DACL lets anyone but its owner,
@@ -34,20 +35,12 @@ func checkPrivate(path string, f *os.File, _ fs.FileInfo) error {
 	if o, _, err := sd.Owner(); err == nil && o != nil {
 		owner = o.String()
 	}
-	var entries []aclEntry
+	var entries []winacl.Entry
 	dacl, _, err := sd.DACL()
 	null := err != nil || dacl == nil
 	if !null {
-		for i := uint32(0); i < uint32(dacl.AceCount); i++ {
-			var ace *windows.ACCESS_ALLOWED_ACE
-			if err := windows.GetAce(dacl, i, &ace); err != nil {
-				return fmt.Errorf("%s: cannot read who may access it: %w", path, err)
-			}
-			e := aclEntry{Type: ace.Header.AceType, Flags: ace.Header.AceFlags, Mask: uint32(ace.Mask)}
-			if e.Type == aceAccessAllowed || e.Type == aceAccessDenied || e.Type == aceAccessAllowedCallback {
-				e.SID = (*windows.SID)(unsafe.Pointer(&ace.SidStart)).String()
-			}
-			entries = append(entries, e)
+		if entries, err = winacl.Entries(dacl); err != nil {
+			return fmt.Errorf("%s: cannot read who may access it: %w", path, err)
 		}
 	}
 	who := exposedTo(entries, null, func(sid string) bool { return sid == me || sid == owner || administrator(sid) })
