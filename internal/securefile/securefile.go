@@ -43,6 +43,16 @@ const lockPoll = 5 * time.Millisecond
 // missing dir is made (its parent with os.MkdirAll, which follows the
 // user's own symlinks above dir).
 func openDir(dir string, create bool) (*os.Root, error) {
+	if filepath.Base(dir) == ".." {
+		// "..", "a/..": a root cannot look up its own parent, so the
+		// directory is named from / (lexically, as a shell's cd does
+		// with its $PWD), then checked as any other.
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		dir = abs
+	}
 	parent, name := filepath.Dir(dir), filepath.Base(dir)
 	if create {
 		if err := os.MkdirAll(parent, dirPerm); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -419,5 +420,39 @@ func TestLockLeavesNoFile(t *testing.T) {
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("after every unlock %s.lock remains: %v", path, err)
+	}
+}
+
+// TestRelativeParentPaths: a relative path whose directory is ".." or
+// "." (a flag value such as --auth-file ../cred) names the file it
+// names in a shell, not an escape from a root.
+func TestRelativeParentPaths(t *testing.T) {
+	top := t.TempDir()
+	sub := filepath.Join(top, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(top, "up.txt"), filepath.Join(sub, "here.txt")} {
+		if err := os.WriteFile(f, []byte(filepath.Base(f)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(sub)
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join("..", "up.txt"), "up.txt"},
+		{filepath.Join(".", "here.txt"), "here.txt"},
+		{"here.txt", "here.txt"},
+		{filepath.Join("..", "sub", "here.txt"), "here.txt"},
+	} {
+		f, err := securefile.OpenRead(tc.path)
+		if err != nil {
+			t.Errorf("OpenRead(%q): %v", tc.path, err)
+			continue
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil || string(b) != tc.want {
+			t.Errorf("OpenRead(%q) read %q, %v; want %q", tc.path, b, err, tc.want)
+		}
 	}
 }
