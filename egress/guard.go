@@ -192,7 +192,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 	}
 
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return nil, refusal.Newf(refusal.AddressNotPublic, "%s is a loopback name (RFC 6761)", host).WithHint(publicHint)
+		return nil, refusal.Newf(refusal.AddressNotPublic, "%s is a loopback name (RFC 6761)", host).WithHints(publicHint, publicModelHint)
 	}
 	ips, err := g.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(ips) == 0 {
@@ -209,7 +209,7 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (conn 
 				which += " (1 of " + strconv.Itoa(len(ips)) + " addresses)"
 			}
 			e := refusal.Newf(refusal.AddressNotPublic, "%s resolves to %s, which is %s", host, which, describe(r))
-			e = e.WithHint(publicHint)
+			e = e.WithHints(publicHint, publicModelHint)
 			return nil, e
 		}
 	}

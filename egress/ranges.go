@@ -19,4 +19,7 @@ func CheckPublic(addr netip.Addr) error { return netrange.CheckPublic(addr) }
 
 const publicHint = netrange.PublicHint
 
+// publicModelHint is publicHint worded for a model.
+const publicModelHint = netrange.PublicModelHint
+
 func describe(r Range) string { return netrange.Describe(r) }

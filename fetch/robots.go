@@ -34,6 +34,10 @@ func (f *Fetch) checkRobots(ctx context.Context, p *prepared, again tool.Redecid
 // robotsUnreadableHint is what to change when robots.txt could not be read.
 const robotsUnreadableHint = "ocfetch respects robots.txt (--respect-robots) and could not read it; try again later, or fetch without --respect-robots"
 
+// robotsUnreadableModelHint is robotsUnreadableHint worded for a model,
+// which cannot drop the server's --respect-robots.
+const robotsUnreadableModelHint = "this server respects robots.txt and could not read it; try again later, or tell the user, who can open the page in a browser"
+
 // robotsFailure maps a failure to read robots.txt: a refusal by policy
 // (the guard, a redirect hop's decision) as it is, since the page would
 // get the same; anything else as the page's failure would be (timeout,
@@ -45,7 +49,7 @@ func (f *Fetch) robotsFailure(ctx context.Context, p *prepared, timeout time.Dur
 	origin := p.scheme + "://" + p.target.String()
 	if isTimeout(ctx, err) && !errors.Is(err, context.Canceled) {
 		return refusal.Newf(refusal.Timeout, "robots.txt of %s: no complete answer in time (at most %s); the page was not fetched", origin, timeout).
-			WithHint(robotsUnreadableHint).Wrap(err)
+			WithHints(robotsUnreadableHint, robotsUnreadableModelHint).Wrap(err)
 	}
 	r := f.requestError(ctx, p, err)
 	if r.Code.Policy() {
@@ -54,7 +58,7 @@ func (f *Fetch) robotsFailure(ctx context.Context, p *prepared, timeout time.Dur
 	c := *r
 	c.Message = "robots.txt: " + r.Message + "; the page was not fetched"
 	if c.Hint == "" {
-		c.Hint = robotsUnreadableHint
+		c.Hint, c.ModelHint = robotsUnreadableHint, robotsUnreadableModelHint
 	}
 	return &c
 }

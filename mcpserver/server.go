@@ -390,9 +390,13 @@ func errorResult(r *tool.Result) *mcp.CallToolResult {
 	if reason == "" {
 		reason = refusal.InternalError
 	}
+	hint := r.Hint
+	if r.ModelHint != "" {
+		hint = r.ModelHint // the same advice, worded for a model
+	}
 	out := &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: refusalText(reason, r.Message, r.Hint)}},
+		Content: []mcp.Content{&mcp.TextContent{Text: refusalText(reason, r.Message, hint)}},
 		Meta:    mcp.Meta{"ocfetch/reason": string(reason)},
 	}
 	// A refused off-target redirect hands the model its full Location (in

@@ -174,6 +174,11 @@ func mergeIndex(global, other [256]spanIndex) [256]spanIndex {
 // PublicHint is the hint of every address_not_public refusal.
 const PublicHint = "ocfetch fetches only public internet addresses: private, link-local, metadata and other special addresses are never reached; your own dev server on localhost, 127.0.0.1 or ::1 is reachable through local mode (permissive profile and the port listed in .oc_chat/local_fetch.json)"
 
+// PublicModelHint is PublicHint worded for a model (refusal.Error.ModelHint):
+// local mode is the user's to set up, not a file for a model to write.
+const PublicModelHint = "only public internet addresses are fetched: private, link-local, metadata and other special addresses are never reached; " +
+	"a dev server on localhost, 127.0.0.1 or ::1 is reachable only in local mode, which the user sets up for its port; tell the user if you need it"
+
 // CheckPublic returns nil if addr is public, else an [*refusal.Error] with
 // code address_not_public, a message naming the address and its range
 // ("169.254.169.254 is in 169.254.0.0/16 (link local)") and a hint.
@@ -187,11 +192,11 @@ func CheckPublic(addr netip.Addr) error {
 
 func notPublic(addr netip.Addr, r Range) *refusal.Error {
 	if !addr.IsValid() {
-		return refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public").WithHint(PublicHint)
+		return refusal.New(refusal.AddressNotPublic, "the invalid IP address is not public").WithHints(PublicHint, PublicModelHint)
 	}
 	if addr.Zone() != "" || !r.Prefix.IsValid() || r.Name == zoneName {
 		// A zone is whatever a resolver or caller wrote: quote it sanitized.
-		return refusal.Newf(refusal.AddressNotPublic, "%s is %s", safetext.Short(addr.String()), Describe(r)).WithHint(PublicHint)
+		return refusal.Newf(refusal.AddressNotPublic, "%s is %s", safetext.Short(addr.String()), Describe(r)).WithHints(PublicHint, PublicModelHint)
 	}
 	// The common case, built in one buffer: a refusal at dial time costs
 	// two allocations (the message and the error).
@@ -202,7 +207,7 @@ func notPublic(addr netip.Addr, r Range) *refusal.Error {
 	b = append(b, " ("...)
 	b = append(b, r.Name...)
 	b = append(b, ')')
-	return &refusal.Error{Code: refusal.AddressNotPublic, Message: string(b), Hint: PublicHint}
+	return &refusal.Error{Code: refusal.AddressNotPublic, Message: string(b), Hint: PublicHint, ModelHint: PublicModelHint}
 }
 
 // Describe returns "in 169.254.0.0/16 (link local)", or a phrase for the

@@ -79,7 +79,7 @@ func (c *Checker) Check(ctx context.Context, call *Call, u *url.URL) error {
 	default:
 		return nil
 	}
-	r = r.WithHint(robotsHint)
+	r = r.WithHints(robotsHint, robotsModelHint)
 	call.logRefusal(ctx, "robots.txt refused", r)
 	return r
 }

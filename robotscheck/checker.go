@@ -32,6 +32,11 @@ const (
 const robotsHint = "the site's robots.txt asks automated clients not to fetch this page, and ocfetch respects it (--respect-robots): " +
 	"tell the user, who can open the page in a browser, or fetch it without --respect-robots"
 
+// robotsModelHint is robotsHint worded for a model: --respect-robots is
+// the server's flag, not the model's to drop.
+const robotsModelHint = "the site's robots.txt asks automated clients not to fetch this page, and this server respects it: " +
+	"do not retry it; tell the user, who can open the page in a browser"
+
 // Options configure [New]. A nil *Options is the zero
 // value: every field its default.
 type Options struct {

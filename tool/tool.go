@@ -113,6 +113,10 @@ type Result struct {
 	Reason  refusal.Code `json:"reason,omitempty"`
 	Message string       `json:"message,omitempty"`
 	Hint    string       `json:"hint,omitempty"`
+	// ModelHint is the refusal's hint worded for a model
+	// (refusal.Error.ModelHint), empty when Hint serves both; a front end
+	// that speaks to a model (the MCP server) shows it instead of Hint.
+	ModelHint string `json:"-"`
 	// RedirectTo is the full Location of a refused off-target redirect,
 	// resolved against the request URL (reason redirect_off_target), so the
 	// caller can make a new call for it that is decided on its own. It is
@@ -144,7 +148,7 @@ func ErrorResult(err error) *Result {
 	if r.Hint != "" {
 		content += "\nhint: " + r.Hint
 	}
-	return &Result{Content: content, IsError: true, Reason: r.Code, Message: r.Message, Hint: r.Hint}
+	return &Result{Content: content, IsError: true, Reason: r.Code, Message: r.Message, Hint: r.Hint, ModelHint: r.ModelHint}
 }
 
 type artifactKey struct{}
