@@ -28,23 +28,36 @@ func statusError(who string, resp *http.Response, now time.Time) error {
 	}
 	if code == http.StatusTooManyRequests {
 		msg := who + " answered HTTP " + status
-		hint := "wait before searching again, or raise the plan's rate limit"
+		hint, forModel := "wait before searching again, or raise the plan's rate limit", "wait before searching again"
 		if d, ok := retryAfter(resp.Header.Get("Retry-After"), now); ok {
 			msg += "; retry after " + d.String()
 			hint = "search again after " + d.String()
+			forModel = hint
 		}
-		return refusal.New(refusal.SearchRateLimited, msg).WithHint(hint)
+		return refusal.New(refusal.SearchRateLimited, msg).WithHints(hint, forModel)
 	}
-	hint := "the backend failed; try again later"
+	hint, forModel := "the backend failed; try again later", ""
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		hint = "check the backend's API key (the key file), and for SearXNG that the json format is enabled"
+		hint, forModel = "check the backend's API key (the key file), and for SearXNG that the json format is enabled", misconfiguredHint("it refused its credentials")
 	case code >= 300 && code < 400:
-		hint = "the backend redirects (not followed, so the key stays with it): configure the URL it redirects to"
+		hint, forModel = "the backend redirects (not followed, so the key stays with it): configure the URL it redirects to", misconfiguredHint("it redirects")
 	case code == http.StatusNotFound:
-		hint = "check the backend URL: it is not the search API"
+		hint, forModel = "check the backend URL: it is not the search API", misconfiguredHint(notSearchAPI)
 	}
-	return refusal.New(refusal.SearchBackendFailed, who+" answered HTTP "+status).WithHint(hint)
+	return refusal.New(refusal.SearchBackendFailed, who+" answered HTTP "+status).WithHints(hint, forModel)
+}
+
+// notSearchAPI is what misconfiguredHint says of a backend URL that
+// answers, but not as the search API does.
+const notSearchAPI = "its URL is not the search API"
+
+// misconfiguredHint is the hint, for a model, of a backend answer that
+// only its configuration can change (why says what is wrong): the model
+// can neither read the key file nor change the backend's URL, and
+// searching again gets the same answer.
+func misconfiguredHint(why string) string {
+	return "the search backend is misconfigured (" + why + "): searching again will not help; tell the user, who configures it"
 }
 
 // retryAfter parses a Retry-After value: delay-seconds or an HTTP-date.

@@ -281,7 +281,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 	if err != nil {
 		if err == errTooLarge {
 			return nil, refusal.Newf(refusal.ResponseTooLarge, "%s: the answer is larger than %d bytes", s.who(), s.opts.MaxResponseBytes).
-				WithHint("ask for fewer results (count), or raise the answer cap")
+				WithHints("ask for fewer results (count), or raise the answer cap", "ask for fewer results (count)")
 		}
 		return nil, s.requestError(ctx, err)
 	}
@@ -311,7 +311,7 @@ func (s *Search) run(ctx context.Context, p *prepared) (*tool.Result, error) {
 // shape (err, from its parse).
 func (s *Search) answerError(status int, err error) error {
 	return refusal.Newf(refusal.SearchBackendFailed, "%s answered HTTP %d with a body that is not a valid %s answer", s.who(), status, s.backend.Name()).
-		WithHint("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)").Wrap(err)
+		WithHints("check that the backend URL is the search API (for SearXNG, that the json format is enabled in its settings.yml)", misconfiguredHint(notSearchAPI)).Wrap(err)
 }
 
 // who names the backend in messages: its name and host:port, never the
