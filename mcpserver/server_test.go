@@ -193,7 +193,7 @@ func TestRefusals(t *testing.T) {
 		},
 		{
 			name: "deny rule", args: `{"url": "https://example.com/private?secret=1"}`, wantCode: "denied_by_rule",
-			spec: testws.Spec{Deny: []string{"example.com:443"}}, wantText: []string{"hint: ask the user to run: ocfetch rules remove example.com:443"},
+			spec: testws.Spec{Deny: []string{"example.com:443"}}, wantText: []string{"hint: the user denies this target with a saved rule: do not retry it", "ask the user to run: ocfetch rules remove example.com:443"},
 		},
 		{
 			name: "strict profile", args: `{"url": "https://example.com/"}`, wantCode: "not_approved",

@@ -519,17 +519,23 @@ func (l *ruleLayer) load(ctx context.Context, a Args, mp managed.Policy) (*rules
 }
 
 // denyHint is the hint of a deny rule of l on target, for a person or
-// (forModel) a model, told to ask the user to run the command.
+// (forModel) a model. A deny rule is the user's (or the administrator's)
+// standing answer, so a model is told what it is told when the user
+// declines a question — do not retry, do not lobby for a rule — and only
+// then the command that lifts it, for the user to run.
 func (l ruleLayer) denyHint(target string, forModel bool) string {
 	cmd := RemoveCommand(target)
 	switch l.layer {
 	case LayerManaged:
+		if forModel {
+			return "the administrator's policy denies this target and only an administrator can change it: do not retry it"
+		}
 		return "the administrator's policy decides this; ask your administrator"
 	case LayerUser:
 		cmd = RemoveUserCommand(target)
 	}
 	if forModel {
-		return refusal.AskUserToRun(cmd)
+		return "the user denies this target with a saved rule: do not retry it or ask to lift the rule unless the user brings it up; to lift it, " + refusal.AskUserToRun(cmd)
 	}
 	return "remove the rule with: " + cmd
 }

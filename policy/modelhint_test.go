@@ -61,7 +61,7 @@ func TestHintsForModel(t *testing.T) {
 			name: "workspace deny rule", spec: testws.Spec{Deny: []string{"example.com:443"}}, url: "https://example.com/",
 			code:   refusal.DeniedByRule,
 			person: "remove the rule with: ocfetch rules remove example.com:443",
-			model:  "ask the user to run: ocfetch rules remove example.com:443",
+			model:  "the user denies this target with a saved rule: do not retry it or ask to lift the rule unless the user brings it up; to lift it, ask the user to run: ocfetch rules remove example.com:443",
 		},
 		{
 			name: "user deny rule", url: "https://example.org/",
@@ -71,7 +71,16 @@ func TestHintsForModel(t *testing.T) {
 			},
 			code:   refusal.DeniedByRule,
 			person: "remove the rule with: ocfetch rules remove --user example.org:443",
-			model:  "ask the user to run: ocfetch rules remove --user example.org:443",
+			model:  "the user denies this target with a saved rule: do not retry it or ask to lift the rule unless the user brings it up; to lift it, ask the user to run: ocfetch rules remove --user example.org:443",
+		},
+		{
+			name: "managed deny rule", url: "https://example.net/",
+			setup: func(t *testing.T, f *testlayers.Files, _ workspace.Workspace) {
+				f.WriteManaged(t, `{"rules": [{"capability": "network", "target": {"schema": "network.target.v1", "host": "example.net", "port": 443}, "decision": "deny"}]}`)
+			},
+			code:   refusal.DeniedByRule,
+			person: "the administrator's policy decides this; ask your administrator",
+			model:  "the administrator's policy denies this target and only an administrator can change it: do not retry it",
 		},
 		{
 			name: "rules file invalid", spec: testws.Spec{RawRules: "{"}, url: "https://example.com/",
