@@ -65,13 +65,20 @@ var argsDoc = strictjson.Walker{
 	AnyKeysAt: []string{"headers"},
 }
 
+// invalidHint shows an object that every server accepts whatever its caps
+// (a model may copy it as is: no timeout or max_bytes, which a lower cap
+// would refuse, and no body, which GET refuses), then names the other
+// fields.
+const invalidHint = `pass one JSON object: {"url": "https://…", "format": "markdown", "max_length": 20000, "start_index": 0}; ` +
+	`the other fields are method ("GET" or "POST"), headers (an object, name to value), body (POST only), timeout (seconds) and max_bytes, each within the tool's input schema`
+
 // Invalid is the refusal (invalid_arguments) for any malformed arguments
 // document, msg saying what is wrong, with the hint that shows the whole
 // document. Messages name a field or a header NAME, never a value: values
 // may be secrets.
 func Invalid(msg string) *refusal.Error {
 	return refusal.New(refusal.InvalidArguments, msg).
-		WithHint(`pass one JSON object: {"url": "https://…", "method": "GET", "headers": {…}, "body": "…", "format": "markdown", "max_length": 20000, "start_index": 0, "timeout": 30, "max_bytes": 5242880} (timeout in seconds and max_bytes at most the server's caps)`)
+		WithHint(invalidHint)
 }
 
 // Decode decodes argsJSON strictly, in one pass of argsDoc: valid
