@@ -8,6 +8,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/internal/strictjson"
 	"github.com/ocfetch/ocfetch/refusal"
+	"github.com/ocfetch/ocfetch/safetext"
 )
 
 // Bounds on a call's arguments.
@@ -97,7 +98,7 @@ func walkError(err error) error {
 	var e *strictjson.Error
 	switch {
 	case errors.As(err, &e) && errors.Is(err, strictjson.ErrUnknownKey):
-		return errArgs("unknown field; the fields are query and count")
+		return errArgs("unknown field " + strconv.Quote(safetext.Short(e.Key)) + "; the fields are query and count")
 	case errors.As(err, &e) && errors.Is(err, strictjson.ErrDuplicateKey):
 		return errArgs("field " + e.Key + " appears more than once")
 	case errors.Is(err, strictjson.ErrInvalidUTF8):

@@ -616,3 +616,19 @@ func TestUnansweredEngines(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownFieldNamed: an unknown field of search is named, quoted and
+// shortened, as fetch names one, so a model sees which field to drop; its
+// value is never quoted.
+func TestUnknownFieldNamed(t *testing.T) {
+	s := search.New(http.DefaultClient, mustBrave(t), nil)
+	for args, want := range map[string]string{
+		`{"query": "x", "url": "https://e.com"}`: `unknown field "url"; the fields are query and count`,
+		`{"query": "x", "q\nx": 1}`:              `unknown field "q?x"; the fields are query and count`,
+	} {
+		_, _, err := s.PrepareCall(context.Background(), [16]byte{1}, args)
+		if r, ok := refusal.As(err); !ok || r.Code != refusal.InvalidArguments || r.Message != want {
+			t.Errorf("PrepareCall(%s) = %v; want invalid_arguments: %s", args, err, want)
+		}
+	}
+}
