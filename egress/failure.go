@@ -75,7 +75,7 @@ func ExplainFailure(r *refusal.Error, local bool, port uint16) *refusal.Error {
 	if out.Hint != "" {
 		return out
 	}
-	var hint string
+	var hint, forModel string
 	switch {
 	case local && (cause == CauseRefused || cause == CauseReset):
 		hint = "is a server listening on port " + p + "? start your dev server, or check the port"
@@ -85,14 +85,27 @@ func ExplainFailure(r *refusal.Error, local bool, port uint16) *refusal.Error {
 		hint = "the server or a network device reset the connection; try again later"
 	case cause == CauseNoRoute || cause == CauseNetUnreachable:
 		hint = "this machine has no route there; check the network (behind a corporate proxy, use --upstream-proxy)"
+		forModel = "this machine has no route there; try again later, or tell the user " + proxyFlagForModel
 	case cause == CauseNoSuchHost:
 		hint = "the name does not exist in DNS; check its spelling"
 	case cause == CauseDNSUnreachable:
 		hint = "no DNS server answered; check this machine's network and DNS settings (behind a corporate proxy, use --upstream-proxy: the proxy resolves nothing for ocfetch, but it reaches the target)"
+		forModel = "no DNS server answered; try again later, or tell the user " + proxyFlagForModel
 	default:
 		return out
 	}
-	return out.WithHint(hint)
+	return out.WithHints(hint, forModel)
+}
+
+// proxyFlagForModel ends a model's hint (refusal.Error.ModelHint) where a
+// person's says "use --upstream-proxy": the flag is the user's to pass.
+const proxyFlagForModel = "(behind a corporate proxy, ask the user to start ocfetch with --upstream-proxy)"
+
+// upstreamModelHint is a model's hint for a failure of the upstream proxy
+// (what it did): only the user can fix or change the proxy, its
+// credentials and its CA, which the person's hints name.
+func upstreamModelHint(what string) string {
+	return "the upstream proxy ocfetch is configured with " + what + "; tell the user, who configures it"
 }
 
 func containsCause(msg string) bool {

@@ -277,14 +277,14 @@ func (u *upstreamDialer) connect(ctx context.Context, target string) (net.Conn, 
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
 			return nil, refusal.Newf(refusal.Timeout, "connecting to the upstream proxy %s timed out", u.addr).
-				WithHint("check --upstream-proxy, or raise the timeout").Wrap(errors.Join(errProxyHop, err))
+				WithHints("check --upstream-proxy, or raise the timeout", upstreamModelHint("did not answer in time")).Wrap(errors.Join(errProxyHop, err))
 		}
 		msg := "cannot connect to the upstream proxy " + u.addr
 		if c := FailureCause(err); c != "" {
 			msg += ": " + string(c)
 		}
 		return nil, refusal.New(refusal.ConnectionFailed, msg).
-			WithHint("check --upstream-proxy (or upstream_proxy in settings.json): is the proxy running at " + u.addr + "?").
+			WithHints("check --upstream-proxy (or upstream_proxy in settings.json): is the proxy running at "+u.addr+"?", upstreamModelHint("is not reachable")).
 			Wrap(errors.Join(errProxyHop, err))
 	}
 	if u.tls != nil {
@@ -292,7 +292,7 @@ func (u *upstreamDialer) connect(ctx context.Context, target string) (net.Conn, 
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
 			return nil, refusal.Newf(refusal.TLSError, "the TLS handshake with the upstream proxy %s failed (certificate or protocol)", u.addr).
-				WithHint("the proxy's certificate must be valid for its host name; give its CA with --ca-file PEM").
+				WithHints("the proxy's certificate must be valid for its host name; give its CA with --ca-file PEM", upstreamModelHint("has a certificate that is not trusted")).
 				Wrap(errors.Join(errProxyHop, err))
 		}
 		conn = tc
@@ -337,7 +337,7 @@ func (u *upstreamDialer) handshake(ctx context.Context, conn net.Conn, target st
 		}
 		if ctx.Err() != nil || isTimeout(err) {
 			return refusal.Newf(refusal.Timeout, "the upstream proxy %s did not open a tunnel to %s in time", u.addr, target).
-				WithHint("check --upstream-proxy, or raise the timeout").Wrap(err)
+				WithHints("check --upstream-proxy, or raise the timeout", upstreamModelHint("did not open the tunnel in time")).Wrap(err)
 		}
 		return refusal.Newf(refusal.ConnectionFailed, "the upstream proxy %s closed the connection instead of opening a tunnel to %s", u.addr, target).
 			Wrap(err)
@@ -353,16 +353,16 @@ func (u *upstreamDialer) handshake(ctx context.Context, conn net.Conn, target st
 	resp.Body.Close() // a CONNECT answer's body is not read: the connection is closed on failure
 	switch {
 	case resp.StatusCode == http.StatusProxyAuthRequired:
-		hint := "give the proxy's credentials with --upstream-proxy-auth FILE (one line user:pass)"
+		hint, forModel := "give the proxy's credentials with --upstream-proxy-auth FILE (one line user:pass)", upstreamModelHint("wants credentials it was not given")
 		if u.auth != "" {
-			hint = "the credentials of --upstream-proxy-auth were not accepted; check the file"
+			hint, forModel = "the credentials of --upstream-proxy-auth were not accepted; check the file", upstreamModelHint("did not accept its credentials")
 		}
 		return nil, refusal.Newf(refusal.ProxyAuthRequired, "the upstream proxy %s wants credentials (407)", u.addr).
-			WithHint(hint).Wrap(errProxyHop)
+			WithHints(hint, forModel).Wrap(errProxyHop)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return nil, refusal.Newf(refusal.ConnectionFailed, "the upstream proxy %s answered %d %s to CONNECT %s",
 			u.addr, resp.StatusCode, http.StatusText(resp.StatusCode), target).
-			WithHint("the proxy would not open the tunnel; ask its operator, or try without --upstream-proxy")
+			WithHints("the proxy would not open the tunnel; ask its operator, or try without --upstream-proxy", upstreamModelHint("would not open the tunnel"))
 	}
 	if err := done(); err != nil {
 		return nil, fail(err)
