@@ -178,7 +178,8 @@ func decodePolicy(path string, data []byte, fi fs.FileInfo, err error) (snapshot
 
 func invalid(path, format string, args ...any) *refusal.Error {
 	return refusal.Newf(refusal.ManagedPolicyInvalid, "managed policy "+format+"; every call is refused until it is fixed", args...).
-		WithHint("ask your administrator to fix " + path + " (owned by an administrator, writable by administrators only, valid JSON as in the README's \"For administrators\"), or to remove it")
+		WithHints("ask your administrator to fix "+path+" (owned by an administrator, writable by administrators only, valid JSON as in the README's \"For administrators\"), or to remove it",
+			"only an administrator can fix or remove the managed policy, and every call is refused until then: tell the user")
 }
 
 // policyJSON is the file's structure: the top-level keys and the rule

@@ -347,7 +347,8 @@ func decide(ctx context.Context, a Args, tr *[]Step) (result Decision) {
 		}
 		return deny(d, LayerManaged, mp.File, "", audit.ByPolicy, refusal.Newf(refusal.ManagedPolicyForbids,
 			"%s is not covered by an allow rule of the managed policy %s, which admits its own rules only (managed_rules_only); nobody is asked", o.Target, mp.File).
-			WithHint("ask your administrator to add a rule to "+mp.File))
+			WithHints("ask your administrator to add a rule to "+mp.File,
+				"only an administrator can add a rule to the managed policy: do not retry it; tell the user if they need it"))
 	}
 	var ignored *Decision
 	for i := range layers {

@@ -115,6 +115,24 @@ func TestHintsForModel(t *testing.T) {
 			model:  "ask the user to run: ocfetch profile set permissive (it writes {settings}), or to start ocfetch with --profile permissive",
 		},
 		{
+			name: "managed rules only", url: "https://example.com/",
+			setup: func(t *testing.T, f *testlayers.Files, _ workspace.Workspace) {
+				f.WriteManaged(t, `{"schema_version": 1, "managed_rules_only": true}`)
+			},
+			code:   refusal.ManagedPolicyForbids,
+			person: "ask your administrator to add a rule to {managed}",
+			model:  "only an administrator can add a rule to the managed policy: do not retry it; tell the user if they need it",
+		},
+		{
+			name: "managed policy invalid", url: "https://example.com/",
+			setup: func(t *testing.T, f *testlayers.Files, _ workspace.Workspace) {
+				f.WriteManaged(t, `{`)
+			},
+			code:   refusal.ManagedPolicyInvalid,
+			person: "ask your administrator to fix {managed} (owned by an administrator, writable by administrators only, valid JSON as in the README's \"For administrators\"), or to remove it",
+			model:  "only an administrator can fix or remove the managed policy, and every call is refused until then: tell the user",
+		},
+		{
 			name: "managed policy caps local mode", spec: testws.Spec{LocalPorts: []uint16{3000}}, url: "http://127.0.0.1:3000/",
 			setup: func(t *testing.T, f *testlayers.Files, _ workspace.Workspace) {
 				f.WriteManaged(t, `{"schema_version": 1, "max_profile": "standard"}`)
@@ -137,8 +155,10 @@ func TestHintsForModel(t *testing.T) {
 				profile = risk.Permissive
 			}
 			expand := func(s string) string {
-				return regexp.MustCompile(`\{rules\}|\{trust\}|\{settings\}|\{trustcmd\}`).ReplaceAllStringFunc(s, func(m string) string {
+				return regexp.MustCompile(`\{rules\}|\{trust\}|\{settings\}|\{trustcmd\}|\{managed\}`).ReplaceAllStringFunc(s, func(m string) string {
 					switch m {
+					case "{managed}":
+						return f.Layers.Managed.Path
 					case "{trustcmd}":
 						return trust.Command(ws.Root)
 					case "{rules}":
