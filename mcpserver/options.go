@@ -58,7 +58,8 @@ type Options struct {
 	// MaxSessions bounds the open MCP HTTP sessions (--max-sessions): at
 	// the bound a new session closes the least recently used idle one (its
 	// client gets 404 and starts a new session) and is refused with 503
-	// only when every open session has a request in flight. 0 means
+	// only when every open session has a request in flight (an
+	// initialize still in flight holds its place as one). 0 means
 	// [DefaultMaxSessions].
 	MaxSessions int
 

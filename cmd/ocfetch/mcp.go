@@ -87,7 +87,7 @@ at --max-sessions a new session closes the least recently used idle one.`,
 	cmd.Flags().StringVar(&f.search.Backend, "search-backend", "", "serve the search tool with backend `NAME` (searxng, brave, tavily; default: search.json's, if any)")
 	cmd.Flags().StringVar(&f.search.URL, "search-backend-url", "", "the search backend's `URL`")
 	cmd.Flags().StringVar(&f.search.KeyFile, "search-key-file", "", "`FILE` holding the search backend's API key, mode 0600")
-	cmd.Flags().IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http: keep at most `N` sessions open; a new one beyond closes the least recently used idle session (its client gets 404 and starts a new one)")
+	cmd.Flags().IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http: keep at most `N` sessions open; a new one beyond closes the least recently used idle session (its client gets 404 and starts a new one), or gets 503 when every session, an initialize in flight included, has a request in flight")
 	addTrustRootFlag(cmd, &f.trustRoot)
 	addEgressFlags(cmd, &ef)
 	return cmd
