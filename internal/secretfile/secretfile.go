@@ -24,7 +24,6 @@
 package secretfile
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -37,6 +36,7 @@ import (
 
 	"github.com/ocfetch/ocfetch/internal/rootfile"
 	"github.com/ocfetch/ocfetch/internal/securefile"
+	"github.com/ocfetch/ocfetch/internal/strictjson"
 )
 
 // The secret files in the user's configuration directory
@@ -74,7 +74,7 @@ var ErrByteOrderMark = errors.New("starts with a byte order mark (BOM), which is
 // a person writes (a search backend's key file, the upstream proxy's
 // credentials file) as for [Read].
 func CheckNoBOM(data []byte) error {
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
+	if strictjson.ByteOrderMark(data) != "" {
 		return ErrByteOrderMark
 	}
 	return nil

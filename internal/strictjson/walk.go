@@ -63,7 +63,7 @@ type Walker struct {
 // no duplicate key can override an earlier one, and with Keys set no key
 // can reach a struct field through case-insensitive matching.
 func (w *Walker) Walk(data []byte, visit func(Path, Value) error) error {
-	if bom := byteOrderMark(data); bom != "" {
+	if bom := ByteOrderMark(data); bom != "" {
 		return &Error{Err: ErrByteOrderMark, detail: bom}
 	}
 	if !utf8.Valid(data) {
@@ -197,10 +197,12 @@ const (
 	bomUTF16 = "UTF-16"
 )
 
-// byteOrderMark names the byte order mark data starts with, "" for none:
-// Notepad's "UTF-8 with BOM" and PowerShell 5's redirections (UTF-16)
-// write one, and JSON allows neither.
-func byteOrderMark(data []byte) string {
+// ByteOrderMark names the byte order mark data starts with, "UTF-8" or
+// "UTF-16", "" for none: Notepad's "UTF-8 with BOM" and PowerShell 5's
+// redirections (UTF-16) write one, and JSON allows neither. [Walk]
+// refuses it ([ErrByteOrderMark]); internal/secretfile asks it of a
+// secret file, which is not JSON.
+func ByteOrderMark(data []byte) string {
 	switch {
 	case len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf:
 		return bomUTF8
