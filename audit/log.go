@@ -59,10 +59,7 @@ func (l *Log) WithSink(s Sink) *Log {
 // Open returns the log of ws, <root>/.oc_chat/audit.jsonl. Nothing is
 // created until the first Append.
 func Open(ws workspace.Workspace) *Log {
-	// The path is remembered ([securefile.Memo]): a front end opens the
-	// log on every call.
-	path := securefile.Memo(ws.Root, workspace.DirName+"/"+workspace.AuditFile, ws.AuditPath)
-	return &Log{ws: ws, path: path, now: time.Now}
+	return &Log{ws: ws, path: ws.AuditPath(), now: time.Now}
 }
 
 // Path returns the log's file path.

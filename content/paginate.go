@@ -1,6 +1,8 @@
 package content
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+)
 
 // Page is one window of a converted document, counted in runes (Unicode
 // code points), the way the MCP fetch server counts `start_index` and
@@ -92,40 +94,41 @@ func runeOffset(s string, from, n int) (off, passed int) {
 }
 
 // countRunes is utf8.RuneCountInString (an invalid byte counts as one
-// rune) with ASCII taken a 64-bit word at a time, two while they last: a
-// page that fits the window is still counted whole for Total, and most
-// pages are mostly ASCII. A word that is not all ASCII is decoded rune by
-// rune.
+// rune), fast on the mostly-ASCII text most pages are: a page that fits
+// the window is still counted whole for Total. Past an ASCII byte, ASCII
+// is taken a 64-bit word at a time and then 32 bytes at a time, the way
+// utf8.ValidString skips it; anything else is decoded rune by rune.
 func countRunes(s string) int {
-	n, i := 0, 0
-	for len(s)-i >= 8 {
-		if !asciiWord(s, i) {
-			for end := i + 8; i < end; n++ {
-				if s[i] < utf8.RuneSelf {
-					i++
-				} else {
-					_, size := utf8.DecodeRuneInString(s[i:])
-					i += size
-				}
-			}
+	n := 0
+	for len(s) > 0 {
+		if s[0] >= utf8.RuneSelf {
+			_, size := utf8.DecodeRuneInString(s)
+			s = s[size:]
+			n++
 			continue
 		}
-		if len(s)-i >= 16 && asciiWord(s, i+8) {
-			i += 16
-			n += 16
+		s = s[1:]
+		n++
+		if len(s) < 8 || !asciiWord(s, 0) {
 			continue
 		}
-		i += 8
+		s = s[8:]
 		n += 8
+		for len(s) >= 32 && (word(s)|word(s[8:])|word(s[16:])|word(s[24:]))&0x8080808080808080 == 0 {
+			s = s[32:]
+			n += 32
+		}
 	}
-	return n + utf8.RuneCountInString(s[i:])
+	return n
+}
+
+// word is the first eight bytes of s, little-endian: one load.
+func word(s string) uint64 {
+	s = s[:8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // asciiWord reports whether the eight bytes of s at i are all ASCII: one
 // 64-bit load (the compiler merges the byte loads) and one test.
-func asciiWord(s string, i int) bool {
-	s = s[i : i+8]
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	return w&0x8080808080808080 == 0
-}
+func asciiWord(s string, i int) bool { return word(s[i:])&0x8080808080808080 == 0 }

@@ -111,9 +111,10 @@ func FuzzPaginate(f *testing.F) {
 	f.Add("", 0, 0)
 	f.Add("short", 10, 1)
 	f.Add("no limit", 0, -1)
-	f.Add("abcdefghijklmnopq日本語abcdefghij\xffxyz", 3, 17)                           // the 8-byte ASCII skip, then multi-byte
-	f.Add("abcdefghijklmnop", 0, 16)                                                // exactly the rest of the text
-	f.Add("0123456789abcdef01234567\xe6\x97\xa5\xff89abcdef0123456789abcdef", 0, 0) // two ASCII words, one, then a mixed word
+	f.Add("abcdefghijklmnopq日本語abcdefghij\xffxyz", 3, 17)                                           // the 8-byte ASCII skip, then multi-byte
+	f.Add("abcdefghijklmnop", 0, 16)                                                                // exactly the rest of the text
+	f.Add("0123456789abcdef01234567\xe6\x97\xa5\xff89abcdef0123456789abcdef", 0, 0)                 // two ASCII words, one, then a mixed word
+	f.Add(strings.Repeat("a", 41)+"é"+strings.Repeat("b", 70)+"\xff"+strings.Repeat("c", 33), 0, 0) // the 32-byte skip, broken by a rune and a bad byte
 	f.Fuzz(func(t *testing.T, text string, start, max int) {
 		p := Paginate(text, start, max)
 		total := utf8.RuneCountInString(text)

@@ -97,11 +97,8 @@ func (p Ports) String() string {
 // AllowlistPath returns <root>/.oc_chat/local_fetch.json for ws: the one
 // allowlist of the one resolved workspace ([workspace.Resolve]), so local
 // mode and every other reader agree on which project is active. It is
-// ws.LocalFetchPath(), remembered ([securefile.Memo]): the path every
-// local call reads, joined once instead of on every call.
-func AllowlistPath(ws workspace.Workspace) string {
-	return securefile.Memo(ws.Root, workspace.DirName+"/"+workspace.LocalFetchFile, ws.LocalFetchPath)
-}
+// ws.LocalFetchPath().
+func AllowlistPath(ws workspace.Workspace) string { return ws.LocalFetchPath() }
 
 // ReadAllowedPorts reads the allowlist of ws and returns its ports.
 //

@@ -104,14 +104,8 @@ const maxExcludeEntries = 256
 // The file is checked on every call and read again whenever it changed
 // (see [securefile.Cache]): an edit is seen by the next call.
 func ReadSettings(ws workspace.Workspace) (Settings, error) {
-	s, err := settingsFiles.Load(settingsPath(ws))
+	s, err := settingsFiles.Load(ws.SettingsPath())
 	return s.Settings, err
-}
-
-// settingsPath is ws.SettingsPath(), remembered ([securefile.Memo]): the
-// path every call reads.
-func settingsPath(ws workspace.Workspace) string {
-	return securefile.Memo(ws.Root, workspace.DirName+"/"+workspace.SettingsFile, ws.SettingsPath)
 }
 
 // ReadSettingsContext is [ReadSettings] within the call ctx carries
@@ -120,7 +114,7 @@ func settingsPath(ws workspace.Workspace) string {
 // reports whether settings.json exists (a missing file is the zero
 // Settings with Profile [Standard], found false).
 func ReadSettingsContext(ctx context.Context, ws workspace.Workspace) (s Settings, found bool, err error) {
-	f, err := settingsFiles.LoadIn(securefile.CallFrom(ctx), settingsPath(ws))
+	f, err := settingsFiles.LoadIn(securefile.CallFrom(ctx), ws.SettingsPath())
 	return f.Settings, f.found, err
 }
 

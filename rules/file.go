@@ -48,11 +48,8 @@ func Load(ws workspace.Workspace) (*Set, error) {
 	return workspaceRules.Load(RulesPath(ws))
 }
 
-// RulesPath is ws.RulesPath(), remembered ([securefile.Memo]): the path
-// every call reads.
-func RulesPath(ws workspace.Workspace) string {
-	return securefile.Memo(ws.Root, workspace.DirName+"/"+workspace.RulesFile, ws.RulesPath)
-}
+// RulesPath is ws.RulesPath(): the path every call reads.
+func RulesPath(ws workspace.Workspace) string { return ws.RulesPath() }
 
 // LoadContext is [Load] within the call ctx carries
 // ([securefile.WithCall]): the file is checked once per call, its

@@ -69,19 +69,28 @@ func Resolve(candidates ...string) (Workspace, error) {
 }
 
 // Dir returns <root>/.oc_chat.
-func (w Workspace) Dir() string { return filepath.Join(w.Root, DirName) }
+func (w Workspace) Dir() string {
+	return securefile.Memo(w.Root, DirName, func() string { return filepath.Join(w.Root, DirName) })
+}
 
 // LocalFetchPath returns the loopback allowlist path.
-func (w Workspace) LocalFetchPath() string { return filepath.Join(w.Dir(), LocalFetchFile) }
+func (w Workspace) LocalFetchPath() string { return w.file(DirName + "/" + LocalFetchFile) }
 
 // RulesPath returns the rule store path.
-func (w Workspace) RulesPath() string { return filepath.Join(w.Dir(), RulesFile) }
+func (w Workspace) RulesPath() string { return w.file(DirName + "/" + RulesFile) }
 
 // SettingsPath returns the settings path.
-func (w Workspace) SettingsPath() string { return filepath.Join(w.Dir(), SettingsFile) }
+func (w Workspace) SettingsPath() string { return w.file(DirName + "/" + SettingsFile) }
 
 // AuditPath returns the audit log path.
-func (w Workspace) AuditPath() string { return filepath.Join(w.Dir(), AuditFile) }
+func (w Workspace) AuditPath() string { return w.file(DirName + "/" + AuditFile) }
+
+// file returns <root>/rel, remembered ([securefile.Memo]): every call
+// asks for the paths of the workspace's files, which would otherwise be
+// joined, cleaned and allocated anew each time.
+func (w Workspace) file(rel string) string {
+	return securefile.Memo(w.Root, rel, func() string { return filepath.Join(w.Root, filepath.FromSlash(rel)) })
+}
 
 // EnsureDir creates <root>/.oc_chat (0o755) if it does not exist, and
 // refuses it with workspace_invalid if it is a symlink (never followed) or
