@@ -117,13 +117,13 @@ func (e Entry) Validate() error {
 	if e.Time.IsZero() {
 		return bad("time is not set")
 	}
-	if !isToken(e.ExecutionID, "-_.") {
+	if !isToken(e.ExecutionID, idToken) {
 		return bad("execution_id must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
 	}
-	if !isToken(e.Tool, "-_.") {
+	if !isToken(e.Tool, idToken) {
 		return bad("tool must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
 	}
-	if e.RunID != "" && !isToken(e.RunID, "-_.") {
+	if e.RunID != "" && !isToken(e.RunID, idToken) {
 		return bad("run_id must be 1–%d letters, digits, '-', '_' or '.'", maxToken)
 	}
 	if e.TrustedBy != "" && e.TrustedBy != TrustedByTrustRoot {
@@ -152,11 +152,11 @@ func (e Entry) Validate() error {
 		// A non-zero capability.Target is normalised by construction
 		// (its fields are unexported, its JSON decoding refuses a host
 		// not in normal form): its host is not normalised again here.
-		if !isToken(string(r.Kind), "-_.") || r.Target.IsZero() {
+		if !isToken(string(r.Kind), idToken) || r.Target.IsZero() {
 			return bad("requirement needs a capability and a port")
 		}
 	}
-	if !isToken(e.Outcome, "_") || strings.ToLower(e.Outcome) != e.Outcome {
+	if !isToken(e.Outcome, outcomeToken) {
 		return bad("outcome must be %q or a reason code", OutcomeOK)
 	}
 	if e.Status != 0 && (e.Status < 100 || e.Status > 999) {
@@ -178,28 +178,68 @@ func checkSummary(s string) error {
 	return nil
 }
 
+// The classes of byte the checks of an entry accept, as bits of
+// byteClass: one table lookup a byte instead of a search of a set.
+const (
+	classLower      = 1 << iota // a–z
+	classUpper                  // A–Z
+	classDigit                  // 0–9
+	classDashDot                // - .
+	classUnderscore             // _
+	classSpace                  // the space
+	classText                   // printable ASCII but the space and / ? # @ & = % \
+
+	// idToken is an execution or run ID, a tool or a capability name.
+	idToken = classLower | classUpper | classDigit | classDashDot | classUnderscore
+	// outcomeToken is "ok" or a reason code: lower case.
+	outcomeToken = classLower | classDigit | classUnderscore
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0x21; c <= 0x7e; c++ {
+		if !strings.ContainsRune(`/?#@&=%\`, rune(c)) {
+			t[c] |= classText
+		}
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= classLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] |= classUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] |= classDigit
+	}
+	t['-'] |= classDashDot
+	t['.'] |= classDashDot
+	t['_'] |= classUnderscore
+	t[' '] |= classSpace
+	return t
+}()
+
 // safeText reports whether s is printable ASCII free of the characters
 // that introduce a path, query, fragment, userinfo, form field or escape;
 // spaces only if allowed.
 func safeText(s string, spaces bool) bool {
+	allow := uint8(classText)
+	if spaces {
+		allow |= classSpace
+	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || (c == ' ' && !spaces) || strings.IndexByte(`/?#@&=%\`, c) >= 0 {
+		if byteClass[s[i]]&allow == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// isToken reports whether s is 1–maxToken ASCII letters, digits or bytes
-// from extra.
-func isToken(s, extra string) bool {
+// isToken reports whether s is 1–maxToken bytes, each of a class in allow.
+func isToken(s string, allow uint8) bool {
 	if s == "" || len(s) > maxToken {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+		if byteClass[s[i]]&allow == 0 {
 			return false
 		}
 	}
