@@ -52,11 +52,14 @@ const maxNodes = 2048
 // and checked: [Stamp.Valid] reports whether nothing on the path has
 // changed since. The zero Stamp is never valid.
 type Stamp struct {
-	n    *node
-	sum  uint64
-	at   int64 // notifier.now when taken
-	gone bool  // a directory on the path (not the leaf) was missing
-	meta bool  // a watchAppend Stamp: the leaf's content changes (n.data) do not count
+	n   *node
+	sum uint64
+	// changes is notifier.changes when taken: unchanged since, nothing
+	// anywhere changed.
+	changes uint64
+	at      int64 // notifier.now when taken
+	gone    bool  // a directory on the path (not the leaf) was missing
+	meta    bool  // a watchAppend Stamp: the leaf's content changes (n.data) do not count
 }
 
 // A watchKind is what a watch reports about the object at its path.
@@ -150,9 +153,13 @@ var notifier watcher
 type watcher struct {
 	once  sync.Once
 	epoch atomic.Uint64
-	now   atomic.Int64 // monotonic ns at the last poll
-	tick  atomic.Uint64
-	off   atomic.Bool // tests: every Stamp invalid, nothing watched
+	// changes counts every growth of the epoch or of any node's
+	// generation (grow): a Stamp taken when it stood where it stands now
+	// is valid with no walk of its path.
+	changes atomic.Uint64
+	now     atomic.Int64 // monotonic ns at the last poll
+	tick    atomic.Uint64
+	off     atomic.Bool // tests: every Stamp invalid, nothing watched
 
 	mu    sync.Mutex
 	k     kernel // nil: no notification here
@@ -227,7 +234,7 @@ func (w *watcher) poll() {
 	if mounts || err != nil {
 		// A mount may hide or replace any directory: check everything
 		// again. A queue that cannot be read reports nothing more.
-		w.epoch.Add(1)
+		w.grow(&w.epoch)
 	}
 	if err != nil {
 		w.k.close()
@@ -235,10 +242,17 @@ func (w *watcher) poll() {
 	}
 }
 
+// grow adds one to c, an epoch or a generation, and to w.changes. The
+// caller holds w.mu, as [watcher.cover] does while it makes a Stamp.
+func (w *watcher) grow(c *atomic.Uint64) {
+	c.Add(1)
+	w.changes.Add(1)
+}
+
 // event applies one event. The caller holds w.mu.
 func (w *watcher) event(wd int32, name []byte, content, gone bool) {
 	if wd == -1 { // the queue overflowed: events were lost
-		w.epoch.Add(1)
+		w.grow(&w.epoch)
 		return
 	}
 	ns := w.byWD[wd]
@@ -249,12 +263,12 @@ func (w *watcher) event(wd int32, name []byte, content, gone bool) {
 		switch {
 		case len(name) > 0:
 			if c := n.children[string(name)]; c != nil {
-				c.gen.Add(1)
+				w.grow(&c.gen)
 			}
 		case content && !gone:
-			n.data.Add(1)
+			w.grow(&n.data)
 		default:
-			n.gen.Add(1)
+			w.grow(&n.gen)
 			if gone && n.state == stWatched && n.wd == wd {
 				n.state, n.wd = stNone, -1
 			}
@@ -273,6 +287,16 @@ func (s Stamp) Valid() bool {
 	if w.now.Load()-s.at > int64(maxStampAge) || w.off.Load() {
 		return false
 	}
+	if w.changes.Load() != s.changes {
+		return s.unchanged(w)
+	}
+	s.n.used.Store(w.tick.Load())
+	return true
+}
+
+// unchanged is [Stamp.Valid] past a change somewhere: whether none of
+// the counters on s's path grew since s was taken.
+func (s Stamp) unchanged(w *watcher) bool {
 	sum := w.epoch.Load()
 	if !s.meta {
 		sum += s.n.data.Load()
@@ -304,6 +328,7 @@ func (w *watcher) cover(path string, kind watchKind) Stamp {
 	}
 	path = filepath.Clean(path)
 	tick := w.tick.Load()
+	changes := w.changes.Load() // w.mu held: nothing grows until the Stamp is made
 	anc := w.epoch.Load()
 	n := w.root
 	n.used.Store(tick)
@@ -344,7 +369,7 @@ func (w *watcher) cover(path string, kind watchKind) Stamp {
 		}
 		n = c
 	}
-	st := Stamp{n: n, sum: anc + n.gen.Load(), at: w.now.Load(), gone: gone, meta: kind == watchAppend}
+	st := Stamp{n: n, sum: anc + n.gen.Load(), changes: changes, at: w.now.Load(), gone: gone, meta: kind == watchAppend}
 	if !st.meta {
 		st.sum += n.data.Load()
 	}
@@ -399,7 +424,7 @@ func (w *watcher) evict() {
 		return
 	}
 	w.detach(victim)
-	victim.gen.Add(1)
+	w.grow(&victim.gen)
 	victim.detached = true
 	delete(victim.parent.children, victim.name)
 	w.nodes--
@@ -448,7 +473,7 @@ func (w *watcher) detach(n *node) {
 	if n.state != stWatched {
 		return
 	}
-	n.gen.Add(1)
+	w.grow(&n.gen)
 	wd := n.wd
 	ns := w.byWD[wd]
 	for i, x := range ns {

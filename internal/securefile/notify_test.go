@@ -167,6 +167,32 @@ func TestNotifiedEditSeenByNextCall(t *testing.T) {
 	}
 }
 
+// TestNotifiedChangeElsewhereKeepsStamp: a change to another file, in
+// another directory, is seen by the call after it, and leaves a file it
+// does not concern valid with no check: only a Stamp whose own path
+// changed is checked again.
+func TestNotifiedChangeElsewhereKeepsStamp(t *testing.T) {
+	requireNotify(t)
+	base := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		must(t, os.Mkdir(filepath.Join(base, d), 0o755))
+		write(t, filepath.Join(base, d, "f.json"), d)
+	}
+	pathA, pathB := filepath.Join(base, "a", "f.json"), filepath.Join(base, "b", "f.json")
+	c, _ := withMode(t)
+	for range 2 {
+		call := NewCall()
+		loadIn(t, c, call, pathA, "a 644")
+		loadIn(t, c, call, pathB, "b 644")
+	}
+	must(t, WriteFile(pathB, []byte("B"), 0o644))
+	call := NewCall()
+	if n := checksOf(func() { loadIn(t, c, call, pathA, "a 644") }); n != 0 {
+		t.Errorf("a file in another directory than the change cost %d checks; want 0", n)
+	}
+	loadIn(t, c, call, pathB, "B 644")
+}
+
 // TestNotifiedMissingFileAppears: a missing file, and a missing
 // directory, are answered with no system call but the poll until they
 // appear; the call after they appear reads them.
