@@ -21,99 +21,126 @@ import (
 // outside 0–9999) is handed to json.Marshal itself, whose error (for such
 // a year) is returned.
 func marshalLine(b []byte, e *Entry) ([]byte, error) {
-	if !plainEntry(e) {
-		line, err := json.Marshal(e)
-		return append(b, line...), err
+	if line, ok := appendLine(b, e); ok {
+		return line, nil
 	}
-	b = append(b, `{"time":"`...)
-	b = e.Time.AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","execution_id":`...)
-	b = appendString(b, e.ExecutionID)
-	b = append(b, `,"tool":`...)
-	b = appendString(b, e.Tool)
-	b = append(b, `,"summary":`...)
-	b = appendString(b, e.Summary)
-	if r := e.Requirement; r != nil {
-		b = append(b, `,"requirement":{"capability":`...)
-		b = appendString(b, string(r.Kind))
-		b = append(b, `,"target":{"host":`...)
-		b = appendString(b, r.Target.Host())
-		b = append(b, `,"port":`...)
-		b = strconv.AppendUint(b, uint64(r.Target.Port()), 10)
-		b = append(b, "}}"...)
-	}
-	b = append(b, `,"decision":`...)
-	b = appendString(b, string(e.Decision))
-	b = append(b, `,"decided_by":`...)
-	b = appendString(b, string(e.DecidedBy))
-	if e.Rule != "" {
-		b = append(b, `,"rule":`...)
-		b = appendString(b, e.Rule)
-	}
-	b = append(b, `,"outcome":`...)
-	b = appendString(b, e.Outcome)
-	if e.Status != 0 {
-		b = append(b, `,"status":`...)
-		b = strconv.AppendInt(b, int64(e.Status), 10)
-	}
-	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, e.Bytes, 10)
-	b = append(b, `,"duration_ms":`...)
-	b = strconv.AppendInt(b, e.DurationMS, 10)
-	if e.BytesUp != 0 {
-		b = append(b, `,"bytes_up":`...)
-		b = strconv.AppendInt(b, e.BytesUp, 10)
-	}
-	if e.BytesDown != 0 {
-		b = append(b, `,"bytes_down":`...)
-		b = strconv.AppendInt(b, e.BytesDown, 10)
-	}
-	if e.RunID != "" {
-		b = append(b, `,"run_id":`...)
-		b = appendString(b, e.RunID)
-	}
-	if e.TrustedBy != "" {
-		b = append(b, `,"trusted_by":`...)
-		b = appendString(b, e.TrustedBy)
-	}
-	return append(b, '}'), nil
+	line, err := json.Marshal(e)
+	return append(b, line...), err
 }
 
-// plainEntry reports whether every string of e is printable ASCII (what
-// Validate lets through) and its time is UTC with a year time.Time's
-// MarshalJSON writes: what marshalLine writes itself.
-func plainEntry(e *Entry) bool {
+// appendLine appends e to b as marshalLine does, and reports whether it
+// could: false (and the bytes past len(b) to be discarded) when a string
+// of e is not printable ASCII, or its time is not UTC with a year
+// time.Time's MarshalJSON writes. Each string is checked in the pass
+// that escapes it.
+func appendLine(b []byte, e *Entry) ([]byte, bool) {
 	if y := e.Time.Year(); y < 0 || y > 9999 {
-		return false
+		return b, false
 	}
 	if _, off := e.Time.Zone(); off != 0 {
-		return false // Append writes UTC; another zone's offset is json.Marshal's to check
+		return b, false // Append writes UTC; another zone's offset is json.Marshal's to check
 	}
-	ok := printable(e.ExecutionID) && printable(e.Tool) && printable(e.Summary) &&
-		printable(string(e.Decision)) && printable(string(e.DecidedBy)) && printable(e.Rule) &&
-		printable(e.Outcome) && printable(e.RunID) && printable(e.TrustedBy)
-	if r := e.Requirement; ok && r != nil {
-		ok = printable(string(r.Kind)) && printable(r.Target.Host())
+	w := lineWriter{b: b, plain: true}
+	w.b = append(w.b, `{"time":"`...)
+	w.b = e.Time.AppendFormat(w.b, time.RFC3339Nano)
+	w.b = append(w.b, `","execution_id":`...)
+	w.str(e.ExecutionID)
+	w.b = append(w.b, `,"tool":`...)
+	w.str(e.Tool)
+	w.b = append(w.b, `,"summary":`...)
+	w.str(e.Summary)
+	if r := e.Requirement; r != nil {
+		w.b = append(w.b, `,"requirement":{"capability":`...)
+		w.str(string(r.Kind))
+		w.b = append(w.b, `,"target":{"host":`...)
+		w.str(r.Target.Host())
+		w.b = append(w.b, `,"port":`...)
+		w.b = strconv.AppendUint(w.b, uint64(r.Target.Port()), 10)
+		w.b = append(w.b, "}}"...)
 	}
-	return ok
+	w.b = append(w.b, `,"decision":`...)
+	w.str(string(e.Decision))
+	w.b = append(w.b, `,"decided_by":`...)
+	w.str(string(e.DecidedBy))
+	if e.Rule != "" {
+		w.b = append(w.b, `,"rule":`...)
+		w.str(e.Rule)
+	}
+	w.b = append(w.b, `,"outcome":`...)
+	w.str(e.Outcome)
+	if e.Status != 0 {
+		w.b = append(w.b, `,"status":`...)
+		w.b = strconv.AppendInt(w.b, int64(e.Status), 10)
+	}
+	w.b = append(w.b, `,"bytes":`...)
+	w.b = strconv.AppendInt(w.b, e.Bytes, 10)
+	w.b = append(w.b, `,"duration_ms":`...)
+	w.b = strconv.AppendInt(w.b, e.DurationMS, 10)
+	if e.BytesUp != 0 {
+		w.b = append(w.b, `,"bytes_up":`...)
+		w.b = strconv.AppendInt(w.b, e.BytesUp, 10)
+	}
+	if e.BytesDown != 0 {
+		w.b = append(w.b, `,"bytes_down":`...)
+		w.b = strconv.AppendInt(w.b, e.BytesDown, 10)
+	}
+	if e.RunID != "" {
+		w.b = append(w.b, `,"run_id":`...)
+		w.str(e.RunID)
+	}
+	if e.TrustedBy != "" {
+		w.b = append(w.b, `,"trusted_by":`...)
+		w.str(e.TrustedBy)
+	}
+	if !w.plain {
+		return b, false
+	}
+	return append(w.b, '}'), true
 }
 
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
+// lineWriter is a line being appended: plain turns false at the first
+// byte of a string that is not printable ASCII, which only json.Marshal
+// writes.
+type lineWriter struct {
+	b     []byte
+	plain bool
+}
+
+// How encoding/json writes a byte of printable ASCII in a string: as
+// itself, or escaped (the quote and the backslash, and <, > and & as
+// \u003c, \u003e and \u0026, its HTML-safe default); anything else is
+// not plain.
+const (
+	byteAsIs = iota
+	byteEscaped
+	byteNotPlain
+)
+
+var byteKind = func() (t [256]uint8) {
+	for c := range t {
+		if c < 0x20 || c > 0x7e {
+			t[c] = byteNotPlain
 		}
 	}
-	return true
-}
+	for _, c := range `"\<>&` {
+		t[c] = byteEscaped
+	}
+	return t
+}()
 
-// appendString appends s, printable ASCII, as a JSON string escaped as
-// encoding/json escapes it: the quote and the backslash, and <, > and &
-// as \u003c, \u003e and \u0026 (its HTML-safe default).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
+// str appends s as a JSON string escaped as encoding/json escapes it,
+// when s is printable ASCII.
+func (w *lineWriter) str(s string) {
+	w.b = append(w.b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
+		switch byteKind[s[i]] {
+		case byteAsIs:
+			continue
+		case byteNotPlain:
+			w.plain = false
+			return
+		}
 		var esc string
 		switch s[i] {
 		case '"':
@@ -124,15 +151,13 @@ func appendString(b []byte, s string) []byte {
 			esc = `\u003c`
 		case '>':
 			esc = `\u003e`
-		case '&':
+		default: // '&'
 			esc = `\u0026`
-		default:
-			continue
 		}
-		b = append(b, s[start:i]...)
-		b = append(b, esc...)
+		w.b = append(w.b, s[start:i]...)
+		w.b = append(w.b, esc...)
 		start = i + 1
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	w.b = append(w.b, s[start:]...)
+	w.b = append(w.b, '"')
 }
