@@ -113,6 +113,12 @@ func NormalizeHost(host string) (string, error) {
 	}
 	if mayBeIPv4(ascii) {
 		if addr, err := netip.ParseAddr(ascii); err == nil {
+			// Already in its canonical form (what netip accepts as IPv4
+			// always is, but ask): no copy.
+			var buf [len("255.255.255.255")]byte
+			if string(addr.AppendTo(buf[:0])) == ascii {
+				return ascii, nil
+			}
 			return addr.String(), nil
 		}
 	}
