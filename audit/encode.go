@@ -24,7 +24,14 @@ func marshalLine(b []byte, e *Entry) ([]byte, error) {
 	if line, ok := appendLine(b, e); ok {
 		return line, nil
 	}
-	line, err := json.Marshal(e)
+	return marshalCopy(b, *e)
+}
+
+// marshalCopy is json.Marshal of e appended to b. e is a copy: handing
+// an entry to json.Marshal moves it to the heap, and only the entries
+// appendLine cannot write need to go there.
+func marshalCopy(b []byte, e Entry) ([]byte, error) {
+	line, err := json.Marshal(&e)
 	return append(b, line...), err
 }
 
