@@ -45,10 +45,13 @@ func (l Location) Path() string {
 	return rootfile.Dir{Path: l.Dir}.Join(l.Name)
 }
 
+// locationJoin is [Location.file]'s join, remembered apart from others.
+var locationJoin = securefile.NewMemoJoin("rules.Location")
+
 // file is the file's path when its name is a plain file name, else "";
 // remembered ([securefile.Memo]): the path every call reads.
 func (l Location) file() string {
-	return securefile.Memo(l.Dir, l.Name, func() string {
+	return securefile.Memo(locationJoin, l.Dir, l.Name, func() string {
 		p, err := rootfile.Dir{Path: l.Dir}.File(l.Name)
 		if err != nil {
 			return ""

@@ -70,26 +70,32 @@ func Resolve(candidates ...string) (Workspace, error) {
 
 // Dir returns <root>/.oc_chat.
 func (w Workspace) Dir() string {
-	return securefile.Memo(w.Root, DirName, func() string { return filepath.Join(w.Root, DirName) })
+	return securefile.Memo(dirJoin, w.Root, DirName, func() string { return filepath.Join(w.Root, DirName) })
 }
 
 // LocalFetchPath returns the loopback allowlist path.
-func (w Workspace) LocalFetchPath() string { return w.file(DirName + "/" + LocalFetchFile) }
+func (w Workspace) LocalFetchPath() string { return w.file(LocalFetchFile) }
 
 // RulesPath returns the rule store path.
-func (w Workspace) RulesPath() string { return w.file(DirName + "/" + RulesFile) }
+func (w Workspace) RulesPath() string { return w.file(RulesFile) }
 
 // SettingsPath returns the settings path.
-func (w Workspace) SettingsPath() string { return w.file(DirName + "/" + SettingsFile) }
+func (w Workspace) SettingsPath() string { return w.file(SettingsFile) }
 
 // AuditPath returns the audit log path.
-func (w Workspace) AuditPath() string { return w.file(DirName + "/" + AuditFile) }
+func (w Workspace) AuditPath() string { return w.file(AuditFile) }
 
-// file returns <root>/rel, remembered ([securefile.Memo]): every call
-// asks for the paths of the workspace's files, which would otherwise be
+// The joins [Workspace] remembers ([securefile.Memo]): every call asks
+// for the paths of the workspace's files, which would otherwise be
 // joined, cleaned and allocated anew each time.
-func (w Workspace) file(rel string) string {
-	return securefile.Memo(w.Root, rel, func() string { return filepath.Join(w.Root, filepath.FromSlash(rel)) })
+var (
+	dirJoin  = securefile.NewMemoJoin("workspace.Dir")
+	fileJoin = securefile.NewMemoJoin("workspace.file")
+)
+
+// file returns the path of the file name in [Workspace.Dir].
+func (w Workspace) file(name string) string {
+	return securefile.Memo(fileJoin, w.Root, name, func() string { return filepath.Join(w.Dir(), name) })
 }
 
 // EnsureDir creates <root>/.oc_chat (0o755) if it does not exist, and

@@ -176,3 +176,27 @@ func BenchmarkReadSmallFile(b *testing.B) {
 		}
 	})
 }
+
+// TestPathsJoinUnderDir: every file path is its name joined to Dir, and
+// Dir is .oc_chat joined to the root, asked for once or many times, for
+// roots clean or not.
+func TestPathsJoinUnderDir(t *testing.T) {
+	roots := []string{t.TempDir(), filepath.Join(t.TempDir(), "a", "..", "b") + string(filepath.Separator), "", "rel"}
+	for _, root := range roots {
+		ws := workspace.Workspace{Root: root}
+		for range 2 {
+			dir := ws.Dir()
+			if want := filepath.Join(root, workspace.DirName); dir != want {
+				t.Errorf("root %q: Dir() = %q; want %q", root, dir, want)
+			}
+			for name, got := range map[string]string{
+				workspace.LocalFetchFile: ws.LocalFetchPath(), workspace.RulesFile: ws.RulesPath(),
+				workspace.SettingsFile: ws.SettingsPath(), workspace.AuditFile: ws.AuditPath(),
+			} {
+				if want := filepath.Join(dir, name); got != want {
+					t.Errorf("root %q: path of %s = %q; want %q", root, name, got, want)
+				}
+			}
+		}
+	}
+}

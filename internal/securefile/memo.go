@@ -9,10 +9,25 @@ import (
 // all at once (and joined again as they are asked for).
 const maxMemo = 1024
 
-type memoKey struct{ a, b string }
+// A MemoJoin names one way of joining that [Memo] remembers: each is
+// declared once (a package variable) by the package whose join it is, and
+// results are remembered per MemoJoin, so that two joins that answer
+// differently for the same strings (one that refuses a name with a slash,
+// one that takes it as a relative path) never share a result, whatever
+// order they are asked in.
+type MemoJoin struct{ name string }
+
+// NewMemoJoin returns a new MemoJoin; name is for reading only.
+func NewMemoJoin(name string) *MemoJoin { return &MemoJoin{name: name} }
+
+type memoKey struct {
+	j    *MemoJoin
+	a, b string
+}
 
 // memoEntry is one remembered join; never modified once made.
 type memoEntry struct {
+	j       *MemoJoin
 	a, b, p string
 }
 
@@ -41,20 +56,18 @@ func spread(s string) uint {
 	return h
 }
 
-// Memo returns join(), remembered under (a, b): for a path a call derives
-// from the same root and name on every call (a workspace's rules.json,
-// the user's rules file), which would otherwise be joined and cleaned —
-// and allocated — anew each time. join must depend on a and b only; its
-// result is remembered unless it is "". b names the join as well as the
-// name (".oc_chat/rules.json" for a workspace's rules under its root, the
-// file name alone for a file in a directory), so that two joins of the
-// same strings never share a result.
-func Memo(a, b string, join func() string) string {
+// Memo returns join(), remembered under (j, a, b): for a path a call
+// derives from the same root and name on every call (a workspace's
+// rules.json, the user's rules file), which would otherwise be joined and
+// cleaned — and allocated — anew each time. join must be j's join of a
+// and b, depending on them only; its result is remembered unless it is
+// "".
+func Memo(j *MemoJoin, a, b string, join func() string) string {
 	slot := &memo.recent[memoSlot(a, b)]
-	if e := slot.Load(); e != nil && e.a == a && e.b == b {
+	if e := slot.Load(); e != nil && e.j == j && e.a == a && e.b == b {
 		return e.p
 	}
-	k := memoKey{a, b}
+	k := memoKey{j, a, b}
 	memo.mu.Lock()
 	e, ok := memo.m[k]
 	memo.mu.Unlock()
@@ -66,7 +79,7 @@ func Memo(a, b string, join func() string) string {
 	if p == "" {
 		return p
 	}
-	e = &memoEntry{a: a, b: b, p: p}
+	e = &memoEntry{j: j, a: a, b: b, p: p}
 	memo.mu.Lock()
 	if len(memo.m) >= maxMemo {
 		clear(memo.m)
