@@ -191,6 +191,13 @@ func TestNotifiedChangeElsewhereKeepsStamp(t *testing.T) {
 		t.Errorf("a file in another directory than the change cost %d checks; want 0", n)
 	}
 	loadIn(t, c, call, pathB, "B 644")
+	// A change elsewhere, then one on the Stamp's own path, before the
+	// same next call: the walk finds the second.
+	must(t, WriteFile(pathB, []byte("BB"), 0o644))
+	must(t, WriteFile(pathA, []byte("A"), 0o644))
+	call = NewCall()
+	loadIn(t, c, call, pathA, "A 644")
+	loadIn(t, c, call, pathB, "BB 644")
 }
 
 // TestNotifiedMissingFileAppears: a missing file, and a missing
